@@ -1,0 +1,468 @@
+/* stdcl.h: the public interface of libstdcl, a UNIX-style C runtime over OpenCL.
+ *
+ * Include this one header and link with -lstdcl (pkg-config stdcl).  It is C99
+ * and C++ compatible.  Source compatible with the STDCL 1.6 API.
+ *
+ * Conventions, for every call below:
+ * - A call that returns a pointer or a cl_event returns NULL on failure; a
+ *   call that returns int returns 0 (or a non-negative count) on success and
+ *   a negative code on failure: an OpenCL error code (CL_INVALID_...), or one
+ *   of the STDCL_E* codes below.  No call aborts or exits the process.
+ * - clerror() gives a human-readable message for the last failure in the
+ *   calling thread, like dlerror().
+ * - Every call may be made from any thread.
+ *
+ * Fork: the default contexts are created when the library loads.  A child
+ * made by fork() without exec() must not use OpenCL (PoCL hangs, other
+ * drivers misbehave); fork() followed by exec() is fine.
+ */
+#ifndef STDCL_H
+#define STDCL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#endif
+#include <CL/cl.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "stdcl_version.h"
+
+#if defined(_WIN32)
+#define STDCL_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define STDCL_API __attribute__((visibility("default")))
+#else
+#define STDCL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The version of the library actually loaded, as "MAJOR.MINOR.PATCH".
+ * Compare with STDCL_VERSION_STRING to detect a header/library mismatch. */
+STDCL_API const char* stdcl_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Negative return codes of libstdcl's own (OpenCL codes are also used). */
+#define STDCL_EINVAL   (-9001) /* an argument is invalid */
+#define STDCL_ENOMEM   (-9002) /* out of host or device memory */
+#define STDCL_ENOENT   (-9003) /* file, kernel or pointer not found */
+#define STDCL_EBUILD   (-9004) /* the OpenCL compiler rejected a program */
+#define STDCL_ESTATE   (-9005) /* the object is not in a state for the call */
+#define STDCL_ECL      (-9006) /* an OpenCL call failed (see clerror()) */
+
+/* Message for the last failure in this thread, then NULL until the next
+ * failure (like dlerror()).  For a failed build it holds the device, the
+ * options and the compiler's log.  The string stays valid until the next
+ * clerror() call in the same thread.  Thread safe (thread-local). */
+STDCL_API char* clerror(void);
+
+/* ------------------------------------------------------------------------ */
+/* Default contexts                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A compute context: one cl_context on one platform and one in-order
+ * command queue for each of its devices, numbered 0..clgetndev()-1. */
+typedef struct stdcl_context CLCONTEXT;
+typedef CLCONTEXT CONTEXT;
+
+/* Created when the library loads, released at exit.  NULL when the context
+ * type has no device (or was disabled with STDX=0), so `if (stdgpu)` works.
+ * stddev: all devices of the platform with the most devices.
+ * Environment, X in DEV, CPU, GPU, ACC: STDX=0|1, STDX_PLATFORM_NAME=a,b,..
+ * (case-insensitive match on platform name and vendor, in priority order),
+ * STDX_MAX_NDEV=n.  stdrpu and stdnpu exist for source compatibility and
+ * are always NULL. */
+STDCL_API extern CLCONTEXT* stddev;
+STDCL_API extern CLCONTEXT* stdcpu;
+STDCL_API extern CLCONTEXT* stdgpu;
+STDCL_API extern CLCONTEXT* stdacc;
+STDCL_API extern CLCONTEXT* stdrpu;
+STDCL_API extern CLCONTEXT* stdnpu;
+
+/* Does nothing: the contexts exist before main().  Kept for STDCL code. */
+STDCL_API void stdcl_init(void);
+
+/* Number of devices in cp; 0 when cp is NULL. */
+STDCL_API cl_uint clgetndev(CLCONTEXT* cp);
+
+/* Creates a context beyond the defaults: the devices of type devtype
+ * (CL_DEVICE_TYPE_GPU, ..._CPU, ..._ALL) of the first platform matching the
+ * comma-separated list platform_names (NULL: the platform with the most such
+ * devices), at most max_ndev of them (0: all).  flags is reserved, pass 0.
+ * Returns NULL when no platform has such a device. */
+STDCL_API CLCONTEXT* clcontext_create(const char* platform_names,
+                                      cl_device_type devtype,
+                                      unsigned int max_ndev, int flags);
+
+/* Releases a context made by clcontext_create, after waiting for its queues.
+ * The default contexts cannot be destroyed (STDCL_EINVAL). */
+STDCL_API int clcontext_destroy(CLCONTEXT* cp);
+
+/* One line on how cp was chosen: platform, devices and the environment
+ * variables that applied (what stdclinfo prints).  NULL if cp is NULL. */
+STDCL_API const char* stdcl_context_why(CLCONTEXT* cp);
+
+/* The raw OpenCL objects behind a context, for mixing in plain OpenCL calls.
+ * They stay owned by libstdcl: do not release them.  NULL on a bad argument. */
+STDCL_API cl_platform_id stdcl_platform(CLCONTEXT* cp);
+STDCL_API cl_context stdcl_clcontext(CLCONTEXT* cp);
+STDCL_API cl_device_id stdcl_device(CLCONTEXT* cp, unsigned int devnum);
+STDCL_API cl_command_queue stdcl_queue(CLCONTEXT* cp, unsigned int devnum);
+
+/* ------------------------------------------------------------------------ */
+/* Kernel loader                                                             */
+/* ------------------------------------------------------------------------ */
+
+#define CLLD_NOW      0x01 /* build at clopen */
+#define CLLD_DEFAULT  CLLD_NOW
+#define CLLD_LAZY     0x02 /* build at the first clsym */
+#define CLLD_NOBUILD  0x04 /* do not build; call clbuild() with options */
+
+/* Opens the OpenCL C source file `file` in cp and builds it for every device
+ * of cp (flags 0 means CLLD_NOW).  A relative name is looked up in the
+ * current directory, then in each directory of STDCL_KERNEL_PATH
+ * (colon-separated).  Builds get -D __STDCL__, -D __GPU__ or -D __CPU__,
+ * a vendor macro (__NVIDIA__, __AMD__, __INTEL__, __POCL__, ...),
+ * -I <file's directory>, -I <current directory>, then STDCL_BUILD_OPTIONS.
+ * Opening the same content with the same options again returns the same
+ * handle with its count raised.  Returns a handle, or NULL (missing file,
+ * build error: clerror() holds the compiler's log). */
+STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags);
+
+/* As clopen, with the program's source text instead of a file. */
+STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags);
+
+/* Builds a handle opened with CLLD_NOBUILD, adding `options` to the standard
+ * ones.  Returns the handle, or NULL (with the compiler's log in clerror()).
+ * A handle not opened with CLLD_NOBUILD, or already built: NULL. */
+STDCL_API void* clbuild(CLCONTEXT* cp, void* handle, const char* options,
+                        int flags);
+
+/* The kernel `name` of the program `handle` (NULL: search every program
+ * open in cp).  The same (handle, name) gives the same cl_kernel, owned by
+ * libstdcl until the handle is closed.  NULL if there is no such kernel. */
+STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name,
+                          int flags);
+
+/* Registers an OpenCL C program embedded in an executable or library (the
+ * object files made by the clcc tool call this from a constructor).  name
+ * identifies it in messages; source is not copied and must stay valid.
+ * clopen(cp, NULL, flags) opens every registered program.  0 or negative. */
+STDCL_API int stdcl_embed_register(const char* name, const char* source,
+                                   size_t size);
+
+/* Lowers the handle's count; at zero releases the program and its kernels.
+ * Returns 0, or a negative code for an unknown handle. */
+STDCL_API int clclose(CLCONTEXT* cp, void* handle);
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* clmalloc flags. */
+#define CL_MEM_RW        0x0100 /* read and written by kernels (default) */
+#define CL_MEM_RO        0x0200 /* only read by kernels */
+#define CL_MEM_WO        0x0400 /* only written by kernels */
+#define CL_MEM_DETACHED  0x0800 /* no context yet (cp must be 0) */
+#define CL_MEM_NOCOPY    0x1000 /* devices use host memory directly */
+#define CL_MEM_IMAGE2D   0x2000 /* an image; set its shape with clmctl */
+
+/* clmsync directions: exactly one. */
+#define CL_MEM_HOST      0x0010 /* device devnum -> host */
+#define CL_MEM_DEVICE    0x0020 /* host -> device devnum */
+
+/* Event flags of clmsync, clmcopy, clfork, clforka, clwait. */
+#define CL_EVENT_WAIT       0x0001 /* block until done (the default) */
+#define CL_EVENT_NOWAIT     0x0002 /* return at once; clwait() joins */
+#define CL_EVENT_RELEASE    0x0004 /* the library releases the event (default) */
+#define CL_EVENT_NORELEASE  0x0008 /* the caller owns and releases the event */
+
+/* clwait selections. */
+#define CL_KERNEL_EVENT  0x0100
+#define CL_MEM_EVENT     0x0200
+#define CL_ALL_EVENT     (CL_KERNEL_EVENT | CL_MEM_EVENT)
+
+/* clmctl operations. */
+#define CL_MCTL_GET_STATUS    1 /* returns the allocation's clmalloc flags */
+#define CL_MCTL_GET_DEVNUM    2 /* reserved; returns STDCL_EINVAL */
+#define CL_MCTL_SET_DEVNUM    3 /* reserved; returns STDCL_EINVAL */
+#define CL_MCTL_MARK_CLEAN    4 /* no-op kept for compatibility; returns 0 */
+#define CL_MCTL_SET_IMAGE2D   5 /* args: size_t w, size_t h, size_t 0,
+                                   const cl_image_format* (NULL: RGBA float) */
+#define CL_MCTL_SET_USRFLAGS  6 /* args: int flags (detached only) */
+#define CL_MCTL_CLR_USRFLAGS  7 /* args: int flags (detached only) */
+
+/* Allocates `size` bytes of host memory (page aligned, not cleared) that C
+ * code uses like malloc() memory and kernels use as __global memory in cp's
+ * devices.  Each device holds its own copy, made consistent with clmsync()
+ * (on devices that share host memory the copy is the host memory itself).
+ * NULL for size 0, for more than a device can allocate, or without memory. */
+STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags);
+
+/* Resizes an allocation, keeping min(old, new) bytes of host contents.
+ * Returns the new pointer (the old one is freed) or NULL (old unchanged). */
+STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags);
+
+/* Frees a clmalloc allocation after its pending transfers and kernels.
+ * NULL: no-op, returns 0.  A pointer not returned by clmalloc (foreign,
+ * already freed, or interior): returns STDCL_ENOENT and touches nothing. */
+STDCL_API int clfree(void* ptr);
+
+/* Size in bytes of the allocation that ptr starts; 0 if ptr is not one. */
+STDCL_API size_t clsizeofmem(void* ptr);
+
+/* Attaches a detached allocation to cp / detaches it.  0 or negative. */
+STDCL_API int clmattach(CLCONTEXT* cp, void* ptr);
+STDCL_API int clmdetach(void* ptr);
+
+/* Controls an allocation (CL_MCTL_*).  Returns >= 0 or a negative code. */
+STDCL_API int clmctl(void* ptr, int op, ...);
+STDCL_API int clmctl_va(void* ptr, int op, va_list ap);
+
+/* Copies between host memory and device devnum's copy of the allocation
+ * that contains ptr: CL_MEM_DEVICE (host to device) or CL_MEM_HOST (device
+ * to host), exactly one, plus event flags.  Returns the event (owned by the
+ * library unless CL_EVENT_NORELEASE), or NULL on failure. */
+STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
+                           int flags);
+
+/* Copies src's device copy to dst's on device devnum (sizes: the smaller). */
+STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src,
+                           void* dst, int flags);
+
+/* The cl_mem holding device devnum's copy of ptr's allocation (created if
+ * needed; a sub-buffer for an interior pointer).  Owned by libstdcl. */
+STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr);
+
+/* ------------------------------------------------------------------------ */
+/* Launch                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* An index space: dimensions, global offset, global size and local size
+ * (a local size of 0 lets the runtime choose). */
+typedef struct {
+    size_t dim;
+    size_t gtoff[4];
+    size_t gtsz[4];
+    size_t ltsz[4];
+} clndrange_t;
+
+/* Initialisers: clndrange_t ndr = clndrange_init1d(0, n, 64); */
+#define clndrange_init1d(o0, g0, l0) \
+    { 1, { (o0), 0, 0, 0 }, { (g0), 1, 1, 1 }, { (l0), 1, 1, 1 } }
+#define clndrange_init2d(o0, g0, l0, o1, g1, l1) \
+    { 2, { (o0), (o1), 0, 0 }, { (g0), (g1), 1, 1 }, { (l0), (l1), 1, 1 } }
+#define clndrange_init3d(o0, g0, l0, o1, g1, l1, o2, g2, l2) \
+    { 3, { (o0), (o1), (o2), 0 }, { (g0), (g1), (g2), 1 }, \
+      { (l0), (l1), (l2), 1 } }
+
+/* Assignments: clndrange_set1d(ndr, 0, n, 64); (ndr is a clndrange_t) */
+#define clndrange_set1d(ndr, o0, g0, l0) \
+    stdcl_ndrange_set(&(ndr), 1, (o0), (g0), (l0), 0, 1, 1, 0, 1, 1)
+#define clndrange_set2d(ndr, o0, g0, l0, o1, g1, l1) \
+    stdcl_ndrange_set(&(ndr), 2, (o0), (g0), (l0), (o1), (g1), (l1), 0, 1, 1)
+#define clndrange_set3d(ndr, o0, g0, l0, o1, g1, l1, o2, g2, l2) \
+    stdcl_ndrange_set(&(ndr), 3, (o0), (g0), (l0), (o1), (g1), (l1), (o2), \
+                      (g2), (l2))
+STDCL_API void stdcl_ndrange_set(clndrange_t* ndr, size_t dim, size_t o0,
+                                 size_t g0, size_t l0, size_t o1, size_t g1,
+                                 size_t l1, size_t o2, size_t g2, size_t l2);
+
+/* Kernel arguments.  cp may be NULL (the kernel's own context is used).
+ * stdcl_arg_set: argument argnum by value (size bytes at value); if the
+ *   kernel's argument is a __global pointer and value holds a clmalloc
+ *   pointer, that allocation is bound as with stdcl_arg_set_global.
+ * stdcl_arg_set_local: argnum gets size bytes of __local memory.
+ * stdcl_arg_set_global: argnum gets the allocation that contains ptr (an
+ *   interior pointer addresses the kernel's view from ptr on), bound per
+ *   device at each clfork.
+ * All return 0 or a negative code (clerror() says which argument and why).
+ * Use the clarg_set* forms below, with 3 (no cp) or 4 arguments. */
+STDCL_API int stdcl_arg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum,
+                            size_t size, const void* value);
+STDCL_API int stdcl_arg_set_local(CLCONTEXT* cp, cl_kernel krn,
+                                  unsigned int argnum, size_t size);
+STDCL_API int stdcl_arg_set_global(CLCONTEXT* cp, cl_kernel krn,
+                                   unsigned int argnum, const void* ptr);
+
+/* Enqueues krn over ndr on device devnum of cp, with the arguments set so
+ * far.  CL_EVENT_WAIT (default) blocks; CL_EVENT_NOWAIT returns at once and
+ * clwait(cp, devnum, CL_KERNEL_EVENT) joins.  Returns the event (owned by
+ * the library unless CL_EVENT_NORELEASE) or NULL on failure (bad devnum,
+ * NULL kernel, global size not a multiple of the local size, an argument
+ * not set, ...). */
+STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
+                          clndrange_t* ndr, int flags);
+
+/* clforka's engines: set arguments 0..nargs-1 (each as stdcl_arg_set), then
+ * clfork.  stdcl_forka takes nargs pairs (size_t size, const void* value)
+ * after nargs; stdcl_forkv takes them as two arrays.  Use clforka(). */
+STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum,
+                               cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, ...);
+STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum,
+                               cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, const size_t* sizes,
+                               const void* const* values);
+
+/* ------------------------------------------------------------------------ */
+/* Synchronisation                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Submits device devnum's queued commands without waiting.  0 or negative. */
+STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags);
+
+/* Blocks until device devnum's tracked events of the selected kinds
+ * (CL_KERNEL_EVENT, CL_MEM_EVENT, CL_ALL_EVENT; 0 means all) complete, and
+ * releases them (unless CL_EVENT_NORELEASE).  Returns 0 or a negative code
+ * (an event that failed). */
+STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The clarg_set and clforka forms                                           */
+/* ------------------------------------------------------------------------ */
+
+#ifdef __cplusplus
+
+template <class T>
+inline int clarg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int i, const T& x)
+{ return stdcl_arg_set(cp, krn, i, sizeof(T), &x); }
+template <class T>
+inline int clarg_set(cl_kernel krn, unsigned int i, const T& x)
+{ return stdcl_arg_set(0, krn, i, sizeof(T), &x); }
+inline int clarg_set_local(CLCONTEXT* cp, cl_kernel krn, unsigned int i,
+                           size_t size)
+{ return stdcl_arg_set_local(cp, krn, i, size); }
+inline int clarg_set_local(cl_kernel krn, unsigned int i, size_t size)
+{ return stdcl_arg_set_local(0, krn, i, size); }
+inline int clarg_set_global(CLCONTEXT* cp, cl_kernel krn, unsigned int i,
+                            const void* ptr)
+{ return stdcl_arg_set_global(cp, krn, i, ptr); }
+inline int clarg_set_global(cl_kernel krn, unsigned int i, const void* ptr)
+{ return stdcl_arg_set_global(0, krn, i, ptr); }
+
+template <class... A>
+inline cl_event clforka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
+                        clndrange_t* ndr, int flags, const A&... args)
+{
+    const size_t sizes[sizeof...(A) + 1] = { sizeof(A)..., 0 };
+    const void* values[sizeof...(A) + 1] = { (const void*)&args..., 0 };
+    return stdcl_forkv(cp, devnum, krn, ndr, flags, (int)sizeof...(A), sizes,
+                       values);
+}
+
+#else /* C */
+
+/* The address of a copy of any expression, lvalue or not (GCC/Clang). */
+#define STDCL_ADDR(x) ((const void*)(__typeof__(x)[1]){ x })
+#define STDCL_ARG(x) (size_t)sizeof(x), STDCL_ADDR(x)
+
+/* Generated: STDCL_NARG counts 1..64 arguments. */
+#define STDCL_NARG(...) STDCL_NARG_(__VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define STDCL_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, N, ...) N
+#define STDCL_CAT(a, b) STDCL_CAT_(a, b)
+#define STDCL_CAT_(a, b) a##b
+#define STDCL_FA_5(c, d, k, r, f) stdcl_forka((c), (d), (k), (r), (f), 0)
+#define STDCL_FA_6(c, d, k, r, f, a1) \
+    stdcl_forka((c), (d), (k), (r), (f), 1, STDCL_ARG(a1))
+#define STDCL_FA_7(c, d, k, r, f, a1, a2) \
+    stdcl_forka((c), (d), (k), (r), (f), 2, STDCL_ARG(a1), STDCL_ARG(a2))
+#define STDCL_FA_8(c, d, k, r, f, a1, a2, a3) \
+    stdcl_forka((c), (d), (k), (r), (f), 3, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3))
+#define STDCL_FA_9(c, d, k, r, f, a1, a2, a3, a4) \
+    stdcl_forka((c), (d), (k), (r), (f), 4, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4))
+#define STDCL_FA_10(c, d, k, r, f, a1, a2, a3, a4, a5) \
+    stdcl_forka((c), (d), (k), (r), (f), 5, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5))
+#define STDCL_FA_11(c, d, k, r, f, a1, a2, a3, a4, a5, a6) \
+    stdcl_forka((c), (d), (k), (r), (f), 6, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6))
+#define STDCL_FA_12(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7) \
+    stdcl_forka((c), (d), (k), (r), (f), 7, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7))
+#define STDCL_FA_13(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8) \
+    stdcl_forka((c), (d), (k), (r), (f), 8, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8))
+#define STDCL_FA_14(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9) \
+    stdcl_forka((c), (d), (k), (r), (f), 9, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9))
+#define STDCL_FA_15(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) \
+    stdcl_forka((c), (d), (k), (r), (f), 10, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10))
+#define STDCL_FA_16(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) \
+    stdcl_forka((c), (d), (k), (r), (f), 11, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11))
+#define STDCL_FA_17(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) \
+    stdcl_forka((c), (d), (k), (r), (f), 12, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12))
+#define STDCL_FA_18(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) \
+    stdcl_forka((c), (d), (k), (r), (f), 13, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13))
+#define STDCL_FA_19(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) \
+    stdcl_forka((c), (d), (k), (r), (f), 14, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14))
+#define STDCL_FA_20(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) \
+    stdcl_forka((c), (d), (k), (r), (f), 15, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15))
+#define STDCL_FA_21(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16) \
+    stdcl_forka((c), (d), (k), (r), (f), 16, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16))
+#define STDCL_FA_22(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17) \
+    stdcl_forka((c), (d), (k), (r), (f), 17, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17))
+#define STDCL_FA_23(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18) \
+    stdcl_forka((c), (d), (k), (r), (f), 18, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18))
+#define STDCL_FA_24(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19) \
+    stdcl_forka((c), (d), (k), (r), (f), 19, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19))
+#define STDCL_FA_25(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20) \
+    stdcl_forka((c), (d), (k), (r), (f), 20, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20))
+#define STDCL_FA_26(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21) \
+    stdcl_forka((c), (d), (k), (r), (f), 21, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21))
+#define STDCL_FA_27(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22) \
+    stdcl_forka((c), (d), (k), (r), (f), 22, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22))
+#define STDCL_FA_28(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23) \
+    stdcl_forka((c), (d), (k), (r), (f), 23, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23))
+#define STDCL_FA_29(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24) \
+    stdcl_forka((c), (d), (k), (r), (f), 24, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24))
+#define STDCL_FA_30(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25) \
+    stdcl_forka((c), (d), (k), (r), (f), 25, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25))
+#define STDCL_FA_31(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26) \
+    stdcl_forka((c), (d), (k), (r), (f), 26, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26))
+#define STDCL_FA_32(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27) \
+    stdcl_forka((c), (d), (k), (r), (f), 27, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27))
+#define STDCL_FA_33(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28) \
+    stdcl_forka((c), (d), (k), (r), (f), 28, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28))
+#define STDCL_FA_34(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29) \
+    stdcl_forka((c), (d), (k), (r), (f), 29, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29))
+#define STDCL_FA_35(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30) \
+    stdcl_forka((c), (d), (k), (r), (f), 30, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30))
+#define STDCL_FA_36(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31) \
+    stdcl_forka((c), (d), (k), (r), (f), 31, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31))
+#define STDCL_FA_37(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32) \
+    stdcl_forka((c), (d), (k), (r), (f), 32, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31), STDCL_ARG(a32))
+
+/* clarg_set(cp, krn, i, x) or clarg_set(krn, i, x); likewise for
+ * clarg_set_local (x: bytes) and clarg_set_global (x: clmalloc pointer). */
+#define clarg_set(...) STDCL_CAT(STDCL_ARGSET_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define STDCL_ARGSET_3(k, i, x) stdcl_arg_set(0, (k), (i), STDCL_ARG(x))
+#define STDCL_ARGSET_4(c, k, i, x) stdcl_arg_set((c), (k), (i), STDCL_ARG(x))
+#define clarg_set_local(...) \
+    STDCL_CAT(STDCL_ARGLOC_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define STDCL_ARGLOC_3(k, i, n) stdcl_arg_set_local(0, (k), (i), (n))
+#define STDCL_ARGLOC_4(c, k, i, n) stdcl_arg_set_local((c), (k), (i), (n))
+#define clarg_set_global(...) \
+    STDCL_CAT(STDCL_ARGGLB_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define STDCL_ARGGLB_3(k, i, p) stdcl_arg_set_global(0, (k), (i), (p))
+#define STDCL_ARGGLB_4(c, k, i, p) stdcl_arg_set_global((c), (k), (i), (p))
+
+/* clforka(cp, devnum, krn, &ndr, flags, arg0, ..., argN), up to 32 args:
+ * scalars, OpenCL vector types and clmalloc pointers, in kernel order. */
+#define clforka(...) STDCL_CAT(STDCL_FA_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
+
+#endif /* __cplusplus */
+
+#endif /* STDCL_H */

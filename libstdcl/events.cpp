@@ -1,0 +1,112 @@
+// events.cpp: what happens to the event of each enqueued command (wait, track, hand
+// over), and clflush/clwait, which join the events tracked per device.
+#include "internal/core.hpp"
+#include "internal/diag.hpp"
+
+namespace stdcl {
+
+namespace {
+
+// Tracked lists are pruned of completed events when they grow past this, so a
+// program that never calls clwait does not grow without bound.
+constexpr size_t kPruneAt = 4096;
+
+void prune_completed(std::vector<cl_event>& list)
+{
+    size_t keep = 0;
+    for (cl_event e : list) {
+        cl_int st = CL_QUEUED;
+        clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+        if (st == CL_COMPLETE) clReleaseEvent(e);
+        else list[keep++] = e;  // pending or failed: clwait reports it
+    }
+    list.resize(keep);
+}
+
+}  // namespace
+
+int event_flags_check(int flags)
+{
+    if ((flags & CL_EVENT_WAIT) && (flags & CL_EVENT_NOWAIT))
+        fail(STDCL_EINVAL, "CL_EVENT_WAIT and CL_EVENT_NOWAIT exclude each other");
+    if ((flags & CL_EVENT_RELEASE) && (flags & CL_EVENT_NORELEASE))
+        fail(STDCL_EINVAL, "CL_EVENT_RELEASE and CL_EVENT_NORELEASE exclude each other");
+    return flags;
+}
+
+cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel)
+{
+    Device& d = cp->devs[devnum];
+    if (flags & CL_EVENT_NOWAIT) {
+        if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
+        EventList& el = *d.events;
+        std::lock_guard<std::mutex> lock(el.mu);
+        auto& list = is_kernel ? el.kernel : el.mem;
+        if (flags & CL_EVENT_NORELEASE) clRetainEvent(ev);  // one reference for the caller
+        list.push_back(ev);
+        if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(list);
+        return ev;
+    }
+    cl_int err = clWaitForEvents(1, &ev);
+    cl_int st = CL_COMPLETE;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    if (err != CL_SUCCESS || st < 0) {
+        clReleaseEvent(ev);
+        fail(STDCL_ECL, "%s on device %u failed: %s (%d)", is_kernel ? "kernel" : "transfer", devnum,
+             cl_error_name(st < 0 ? st : err), int(st < 0 ? st : err));
+    }
+    if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
+    // Without CL_EVENT_NORELEASE the returned value only says "success": the event is gone.
+    return ev;
+}
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
+{
+    return guarded_int([&] {
+        (void)flags;
+        Device& d = context_device(cp, devnum);
+        check_cl(clFlush(d.queue), "clflush");
+        return 0;
+    });
+}
+
+STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
+{
+    return guarded_int([&] {
+        Device& d = context_device(cp, devnum);
+        if (flags & ~(CL_ALL_EVENT | CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
+            fail(STDCL_EINVAL, "clwait: unknown flags 0x%x", unsigned(flags));
+        int which = flags & CL_ALL_EVENT;
+        if (which == 0) which = CL_ALL_EVENT;
+        std::vector<cl_event> evs;
+        {
+            EventList& el = *d.events;
+            std::lock_guard<std::mutex> lock(el.mu);
+            if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end()), el.kernel.clear();
+            if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end()), el.mem.clear();
+        }
+        if (evs.empty()) return 0;
+        cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
+        cl_int worst = CL_SUCCESS;
+        if (err != CL_SUCCESS)
+            for (cl_event e : evs) {
+                cl_int st = CL_COMPLETE;
+                clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+                if (st < 0) worst = st;
+            }
+        if (!(flags & CL_EVENT_NORELEASE))
+            for (cl_event e : evs) clReleaseEvent(e);
+        if (err != CL_SUCCESS)
+            fail(STDCL_ECL, "clwait: a command on device %u failed: %s (%d)", devnum,
+                 cl_error_name(worst ? worst : err), int(worst ? worst : err));
+        return 0;
+    });
+}
+
+}  // extern "C"

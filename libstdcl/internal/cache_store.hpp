@@ -1,0 +1,159 @@
+// cache_store.hpp: the program cache on disk: folder rules, entry format,
+// atomic publication, per-key locks, LRU eviction and hit/miss counters.
+//
+// Shared by the library (program_cache.cpp) and the stdcl-cache tool; it
+// knows nothing of OpenCL and prints nothing (callers report errors).
+//
+// Folder: $STDCL_CACHE_DIR, else $XDG_CACHE_HOME/stdcl, else ~/.cache/stdcl.
+// STDCL_CACHE=0 turns the cache off; STDCL_CACHE_MAX bounds its size (bytes,
+// with an optional K/M/G/T suffix; 0 means no bound; default 256M).
+//
+// Files in the folder:
+//   <64 hex>.clbin   one entry: the binaries of one key (format below)
+//   <64 hex>.lock    exists while a process builds that key (flock-held)
+//   .tmp-*           an entry being written (renamed onto its .clbin)
+//   stats            hit and miss counters (two little-endian u64)
+//   evict.lock       flock-held while a process evicts
+//
+// Entry format, version 1 (integers little-endian):
+//   0   char[8]  magic "STDCLPC\x01"
+//   8   u32      format version (1)
+//   12  u32      key text length K
+//   16  u32      origin length O
+//   20  u32      device count D
+//   24  u32      blob count B
+//   28  u32      reserved (0)
+//   32  u8[32]   SHA-256 of the key text (the file's name is its hex)
+//   64  K bytes  key text;  O bytes origin (informational, not in the key)
+//       D x u32  blob index of each device (identical binaries are stored once)
+//       B x u64  blob sizes
+//       blobs, concatenated
+//   end u8[32]   SHA-256 of every byte before it
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace stdcl {
+
+constexpr std::uint64_t cache_default_max_bytes = 256ull << 20;
+
+struct CacheConfig {
+    bool enabled = false;
+    std::string dir;               // the folder (not yet checked for writing)
+    std::uint64_t max_bytes = cache_default_max_bytes;  // 0: no bound
+    std::string off_reason;        // why enabled is false
+    std::vector<std::string> warnings;  // malformed variables (defaults used)
+};
+
+// Reads STDCL_CACHE, STDCL_CACHE_DIR, XDG_CACHE_HOME, HOME and STDCL_CACHE_MAX.
+CacheConfig cache_config_from_env();
+
+// Parses "123", "64K", "256M", "1G", "2T" (also "256MB", "256MiB"; powers of
+// 1024).  False for anything else.
+bool parse_size(const char* text, std::uint64_t* bytes);
+
+// Makes the folder (and its parents) if needed and checks that a file can be
+// created in it.  False with a reason otherwise.
+bool prepare_cache_dir(const std::string& dir, std::string* reason);
+
+// One decoded entry.
+struct CacheEntry {
+    std::string key_text;
+    std::string origin;                   // e.g. the kernel file's path
+    std::vector<std::uint32_t> device_blob;  // per device: index into blobs
+    std::vector<std::string> blobs;
+};
+
+// The entry's bytes (blobs deduplicated by the caller or not; any layout that
+// device_blob describes is valid).
+std::string encode_entry(const CacheEntry& e);
+
+// Decodes and verifies bytes (magic, version, lengths, checksum, and that
+// the key text hashes to expect_key_hex unless that is empty).  False with
+// a short reason ("truncated", "checksum mismatch", "not an entry", ...).
+bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
+                  CacheEntry* out, std::string* reason);
+
+// Reads only an entry's header, key text and origin (no checksum check).
+struct EntryHeader {
+    std::string key_hex;       // from the header
+    std::string key_text;
+    std::string origin;
+    std::uint32_t ndevices = 0;
+    std::uint32_t nblobs = 0;
+};
+bool read_entry_header(const std::string& path, EntryHeader* out, std::string* reason);
+
+// Paths of the files of key key_hex in dir.
+std::string entry_path(const std::string& dir, const std::string& key_hex);
+std::string lock_path(const std::string& dir, const std::string& key_hex);
+
+// Whole-file read; false with errno-style reason.  enoent is set when the
+// file does not exist.
+bool read_file(const std::string& path, std::string* out, std::string* reason,
+               bool* enoent = nullptr);
+
+// Writes bytes to a temporary file in dir and renames it onto dir/name, so
+// that readers see the old file or the new one, never a part.
+bool publish_file(const std::string& dir, const std::string& name,
+                  const std::string& bytes, std::string* reason);
+
+// Marks an entry as just used (its mtime is the LRU clock).  Best effort.
+void touch_entry(const std::string& path);
+
+// An exclusive lock on one key, held with flock() so the kernel frees it if
+// the holder dies.  The lock file is removed by the holder on release; a
+// waiter that wakes on a removed file retries on the new one.
+class KeyLock {
+public:
+    KeyLock() = default;
+    ~KeyLock() { release(); }
+    KeyLock(const KeyLock&) = delete;
+    KeyLock& operator=(const KeyLock&) = delete;
+
+    // Waits up to timeout_s for the lock.  False on error or timeout (then
+    // the caller goes on without it).  waited_ms says how long it waited.
+    bool acquire(const std::string& path, double timeout_s, double* waited_ms,
+                 std::string* reason);
+    void release();
+    bool held() const { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+    std::string path_;
+};
+
+// One .clbin file of the folder.
+struct EntryFile {
+    std::string name;          // "<64 hex>.clbin"
+    std::string path;
+    std::uint64_t bytes = 0;
+    struct timespec mtime {};
+};
+std::vector<EntryFile> list_entry_files(const std::string& dir);
+
+// Removes least-recently-used entries until the folder's entries take at
+// most max_bytes (0: no bound), never the entry named keep.  Also removes
+// temporaries older than an hour.  Skipped when another process is
+// evicting.  Returns the names removed.
+std::vector<std::string> evict_entries(const std::string& dir, std::uint64_t max_bytes,
+                                       const std::string& keep);
+
+// Hit and miss counters.
+struct CacheStats {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+};
+void record_stat(const std::string& dir, bool hit);
+CacheStats read_stats(const std::string& dir);
+
+// Removes every entry, temporary, stats file and unheld lock file.  Returns
+// the number of entries removed, or -1 (reason set) if dir is unreadable.
+long clear_cache_dir(const std::string& dir, std::string* reason);
+
+}  // namespace stdcl

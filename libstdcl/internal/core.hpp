@@ -1,0 +1,160 @@
+// core.hpp: the objects behind the API: contexts, devices, allocations, programs, kernels.
+#pragma once
+
+#include <stdcl.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stdcl {
+
+struct Allocation;
+struct Program;
+struct KernelInfo;
+
+// Events of one device that clwait joins.  No fixed capacity.
+struct EventList {
+    std::mutex mu;
+    std::vector<cl_event> kernel;
+    std::vector<cl_event> mem;
+};
+
+struct Device {
+    cl_device_id id = nullptr;
+    cl_command_queue queue = nullptr;
+    cl_device_type type = 0;
+    std::string name;
+    std::string vendor_macro;     // e.g. "__POCL__"
+    bool zero_copy = false;       // host memory is the device's memory (probed)
+    cl_uint base_align = 128;     // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
+    cl_ulong max_alloc = 0;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    cl_ulong global_mem = 0;
+    bool image_support = false;
+    int group = 0;                // index of its device-type group in the context
+    std::unique_ptr<EventList> events{new EventList};
+};
+
+struct stdcl_context_impl;
+
+}  // namespace stdcl
+
+// The public CLCONTEXT.
+struct stdcl_context {
+    std::string label;            // "stddev", "stdcpu", ... or "user"
+    std::string why;              // how it was chosen (stdcl_context_why)
+    bool is_default = false;
+    cl_platform_id platform = nullptr;
+    std::string platform_name;
+    cl_context ctx = nullptr;
+    std::vector<stdcl::Device> devs;
+    // Device-type groups: devices that share build options (one cl_program each).
+    std::vector<std::vector<cl_device_id>> groups;
+
+    // Loader state.
+    std::mutex load_mu;
+    std::vector<std::shared_ptr<stdcl::Program>> programs;
+};
+
+namespace stdcl {
+
+// One host allocation and its per-device copies.
+struct Allocation {
+    char* host = nullptr;
+    size_t size = 0;
+    size_t mapped = 0;            // bytes actually reserved (page rounded)
+    int flags = 0;                // clmalloc flags
+    CLCONTEXT* cp = nullptr;      // nullptr while detached
+    std::atomic<bool> dead{false};
+
+    // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
+    bool is_image = false;
+    size_t img_w = 0, img_h = 0;
+    cl_image_format img_fmt{CL_RGBA, CL_FLOAT};
+
+    std::mutex mu;                // guards everything below
+    std::vector<cl_mem> mem;      // per device of cp, created on first use
+    std::vector<cl_event> last;   // per device: last enqueued command using it
+    std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
+
+    // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
+    cl_mem device_mem(unsigned devnum, size_t offset);
+    // Remembers ev as the latest command on devnum touching this allocation.
+    void note_event(unsigned devnum, cl_event ev);
+    // Waits for every command still using this allocation.
+    void wait_idle();
+    // Releases device objects (after wait_idle).
+    void release_device_objects();
+};
+
+// The registry: address -> allocation, O(log n), never reads user memory.
+std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
+void registry_insert(const std::shared_ptr<Allocation>& a);
+bool registry_erase(const void* base);
+size_t registry_count();
+// Detaches every allocation of cp (before cp is destroyed).
+void memory_forget_context(CLCONTEXT* cp);
+
+// Per-kernel argument state, kept so global arguments bind per device at clfork.
+struct KernelArg {
+    enum Kind : unsigned char { unset, value, local, global } kind = unset;
+    std::shared_ptr<Allocation> alloc;  // for global
+    size_t offset = 0;                  // for global (interior pointer)
+    cl_mem bound[8] = {};               // per device group: cl_mem last set (skip resets)
+    int bound_dev = -1;                 // device whose cl_mem is currently set
+};
+
+struct KernelInfo {
+    CLCONTEXT* cp = nullptr;
+    std::string name;
+    std::vector<cl_kernel> per_group;   // kernel object for each device group
+    cl_uint nargs = 0;
+    std::vector<cl_kernel_arg_address_qualifier> qual;  // empty if unknown
+    std::vector<std::string> type_names;
+    std::mutex mu;                      // guards args and set+enqueue sequences
+    std::vector<KernelArg> args;
+    bool external = false;              // a cl_kernel libstdcl did not create
+};
+
+// Kernel registry: cl_kernel (any group's) -> info.
+std::shared_ptr<KernelInfo> kernel_find(cl_kernel k, CLCONTEXT* hint);
+void kernel_register(const std::shared_ptr<KernelInfo>& ki);
+void kernel_unregister(cl_kernel k);
+
+// A program handle returned by clopen/clsopen.
+struct Program {
+    CLCONTEXT* cp = nullptr;
+    std::string name;                   // file name or "<source>" for messages
+    std::vector<std::string> sources;   // one per unit (embedded: several)
+    std::vector<std::string> unit_names;
+    std::string dir;                    // the kernel file's directory ("" for source)
+    std::string key;                    // identity for reuse: content + options
+    int flags = 0;
+    int refs = 1;
+    bool built = false;
+    bool nobuild_pending = false;       // opened with CLLD_NOBUILD, not yet built
+    std::string user_options;
+    // [unit][group] built programs.
+    std::vector<std::vector<cl_program>> cl;
+    std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
+};
+
+// Context helpers.
+CLCONTEXT* context_check(CLCONTEXT* cp);          // throws on NULL/unknown
+Device& context_device(CLCONTEXT* cp, unsigned devnum);  // throws on bad devnum
+CLCONTEXT* context_of_cl(cl_context c);           // nullptr if not ours
+void context_release_programs(CLCONTEXT* cp);
+
+// Events: track, wait, return per the event flags.
+int event_flags_check(int flags);                 // throws on WAIT|NOWAIT
+cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel);
+
+// Splits "a,b,c" into words (trimmed, empty ones dropped).
+std::vector<std::string> split_list(const std::string& s, char sep);
+
+}  // namespace stdcl

@@ -1,0 +1,64 @@
+// diag.hpp: errors (clerror's thread-local message), tracing and warnings.
+#pragma once
+
+#include <stdcl.h>
+
+#include <exception>
+#include <string>
+
+#define STDCL_HAVE_DIAG 1
+
+namespace stdcl {
+
+// Trace categories, enabled by STDCL_TRACE=all or a comma list of names.
+enum class Trace : unsigned { ctx = 1, load = 2, cache = 4, mem = 8, launch = 16 };
+
+bool trace_on(Trace cat);
+void trace(Trace cat, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// One "stdcl: warning: ..." line on stderr per key per process.
+void warn_once(const char* key, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// A failure on its way to an entry point: a code (negative) and a message.
+struct Error : std::exception {
+    int code;
+    std::string msg;
+    Error(int c, std::string m) : code(c), msg(std::move(m)) {}
+    const char* what() const noexcept override { return msg.c_str(); }
+};
+
+[[noreturn]] void fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Throws Error(code, "<what>: <OpenCL error name> (<code>)") unless status is CL_SUCCESS.
+void check_cl(cl_int status, const char* what);
+const char* cl_error_name(cl_int status);
+
+// Records the message for clerror() in this thread.
+void set_error(const std::string& msg);
+// Turns the exception in flight into a recorded error; returns its code.
+int record_current_exception();
+
+std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Runs f(); any exception becomes a recorded error and `on_error` is returned.
+template <class R, class F>
+R guarded(R on_error, F&& f) noexcept
+{
+    try {
+        return f();
+    } catch (...) {
+        record_current_exception();
+        return on_error;
+    }
+}
+
+// As guarded, for int-returning calls: the error's own negative code.
+template <class F>
+int guarded_int(F&& f) noexcept
+{
+    try {
+        return f();
+    } catch (...) {
+        return record_current_exception();
+    }
+}
+
+}  // namespace stdcl

@@ -1,0 +1,336 @@
+// launch.cpp: kernel arguments (clarg_set and its forms), clfork and clforka, and the
+// registry of kernels that lets a __global argument bind per device at launch.
+#include "internal/core.hpp"
+#include "internal/diag.hpp"
+
+#include <cstring>
+
+namespace stdcl {
+
+namespace {
+
+struct KernelTable {
+    std::shared_mutex mu;
+    std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
+};
+KernelTable& kernels()
+{
+    static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
+    return *t;
+}
+
+std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
+{
+    auto ki = std::make_shared<KernelInfo>();
+    ki->external = true;
+    cl_context c = nullptr;
+    if (clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
+        fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
+    ki->cp = context_of_cl(c);
+    size_t n = 0;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n);
+    ki->name.resize(n);
+    if (n) clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, &ki->name[0], nullptr);
+    ki->name.resize(strlen(ki->name.c_str()));
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki->nargs, &ki->nargs, nullptr);
+    ki->args.assign(ki->nargs, KernelArg{});
+    std::vector<cl_kernel_arg_address_qualifier> q(ki->nargs);
+    bool ok = true;
+    for (cl_uint i = 0; i < ki->nargs && ok; ++i)
+        ok = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr) == CL_SUCCESS;
+    if (ok) ki->qual = q;
+    ki->per_group.push_back(k);
+    return ki;
+}
+
+// The kernel's record, checked against the caller's context (cp may be NULL).
+std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* call)
+{
+    if (!k) fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
+    if (cp) context_check(cp);
+    auto ki = kernel_find(k, cp);
+    if (cp && ki->cp && ki->cp != cp)
+        fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
+             cp->label.c_str());
+    if (!ki->cp) fail(STDCL_EINVAL, "%s: kernel '%s' does not belong to a libstdcl context", call, ki->name.c_str());
+    return ki;
+}
+
+void check_index(const KernelInfo& ki, unsigned i, const char* call)
+{
+    if (i >= ki.nargs)
+        fail(STDCL_EINVAL, "%s: argument %u is out of range: kernel '%s' has %u argument(s)", call, i, ki.name.c_str(),
+             ki.nargs);
+}
+
+std::string arg_desc(const KernelInfo& ki, unsigned i)
+{
+    std::string s = strprintf("argument %u of kernel '%s'", i, ki.name.c_str());
+    if (i < ki.type_names.size() && !ki.type_names[i].empty()) s += " (" + ki.type_names[i] + ")";
+    return s;
+}
+
+// Binds a clmalloc allocation (or NULL) to argument i; set per device at clfork.
+void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
+{
+    KernelArg& a = ki.args[i];
+    if (!ptr) {
+        cl_mem none = nullptr;
+        for (cl_kernel k : ki.per_group) check_cl(clSetKernelArg(k, i, sizeof none, &none), call);
+        a = KernelArg{};
+        a.kind = KernelArg::value;
+        return;
+    }
+    size_t off = 0;
+    auto alloc = registry_find(ptr, &off);
+    if (!alloc)
+        fail(STDCL_ENOENT, "%s: %s: %p is not memory returned by clmalloc (or it was freed)", call,
+             arg_desc(ki, i).c_str(), ptr);
+    if (alloc->cp != ki.cp)
+        fail(STDCL_EINVAL, "%s: %s: the allocation at %p is %s", call, arg_desc(ki, i).c_str(), (void*)alloc->host,
+             alloc->cp ? "attached to another context" : "detached");
+    a = KernelArg{};
+    a.kind = KernelArg::global;
+    a.alloc = std::move(alloc);
+    a.offset = off;
+}
+
+bool is_pointer_arg(const KernelInfo& ki, unsigned i)
+{
+    return i < ki.qual.size() &&
+           (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_GLOBAL || ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+}
+
+void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call)
+{
+    check_index(ki, i, call);
+    if (!value && size) fail(STDCL_EINVAL, "%s: %s: the value is NULL", call, arg_desc(ki, i).c_str());
+    bool known = !ki.qual.empty();
+    if (known && ki.qual[i] == CL_KERNEL_ARG_ADDRESS_LOCAL)
+        fail(STDCL_EINVAL, "%s: %s is __local: use clarg_set_local", call, arg_desc(ki, i).c_str());
+    if (is_pointer_arg(ki, i) || (!known && size == sizeof(void*))) {
+        void* p = nullptr;
+        if (size == sizeof(void*)) std::memcpy(&p, value, sizeof p);
+        if (is_pointer_arg(ki, i)) {
+            if (size != sizeof(void*))
+                fail(STDCL_EINVAL, "%s: %s is a __global pointer; a %zu-byte value was given", call,
+                     arg_desc(ki, i).c_str(), size);
+            bind_global(ki, i, p, call);
+            return;
+        }
+        if (p && registry_find(p, nullptr)) {  // no argument information: a clmalloc pointer binds
+            bind_global(ki, i, p, call);
+            return;
+        }
+    }
+    for (cl_kernel k : ki.per_group) {
+        cl_int err = clSetKernelArg(k, i, size, value);
+        if (err == CL_INVALID_ARG_SIZE)
+            fail(STDCL_EINVAL, "%s: %s does not take a %zu-byte value", call, arg_desc(ki, i).c_str(), size);
+        if (err != CL_SUCCESS)
+            fail(STDCL_EINVAL, "%s: %s: %s (%d)", call, arg_desc(ki, i).c_str(), cl_error_name(err), int(err));
+    }
+    ki.args[i] = KernelArg{};
+    ki.args[i].kind = KernelArg::value;
+}
+
+void check_ndrange(const clndrange_t* ndr)
+{
+    if (!ndr) fail(STDCL_EINVAL, "clfork: the index space (clndrange_t*) is NULL");
+    if (ndr->dim < 1 || ndr->dim > 3) fail(STDCL_EINVAL, "clfork: the index space has %zu dimensions (1 to 3)", ndr->dim);
+    for (size_t i = 0; i < ndr->dim; ++i) {
+        if (ndr->gtsz[i] == 0) fail(STDCL_EINVAL, "clfork: the global size in dimension %zu is 0", i);
+        if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
+            fail(STDCL_EINVAL, "clfork: the global size %zu in dimension %zu is not a multiple of the local size %zu",
+                 ndr->gtsz[i], i, ndr->ltsz[i]);
+    }
+}
+
+cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags)
+{
+    Device& d = cp->devs[devnum];
+    size_t g = ki.external ? 0 : size_t(d.group);
+    if (g >= ki.per_group.size()) fail(STDCL_EINVAL, "clfork: kernel '%s' has no build for device %u", ki.name.c_str(), devnum);
+    cl_kernel k = ki.per_group[g];
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        KernelArg& a = ki.args[i];
+        if (a.kind != KernelArg::global) continue;
+        if (a.alloc->dead)
+            fail(STDCL_ENOENT, "clfork: %s refers to memory that was freed", arg_desc(ki, i).c_str());
+        cl_mem m = a.alloc->device_mem(devnum, a.offset);
+        if (a.bound[g] != m) {
+            check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: setting a __global argument");
+            a.bound[g] = m;
+        }
+    }
+    bool any_zero = false;
+    for (size_t i = 0; i < ndr->dim; ++i) any_zero = any_zero || ndr->ltsz[i] == 0;
+    cl_event ev = nullptr;
+    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz,
+                                        any_zero ? nullptr : ndr->ltsz, 0, nullptr, &ev);
+    if (err == CL_INVALID_KERNEL_ARGS) {
+        std::string unset;
+        for (cl_uint i = 0; i < ki.nargs; ++i)
+            if (ki.args[i].kind == KernelArg::unset) unset += (unset.empty() ? "" : ", ") + std::to_string(i);
+        fail(STDCL_EINVAL, "clfork: kernel '%s' has arguments that are not set%s%s", ki.name.c_str(),
+             unset.empty() ? "" : ": ", unset.c_str());
+    }
+    if (err == CL_INVALID_WORK_GROUP_SIZE)
+        fail(STDCL_EINVAL, "clfork: kernel '%s': the local size is not valid for device %u (%s)", ki.name.c_str(),
+             devnum, d.name.c_str());
+    if (err != CL_SUCCESS)
+        fail(STDCL_ECL, "clfork: kernel '%s' on device %u: %s (%d)", ki.name.c_str(), devnum, cl_error_name(err), int(err));
+    for (cl_uint i = 0; i < ki.nargs; ++i)
+        if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
+    if (trace_on(Trace::launch))
+        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s", ki.name.c_str(),
+              devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ndr->ltsz[0],
+              ndr->dim > 1 ? ndr->ltsz[1] : 1, ndr->dim > 2 ? ndr->ltsz[2] : 1,
+              flags & CL_EVENT_NOWAIT ? " (nowait)" : "");
+    return ev;
+}
+
+cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
+                   const size_t* sizes, const void* const* values)
+{
+    constexpr int known = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
+    context_device(cp, devnum);
+    if (flags & ~known) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~known));
+    event_flags_check(flags);
+    check_ndrange(ndr);
+    auto ki = kernel_for(cp, krn, nargs >= 0 ? "clforka" : "clfork");
+    cl_event ev;
+    {
+        std::lock_guard<std::mutex> lock(ki->mu);
+        if (nargs > 0) {
+            if (cl_uint(nargs) > ki->nargs)
+                fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki->name.c_str(), ki->nargs);
+            for (int i = 0; i < nargs; ++i) set_value(*ki, unsigned(i), sizes[i], values[i], "clforka");
+        }
+        ev = launch(cp, devnum, *ki, ndr, flags);
+    }
+    return event_finish(cp, devnum, ev, flags, true);
+}
+
+}  // namespace
+
+std::shared_ptr<KernelInfo> kernel_find(cl_kernel k, CLCONTEXT* hint)
+{
+    (void)hint;
+    auto& t = kernels();
+    {
+        std::shared_lock<std::shared_mutex> lock(t.mu);
+        auto it = t.by_kernel.find(k);
+        if (it != t.by_kernel.end()) return it->second;
+    }
+    auto ki = describe_external(k);
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    auto res = t.by_kernel.emplace(k, ki);
+    return res.first->second;
+}
+
+void kernel_register(const std::shared_ptr<KernelInfo>& ki)
+{
+    auto& t = kernels();
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
+}
+
+void kernel_unregister(cl_kernel k)
+{
+    auto& t = kernels();
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    t.by_kernel.erase(k);
+}
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API void stdcl_ndrange_set(clndrange_t* ndr, size_t dim, size_t o0, size_t g0, size_t l0, size_t o1, size_t g1,
+                                 size_t l1, size_t o2, size_t g2, size_t l2)
+{
+    if (!ndr) return;
+    *ndr = clndrange_t{dim, {o0, o1, o2, 0}, {g0, g1, g2, 1}, {l0, l1, l2, 1}};
+}
+
+STDCL_API int stdcl_arg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, size_t size, const void* value)
+{
+    return guarded_int([&] {
+        auto ki = kernel_for(cp, krn, "clarg_set");
+        std::lock_guard<std::mutex> lock(ki->mu);
+        set_value(*ki, argnum, size, value, "clarg_set");
+        return 0;
+    });
+}
+
+STDCL_API int stdcl_arg_set_local(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, size_t size)
+{
+    return guarded_int([&] {
+        auto ki = kernel_for(cp, krn, "clarg_set_local");
+        std::lock_guard<std::mutex> lock(ki->mu);
+        check_index(*ki, argnum, "clarg_set_local");
+        if (!ki->qual.empty() && ki->qual[argnum] != CL_KERNEL_ARG_ADDRESS_LOCAL)
+            fail(STDCL_EINVAL, "clarg_set_local: %s is not a __local pointer", arg_desc(*ki, argnum).c_str());
+        if (size == 0) fail(STDCL_EINVAL, "clarg_set_local: %s: 0 bytes of local memory", arg_desc(*ki, argnum).c_str());
+        for (cl_kernel k : ki->per_group) {
+            cl_int err = clSetKernelArg(k, argnum, size, nullptr);
+            if (err != CL_SUCCESS)
+                fail(STDCL_EINVAL, "clarg_set_local: %s: %s (%d)", arg_desc(*ki, argnum).c_str(), cl_error_name(err),
+                     int(err));
+        }
+        ki->args[argnum] = KernelArg{};
+        ki->args[argnum].kind = KernelArg::local;
+        return 0;
+    });
+}
+
+STDCL_API int stdcl_arg_set_global(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, const void* ptr)
+{
+    return guarded_int([&] {
+        auto ki = kernel_for(cp, krn, "clarg_set_global");
+        std::lock_guard<std::mutex> lock(ki->mu);
+        check_index(*ki, argnum, "clarg_set_global");
+        if (!ki->qual.empty() && !is_pointer_arg(*ki, argnum))
+            fail(STDCL_EINVAL, "clarg_set_global: %s is not a __global or __constant pointer",
+                 arg_desc(*ki, argnum).c_str());
+        bind_global(*ki, argnum, ptr, "clarg_set_global");
+        return 0;
+    });
+}
+
+STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags)
+{
+    return guarded<cl_event>(nullptr, [&] { return fork_with(cp, devnum, krn, ndr, flags, -1, nullptr, nullptr); });
+}
+
+STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
+                               const size_t* sizes, const void* const* values)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        if (nargs < 0 || (nargs > 0 && (!sizes || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");
+        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values);
+    });
+}
+
+STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, ...)
+{
+    if (nargs < 0 || nargs > 64) {
+        return guarded<cl_event>(nullptr, [&]() -> cl_event { fail(STDCL_EINVAL, "clforka: %d arguments", nargs); });
+    }
+    size_t sizes[65];
+    const void* values[65];
+    va_list ap;
+    va_start(ap, nargs);
+    for (int i = 0; i < nargs; ++i) {
+        sizes[i] = va_arg(ap, size_t);
+        values[i] = va_arg(ap, const void*);
+    }
+    va_end(ap);
+    return stdcl_forkv(cp, devnum, krn, ndr, flags, nargs, sizes, values);
+}
+
+}  // extern "C"

@@ -1,0 +1,450 @@
+// loader.cpp: clopen, clsopen, clbuild, clsym, clclose: programs loaded like shared
+// objects, reference counted per context, with the standard build options.
+#include "internal/core.hpp"
+#include "internal/diag.hpp"
+#include "internal/embedded.hpp"
+#include "internal/program_build.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace stdcl {
+
+namespace {
+
+constexpr int kLoadFlags = CLLD_NOW | CLLD_LAZY | CLLD_NOBUILD;
+
+std::string cwd()
+{
+    char buf[4096];
+    return getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
+}
+
+bool is_file(const std::string& p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string dirname_of(const std::string& p)
+{
+    size_t s = p.rfind('/');
+    if (s == std::string::npos) return cwd();
+    if (s == 0) return "/";
+    std::string d = p.substr(0, s);
+    return d[0] == '/' ? d : cwd() + "/" + d;
+}
+
+// The kernel file: as given if absolute; else the current directory, then STDCL_KERNEL_PATH.
+std::string resolve(const std::string& file)
+{
+    if (file[0] == '/') {
+        if (is_file(file)) return file;
+        fail(STDCL_ENOENT, "clopen: kernel file '%s' not found", file.c_str());
+    }
+    std::string looked = "the current directory";
+    if (is_file(file)) return file;
+    if (const char* path = std::getenv("STDCL_KERNEL_PATH"))
+        for (const auto& dir : split_list(path, ':')) {
+            std::string cand = dir + "/" + file;
+            if (is_file(cand)) return cand;
+            looked += ", " + dir;
+        }
+    fail(STDCL_ENOENT, "clopen: kernel file '%s' not found (looked in %s; set STDCL_KERNEL_PATH to add folders)",
+         file.c_str(), looked.c_str());
+}
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(STDCL_ENOENT, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string quote_dir(const std::string& d)
+{
+    return d.find(' ') == std::string::npos ? d : "\"" + d + "\"";
+}
+
+const char* type_macro(cl_device_type t)
+{
+    if (t & CL_DEVICE_TYPE_GPU) return "__GPU__";
+    if (t & CL_DEVICE_TYPE_CPU) return "__CPU__";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "__ACC__";
+    return nullptr;
+}
+
+const Device& first_of_group(CLCONTEXT* cp, size_t g)
+{
+    for (const auto& d : cp->devs)
+        if (size_t(d.group) == g) return d;
+    return cp->devs[0];
+}
+
+// Builds every unit of p for every device group of its context.
+void build(Program& p)
+{
+    CLCONTEXT* cp = p.cp;
+    std::vector<std::string> incs;
+    if (!p.dir.empty()) incs.push_back(p.dir);
+    if (p.dir != cwd()) incs.push_back(cwd());
+    std::string env = std::getenv("STDCL_BUILD_OPTIONS") ? std::getenv("STDCL_BUILD_OPTIONS") : "";
+    std::vector<std::vector<cl_program>> built;
+    auto release_all = [&] {
+        for (auto& unit : built)
+            for (cl_program q : unit)
+                if (q) clReleaseProgram(q);
+    };
+    for (size_t u = 0; u < p.sources.size(); ++u) {
+        built.emplace_back(cp->groups.size(), nullptr);
+        for (size_t g = 0; g < cp->groups.size(); ++g) {
+            const Device& d0 = first_of_group(cp, g);
+            BuildRequest req;
+            req.context = cp->ctx;
+            req.platform = cp->platform;
+            req.devices = cp->groups[g];
+            req.source = p.sources[u];
+            req.include_dirs = incs;
+            std::string opt = "-D __STDCL__";
+            if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
+            if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
+            for (const auto& inc : incs) opt += " -I " + quote_dir(inc);
+            opt += " -cl-kernel-arg-info";
+            if (!p.user_options.empty()) opt += " " + p.user_options;
+            if (!env.empty()) opt += " " + env;
+            req.options = opt;
+            auto t0 = std::chrono::steady_clock::now();
+            BuildResult r = build_program(req);
+            double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (!r.program) {
+                release_all();
+                fail(STDCL_EBUILD, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
+            }
+            trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
+                  req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
+                  r.from_cache ? " (from the program cache)" : "", opt.c_str());
+            built[u][g] = r.program;
+        }
+    }
+    p.cl = std::move(built);
+    p.built = true;
+    p.nobuild_pending = false;
+}
+
+std::shared_ptr<Program> find_handle(CLCONTEXT* cp, void* h, const char* call)
+{
+    for (auto& p : cp->programs)
+        if (p.get() == h) return p;
+    fail(STDCL_EINVAL, "%s: %p is not a handle open in %s", call, h, cp->label.c_str());
+}
+
+void release_program(Program& p)
+{
+    for (auto& kv : p.kernels) {
+        for (cl_kernel k : kv.second->per_group) {
+            kernel_unregister(k);
+            clReleaseKernel(k);
+        }
+    }
+    p.kernels.clear();
+    for (auto& unit : p.cl)
+        for (cl_program q : unit)
+            if (q) clReleaseProgram(q);
+    p.cl.clear();
+}
+
+void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const char* call)
+{
+    if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kLoadFlags));
+    if ((flags & CLLD_NOW) && (flags & (CLLD_LAZY | CLLD_NOBUILD)))
+        fail(STDCL_EINVAL, "%s: CLLD_NOW excludes CLLD_LAZY and CLLD_NOBUILD", call);
+    std::lock_guard<std::mutex> lock(cp->load_mu);
+    np->cp = cp;
+    np->flags = flags;
+    if (!(flags & CLLD_NOBUILD)) {
+        for (auto& p : cp->programs)
+            if (p->key == np->key && !p->nobuild_pending && p->user_options.empty()) {
+                if (!(flags & CLLD_LAZY) && !p->built) build(*p);
+                ++p->refs;
+                trace(Trace::load, "%s: %s already open, count %d", call, p->name.c_str(), p->refs);
+                return p.get();
+            }
+    }
+    np->nobuild_pending = (flags & CLLD_NOBUILD) != 0;
+    if (!(flags & (CLLD_LAZY | CLLD_NOBUILD))) build(*np);
+    else trace(Trace::load, "%s: %s opened, build deferred (%s)", call, np->name.c_str(),
+               flags & CLLD_NOBUILD ? "CLLD_NOBUILD" : "CLLD_LAZY");
+    cp->programs.push_back(np);
+    return np.get();
+}
+
+std::vector<std::string> kernel_names(cl_program prog)
+{
+    size_t n = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+    std::string s(n, '\0');
+    clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, n, &s[0], nullptr);
+    s.resize(strlen(s.c_str()));
+    return split_list(s, ';');
+}
+
+void describe_args(KernelInfo& ki, cl_kernel k)
+{
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr);
+    ki.args.assign(ki.nargs, KernelArg{});
+    std::vector<cl_kernel_arg_address_qualifier> q(ki.nargs);
+    std::vector<std::string> names(ki.nargs);
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr) != CL_SUCCESS)
+            return;  // no argument information: arguments are classified by value
+        size_t n = 0;
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n) == CL_SUCCESS && n) {
+            names[i].resize(n);
+            clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, n, &names[i][0], nullptr);
+            names[i].resize(strlen(names[i].c_str()));
+        }
+    }
+    ki.qual = std::move(q);
+    ki.type_names = std::move(names);
+}
+
+// The kernel `name` of p, created on first request; nullptr if p has none.
+std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
+{
+    auto it = p.kernels.find(name);
+    if (it != p.kernels.end()) return it->second;
+    for (size_t u = 0; u < p.cl.size(); ++u) {
+        auto names = kernel_names(p.cl[u][0]);
+        bool has = false;
+        for (const auto& n : names) has = has || n == name;
+        if (!has) continue;
+        auto ki = std::make_shared<KernelInfo>();
+        ki->cp = p.cp;
+        ki->name = name;
+        for (cl_program prog : p.cl[u]) {
+            cl_int err = CL_SUCCESS;
+            cl_kernel k = clCreateKernel(prog, name.c_str(), &err);
+            if (err != CL_SUCCESS) {
+                for (cl_kernel prev : ki->per_group) clReleaseKernel(prev);
+                check_cl(err, "clCreateKernel");
+            }
+            ki->per_group.push_back(k);
+        }
+        describe_args(*ki, ki->per_group[0]);
+        kernel_register(ki);
+        p.kernels[name] = ki;
+        trace(Trace::load, "clsym: kernel '%s' of %s, %u argument(s)", name.c_str(), p.name.c_str(), ki->nargs);
+        return ki;
+    }
+    return nullptr;
+}
+
+void ensure_built(Program& p, const char* call)
+{
+    if (p.nobuild_pending)
+        fail(STDCL_ESTATE, "%s: %s was opened with CLLD_NOBUILD and has not been built: call clbuild first", call,
+             p.name.c_str());
+    if (!p.built) build(p);
+}
+
+std::string content_key(const std::vector<std::string>& sources)
+{
+    // Identity of an open program: its text and how it was named (options come from
+    // the environment and the context, which are the same within one context).
+    std::string k;
+    for (const auto& s : sources) k += std::to_string(s.size()) + ":" + s;
+    return k;
+}
+
+}  // namespace
+
+BuildResult compile_program(const BuildRequest& req)
+{
+    BuildResult r;
+    const char* src = req.source.c_str();
+    size_t len = req.source.size();
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(req.context, 1, &src, &len, &err);
+    if (err != CL_SUCCESS) {
+        r.status = err;
+        r.log = strprintf("clCreateProgramWithSource: %s (%d)", cl_error_name(err), int(err));
+        return r;
+    }
+    err = clBuildProgram(prog, cl_uint(req.devices.size()), req.devices.data(), req.options.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+        r.status = err;
+        std::string logs;
+        for (cl_device_id d : req.devices) {
+            cl_build_status bs = CL_BUILD_NONE;
+            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
+            if (bs == CL_BUILD_SUCCESS) continue;
+            size_t n = 0;
+            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+            std::string log(n, '\0');
+            if (n) clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
+            log.resize(strlen(log.c_str()));
+            size_t dn = 0;
+            clGetDeviceInfo(d, CL_DEVICE_NAME, 0, nullptr, &dn);
+            std::string dname(dn, '\0');
+            if (dn) clGetDeviceInfo(d, CL_DEVICE_NAME, dn, &dname[0], nullptr);
+            dname.resize(strlen(dname.c_str()));
+            logs += strprintf("build failed on device '%s' (%s) with options '%s':\n%s", dname.c_str(),
+                              cl_error_name(err), req.options.c_str(), log.c_str());
+            break;  // the first failing device's log says what is wrong
+        }
+        if (logs.empty())
+            logs = strprintf("clBuildProgram: %s (%d) with options '%s'", cl_error_name(err), int(err), req.options.c_str());
+        r.log = logs;
+        clReleaseProgram(prog);
+        return r;
+    }
+    r.program = prog;
+    return r;
+}
+
+void context_release_programs(CLCONTEXT* cp)
+{
+    std::lock_guard<std::mutex> lock(cp->load_mu);
+    for (auto& p : cp->programs) release_program(*p);
+    cp->programs.clear();
+}
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        auto p = std::make_shared<Program>();
+        if (!file) {
+            auto emb = embedded_sources();
+            if (emb.empty())
+                fail(STDCL_ENOENT, "clopen: no embedded kernels in this program (link objects made by clcc)");
+            for (const auto& e : emb) {
+                p->sources.push_back(e.text);
+                p->unit_names.push_back("embedded '" + e.name + "'");
+            }
+            p->name = "the embedded kernels";
+        } else {
+            if (!*file) fail(STDCL_EINVAL, "clopen: the file name is empty");
+            std::string path = resolve(file);
+            p->sources.push_back(read_file(path));
+            p->unit_names.push_back("'" + path + "'");
+            p->name = "'" + path + "'";
+            p->dir = dirname_of(path);
+        }
+        p->key = content_key(p->sources) + "\n" + p->dir;
+        return open_program(cp, p, flags, "clopen");
+    });
+}
+
+STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        if (!source) fail(STDCL_EINVAL, "clsopen: the source is NULL");
+        auto p = std::make_shared<Program>();
+        p->sources.push_back(source);
+        p->unit_names.push_back("source text");
+        p->name = "source text";
+        p->key = content_key(p->sources);
+        return open_program(cp, p, flags, "clsopen");
+    });
+}
+
+STDCL_API void* clbuild(CLCONTEXT* cp, void* handle, const char* options, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clbuild: unknown flags 0x%x", unsigned(flags));
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        auto p = find_handle(cp, handle, "clbuild");
+        if (!p->nobuild_pending)
+            fail(STDCL_ESTATE, "clbuild: %s was not opened with CLLD_NOBUILD (or is already built)", p->name.c_str());
+        p->user_options = options ? options : "";
+        try {
+            build(*p);
+        } catch (...) {
+            p->user_options.clear();
+            throw;
+        }
+        return p.get();
+    });
+}
+
+STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int flags)
+{
+    return guarded<cl_kernel>(nullptr, [&]() -> cl_kernel {
+        context_check(cp);
+        if (!name || !*name) fail(STDCL_EINVAL, "clsym: the kernel name is NULL or empty");
+        if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clsym: unknown flags 0x%x", unsigned(flags));
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        if (handle) {
+            auto p = find_handle(cp, handle, "clsym");
+            ensure_built(*p, "clsym");
+            if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
+            std::string avail;
+            for (const auto& unit : p->cl)
+                for (const auto& n : kernel_names(unit[0])) avail += (avail.empty() ? "" : ", ") + n;
+            fail(STDCL_ENOENT, "clsym: no kernel '%s' in %s (it has: %s)", name, p->name.c_str(),
+                 avail.empty() ? "no kernels" : avail.c_str());
+        }
+        bool any = false;
+        for (auto& p : cp->programs) {
+            if (p->nobuild_pending) continue;
+            any = true;
+            ensure_built(*p, "clsym");
+            if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
+        }
+        // Not among the open programs: try the embedded ones.
+        if (!embedded_sources().empty()) {
+            void* h = nullptr;
+            for (auto& p : cp->programs)
+                if (p->name == "the embedded kernels") h = p.get();
+            if (!h) {
+                auto p = std::make_shared<Program>();
+                for (const auto& e : embedded_sources()) {
+                    p->sources.push_back(e.text);
+                    p->unit_names.push_back("embedded '" + e.name + "'");
+                }
+                p->name = "the embedded kernels";
+                p->key = content_key(p->sources) + "\n";
+                p->cp = cp;
+                build(*p);
+                cp->programs.push_back(p);
+                if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
+            }
+        }
+        fail(STDCL_ENOENT, "clsym: no kernel '%s' in any program open in %s%s", name, cp->label.c_str(),
+             any ? "" : " (none is open)");
+    });
+}
+
+STDCL_API int clclose(CLCONTEXT* cp, void* handle)
+{
+    return guarded_int([&] {
+        context_check(cp);
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        auto p = find_handle(cp, handle, "clclose");
+        if (--p->refs > 0) return 0;
+        release_program(*p);
+        for (size_t i = 0; i < cp->programs.size(); ++i)
+            if (cp->programs[i] == p) cp->programs.erase(cp->programs.begin() + long(i));
+        trace(Trace::load, "clclose: %s released", p->name.c_str());
+        return 0;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,470 @@
+// memory.cpp: the allocation registry and clmalloc, clfree, clmsync and friends.
+//
+// An allocation is page-aligned host memory plus, per device of its context, a cl_mem
+// created on first use: on devices that work on host memory (probed at context creation)
+// a CL_MEM_USE_HOST_PTR buffer over the host memory, elsewhere a device buffer that
+// clmsync fills and reads back.
+#include "internal/core.hpp"
+#include "internal/diag.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace stdcl {
+
+namespace {
+
+constexpr int kAllocFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D;
+constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
+
+struct Registry {
+    std::shared_mutex mu;
+    std::map<uintptr_t, std::shared_ptr<Allocation>> by_base;
+};
+Registry& registry()
+{
+    static Registry* r = new Registry;  // never destroyed: usable during exit
+    return *r;
+}
+
+size_t page_size()
+{
+    static const size_t ps = size_t(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096);
+    return ps;
+}
+
+cl_mem_flags access_flags(int flags)
+{
+    if (flags & CL_MEM_RO) return CL_MEM_READ_ONLY;
+    if (flags & CL_MEM_WO) return CL_MEM_WRITE_ONLY;
+    return CL_MEM_READ_WRITE;
+}
+
+size_t pixel_size(const cl_image_format& f)
+{
+    size_t channels = 4;
+    switch (f.image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: channels = 1; break;
+    case CL_RG: case CL_RA: channels = 2; break;
+    case CL_RGB: channels = 3; break;
+    default: channels = 4;
+    }
+    switch (f.image_channel_data_type) {
+    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return channels;
+    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: case CL_HALF_FLOAT:
+        return 2 * channels;
+    case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555: return 2;
+    case CL_UNORM_INT_101010: return 4;
+    default: return 4 * channels;
+    }
+}
+
+// The allocation ptr points into, attached to cp; throws a clear error otherwise.
+std::shared_ptr<Allocation> attached(CLCONTEXT* cp, const void* ptr, const char* call, size_t* offset)
+{
+    if (!ptr) fail(STDCL_EINVAL, "%s: the pointer is NULL", call);
+    auto a = registry_find(ptr, offset);
+    if (!a) fail(STDCL_ENOENT, "%s: %p is not memory returned by clmalloc (or it was freed)", call, ptr);
+    if (a->cp != cp)
+        fail(STDCL_EINVAL, "%s: the allocation at %p is %s, not to this context", call, (void*)a->host,
+             a->cp ? "attached to another context" : "detached (clmattach it first)");
+    return a;
+}
+
+void check_size_fits(CLCONTEXT* cp, size_t size, const char* call)
+{
+    for (size_t i = 0; i < cp->devs.size(); ++i) {
+        const Device& d = cp->devs[i];
+        if (d.max_alloc && size > d.max_alloc)
+            fail(STDCL_ENOMEM, "%s: %zu bytes is more than device %zu (%s) can allocate (at most %llu bytes)", call,
+                 size, i, d.name.c_str(), (unsigned long long)d.max_alloc);
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset)
+{
+    auto& r = registry();
+    uintptr_t x = uintptr_t(p);
+    std::shared_lock<std::shared_mutex> lock(r.mu);
+    auto it = r.by_base.upper_bound(x);
+    if (it == r.by_base.begin()) return nullptr;
+    --it;
+    const auto& a = it->second;
+    if (x - it->first >= a->size) return nullptr;
+    if (offset) *offset = size_t(x - it->first);
+    return a;
+}
+
+void registry_insert(const std::shared_ptr<Allocation>& a)
+{
+    auto& r = registry();
+    std::unique_lock<std::shared_mutex> lock(r.mu);
+    r.by_base[uintptr_t(a->host)] = a;
+}
+
+bool registry_erase(const void* base)
+{
+    auto& r = registry();
+    std::unique_lock<std::shared_mutex> lock(r.mu);
+    return r.by_base.erase(uintptr_t(base)) == 1;
+}
+
+size_t registry_count()
+{
+    auto& r = registry();
+    std::shared_lock<std::shared_mutex> lock(r.mu);
+    return r.by_base.size();
+}
+
+void memory_forget_context(CLCONTEXT* cp)
+{
+    std::vector<std::shared_ptr<Allocation>> mine;
+    {
+        auto& r = registry();
+        std::shared_lock<std::shared_mutex> lock(r.mu);
+        for (auto& kv : r.by_base)
+            if (kv.second->cp == cp) mine.push_back(kv.second);
+    }
+    for (auto& a : mine) {
+        a->wait_idle();
+        a->release_device_objects();
+        a->cp = nullptr;
+    }
+}
+
+cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
+{
+    std::lock_guard<std::mutex> lock(mu);
+    if (dead) fail(STDCL_ENOENT, "the allocation at %p was freed", (void*)host);
+    if (!cp) fail(STDCL_ESTATE, "the allocation at %p is detached", (void*)host);
+    const Device& d = cp->devs[devnum];
+    if (mem.size() < cp->devs.size()) {
+        mem.resize(cp->devs.size(), nullptr);
+        last.resize(cp->devs.size(), nullptr);
+    }
+    cl_int err = CL_SUCCESS;
+    if (!mem[devnum]) {
+        cl_mem_flags f = access_flags(flags);
+        if (is_image) {
+            cl_image_desc desc;
+            std::memset(&desc, 0, sizeof desc);
+            desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+            desc.image_width = img_w;
+            desc.image_height = img_h;
+            mem[devnum] = clCreateImage(cp->ctx, f, &img_fmt, &desc, nullptr, &err);
+            check_cl(err, "clCreateImage (image2d allocation)");
+        } else {
+            bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
+            mem[devnum] = clCreateBuffer(cp->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size, zc ? host : nullptr, &err);
+            if (err != CL_SUCCESS)
+                fail(err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? STDCL_ENOMEM : STDCL_ECL,
+                     "clCreateBuffer of %zu bytes on device %u (%s): %s (%d)", size, devnum, d.name.c_str(),
+                     cl_error_name(err), int(err));
+            trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
+                  zc ? ": host memory, zero-copy" : "");
+        }
+    }
+    if (offset == 0) return mem[devnum];
+    if (is_image) fail(STDCL_EINVAL, "an interior pointer into an image allocation cannot be a kernel argument");
+    auto key = std::make_pair(devnum, offset);
+    auto it = subs.find(key);
+    if (it != subs.end()) return it->second;
+    if (offset % d.base_align)
+        fail(STDCL_EINVAL,
+             "interior pointer %p (offset %zu into the allocation at %p): device %u (%s) needs sub-buffer offsets "
+             "aligned to %u bytes",
+             (void*)(host + offset), offset, (void*)host, devnum, d.name.c_str(), d.base_align);
+    cl_buffer_region region{offset, size - offset};
+    cl_mem sub = clCreateSubBuffer(mem[devnum], access_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    check_cl(err, "clCreateSubBuffer for an interior pointer");
+    subs[key] = sub;
+    return sub;
+}
+
+void Allocation::note_event(unsigned devnum, cl_event ev)
+{
+    std::lock_guard<std::mutex> lock(mu);
+    if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
+    clRetainEvent(ev);
+    if (last[devnum]) clReleaseEvent(last[devnum]);
+    last[devnum] = ev;
+}
+
+void Allocation::wait_idle()
+{
+    std::vector<cl_event> pending;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        for (auto& e : last)
+            if (e) pending.push_back(e), e = nullptr;
+    }
+    if (!pending.empty()) clWaitForEvents(cl_uint(pending.size()), pending.data());
+    for (cl_event e : pending) clReleaseEvent(e);
+}
+
+void Allocation::release_device_objects()
+{
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto& kv : subs) clReleaseMemObject(kv.second);
+    subs.clear();
+    for (auto& m : mem)
+        if (m) clReleaseMemObject(m), m = nullptr;
+    mem.clear();
+}
+
+namespace {
+
+std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags, const char* call)
+{
+    if (size == 0) fail(STDCL_EINVAL, "%s: size is 0", call);
+    if (flags & ~kAllocFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kAllocFlags));
+    int access = flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO);
+    if (access & (access - 1)) fail(STDCL_EINVAL, "%s: CL_MEM_RW, CL_MEM_RO and CL_MEM_WO exclude each other", call);
+    if (flags & CL_MEM_DETACHED) {
+        if (cp) fail(STDCL_EINVAL, "%s: CL_MEM_DETACHED needs a context argument of 0", call);
+    } else {
+        context_check(cp);
+        check_size_fits(cp, size, call);
+    }
+    size_t ps = page_size();
+    if (size > SIZE_MAX - ps) fail(STDCL_ENOMEM, "%s: %zu bytes cannot be allocated", call, size);
+    size_t rounded = (size + ps - 1) / ps * ps;
+    void* host = nullptr;
+    if (posix_memalign(&host, ps, rounded) != 0 || !host)
+        fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
+    auto a = std::make_shared<Allocation>();
+    a->host = static_cast<char*>(host);
+    a->size = size;
+    a->mapped = rounded;
+    a->flags = flags & ~CL_MEM_DETACHED;
+    a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
+    return a;
+}
+
+void destroy_allocation(const std::shared_ptr<Allocation>& a)
+{
+    a->wait_idle();
+    a->dead = true;
+    a->release_device_objects();
+    free(a->host);
+}
+
+int check_sync_flags(int flags, const char* call)
+{
+    int dir = flags & (CL_MEM_HOST | CL_MEM_DEVICE);
+    if (dir != CL_MEM_HOST && dir != CL_MEM_DEVICE)
+        fail(STDCL_EINVAL, "%s: flags must hold exactly one of CL_MEM_HOST and CL_MEM_DEVICE", call);
+    if (flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE))
+        fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE)));
+    event_flags_check(flags);
+    return dir;
+}
+
+}  // namespace
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        auto a = new_allocation(cp, size, flags, "clmalloc");
+        registry_insert(a);
+        trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)a->host, a->cp ? "" : " (detached)");
+        return a->host;
+    });
+}
+
+STDCL_API int clfree(void* ptr)
+{
+    return guarded_int([&] {
+        if (!ptr) return 0;
+        size_t off = 0;
+        auto a = registry_find(ptr, &off);
+        if (!a) fail(STDCL_ENOENT, "clfree: %p is not memory returned by clmalloc (or it was already freed)", ptr);
+        if (off != 0)
+            fail(STDCL_EINVAL, "clfree: %p points %zu bytes into the allocation at %p; pass the pointer clmalloc returned",
+                 ptr, off, (void*)a->host);
+        if (!registry_erase(ptr)) fail(STDCL_ENOENT, "clfree: %p was already freed", ptr);
+        trace(Trace::mem, "clfree %p (%zu bytes)", ptr, a->size);
+        destroy_allocation(a);
+        return 0;
+    });
+}
+
+STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        if (!ptr) return clmalloc(cp, size, flags);
+        size_t off = 0;
+        auto old = registry_find(ptr, &off);
+        if (!old || off) fail(STDCL_ENOENT, "clmrealloc: %p is not memory returned by clmalloc", ptr);
+        auto a = new_allocation(cp, size, flags, "clmrealloc");
+        old->wait_idle();
+        std::memcpy(a->host, old->host, std::min(size, old->size));
+        registry_insert(a);
+        if (registry_erase(ptr)) destroy_allocation(old);
+        trace(Trace::mem, "clmrealloc %p (%zu bytes) -> %p (%zu bytes)", ptr, old->size, (void*)a->host, size);
+        return a->host;
+    });
+}
+
+STDCL_API size_t clsizeofmem(void* ptr)
+{
+    return guarded<size_t>(0, [&]() -> size_t {
+        size_t off = 0;
+        auto a = ptr ? registry_find(ptr, &off) : nullptr;
+        if (!a || off) fail(STDCL_ENOENT, "clsizeofmem: %p is not the start of a clmalloc allocation", ptr);
+        return a->size;
+    });
+}
+
+STDCL_API int clmattach(CLCONTEXT* cp, void* ptr)
+{
+    return guarded_int([&] {
+        context_check(cp);
+        size_t off = 0;
+        auto a = ptr ? registry_find(ptr, &off) : nullptr;
+        if (!a || off) fail(STDCL_ENOENT, "clmattach: %p is not the start of a clmalloc allocation", ptr);
+        check_size_fits(cp, a->size, "clmattach");
+        std::lock_guard<std::mutex> lock(a->mu);
+        if (a->cp) fail(STDCL_ESTATE, "clmattach: %p is already attached to a context (clmdetach it first)", ptr);
+        a->cp = cp;
+        return 0;
+    });
+}
+
+STDCL_API int clmdetach(void* ptr)
+{
+    return guarded_int([&] {
+        size_t off = 0;
+        auto a = ptr ? registry_find(ptr, &off) : nullptr;
+        if (!a || off) fail(STDCL_ENOENT, "clmdetach: %p is not the start of a clmalloc allocation", ptr);
+        if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+        a->wait_idle();
+        a->release_device_objects();
+        a->cp = nullptr;
+        return 0;
+    });
+}
+
+STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
+{
+    return guarded_int([&] {
+        size_t off = 0;
+        auto a = ptr ? registry_find(ptr, &off) : nullptr;
+        if (!a || off) fail(STDCL_ENOENT, "clmctl: %p is not the start of a clmalloc allocation", ptr);
+        switch (op) {
+        case CL_MCTL_GET_STATUS: return a->flags;
+        case CL_MCTL_MARK_CLEAN: return 0;
+        case CL_MCTL_SET_IMAGE2D: {
+            size_t w = va_arg(ap, size_t), h = va_arg(ap, size_t);
+            (void)va_arg(ap, size_t);
+            const cl_image_format* fmt = va_arg(ap, const cl_image_format*);
+            if (!(a->flags & CL_MEM_IMAGE2D)) fail(STDCL_EINVAL, "clmctl: CL_MCTL_SET_IMAGE2D needs a CL_MEM_IMAGE2D allocation");
+            cl_image_format f = fmt ? *fmt : cl_image_format{CL_RGBA, CL_FLOAT};
+            if (w == 0 || h == 0 || w * h * pixel_size(f) > a->size)
+                fail(STDCL_EINVAL, "clmctl: a %zux%zu image of %zu-byte pixels does not fit in %zu bytes", w, h,
+                     pixel_size(f), a->size);
+            a->wait_idle();
+            a->release_device_objects();
+            std::lock_guard<std::mutex> lock(a->mu);
+            a->is_image = true;
+            a->img_w = w;
+            a->img_h = h;
+            a->img_fmt = f;
+            return 0;
+        }
+        case CL_MCTL_SET_USRFLAGS:
+        case CL_MCTL_CLR_USRFLAGS: {
+            int f = va_arg(ap, int);
+            if (a->cp) fail(STDCL_ESTATE, "clmctl: user flags can only change on a detached allocation");
+            if (f & ~kAllocFlags & ~CL_MEM_DETACHED) fail(STDCL_EINVAL, "clmctl: unknown flags 0x%x", unsigned(f));
+            a->flags = op == CL_MCTL_SET_USRFLAGS ? (a->flags | f) : (a->flags & ~f);
+            return 0;
+        }
+        default: fail(STDCL_EINVAL, "clmctl: unsupported operation %d", op);
+        }
+    });
+}
+
+STDCL_API int clmctl(void* ptr, int op, ...)
+{
+    va_list ap;
+    va_start(ap, op);
+    int r = clmctl_va(ptr, op, ap);
+    va_end(ap);
+    return r;
+}
+
+STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int flags)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        int dir = check_sync_flags(flags, "clmsync");
+        Device& d = context_device(cp, devnum);
+        size_t off = 0;
+        auto a = attached(cp, ptr, "clmsync", &off);
+        cl_mem m = a->device_mem(devnum, 0);
+        cl_event ev = nullptr;
+        cl_int err;
+        size_t len = a->size - off;
+        if (a->is_image) {
+            size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
+            err = dir == CL_MEM_DEVICE
+                      ? clEnqueueWriteImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev)
+                      : clEnqueueReadImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev);
+        } else if (d.zero_copy || (a->flags & CL_MEM_NOCOPY)) {
+            // The device works on the host memory itself: nothing to copy; the marker
+            // keeps the queue's order and gives the caller an event.
+            err = clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &ev);
+        } else if (dir == CL_MEM_DEVICE) {
+            err = clEnqueueWriteBuffer(d.queue, m, CL_FALSE, off, len, a->host + off, 0, nullptr, &ev);
+        } else {
+            err = clEnqueueReadBuffer(d.queue, m, CL_FALSE, off, len, a->host + off, 0, nullptr, &ev);
+        }
+        check_cl(err, dir == CL_MEM_DEVICE ? "clmsync to the device" : "clmsync to the host");
+        trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
+              ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
+        a->note_event(devnum, ev);
+        return event_finish(cp, devnum, ev, flags, false);
+    });
+}
+
+STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* dst, int flags)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clmcopy: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
+        event_flags_check(flags);
+        Device& d = context_device(cp, devnum);
+        size_t soff = 0, doff = 0;
+        auto s = attached(cp, src, "clmcopy (source)", &soff);
+        auto t = attached(cp, dst, "clmcopy (destination)", &doff);
+        if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
+        size_t len = std::min(s->size - soff, t->size - doff);
+        cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
+        cl_event ev = nullptr;
+        check_cl(clEnqueueCopyBuffer(d.queue, sm, tm, soff, doff, len, 0, nullptr, &ev), "clmcopy");
+        s->note_event(devnum, ev);
+        t->note_event(devnum, ev);
+        return event_finish(cp, devnum, ev, flags, false);
+    });
+}
+
+STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
+{
+    return guarded<cl_mem>(nullptr, [&]() -> cl_mem {
+        context_device(cp, devnum);
+        size_t off = 0;
+        auto a = attached(cp, ptr, "stdcl_mem", &off);
+        return a->device_mem(devnum, off);
+    });
+}
+
+}  // extern "C"
