@@ -224,7 +224,7 @@ struct Choice {
 
 // Picks a platform for devices of `type` following a priority list (may be empty).
 Choice choose(const std::vector<PlatformInfo>& plats, cl_device_type type, const std::vector<std::string>& prefer,
-              const char* prefer_var, bool prefer_gpu_on_tie)
+              const char* prefer_var, const char* prefer_value, bool prefer_gpu_on_tie)
 {
     Choice c;
     for (const auto& want : prefer) {
@@ -239,7 +239,8 @@ Choice choose(const std::vector<PlatformInfo>& plats, cl_device_type type, const
         }
     }
     if (!prefer.empty())
-        warn_once(prefer_var, "%s: no platform with such devices matches; using the default choice", prefer_var);
+        warn_once(prefer_var, "%s='%s': no platform with such devices matches; using the default choice", prefer_var,
+                  prefer_value);
     bool best_has_gpu = false;
     for (const auto& p : plats) {
         auto devs = list_devices(p.id, type);
@@ -272,8 +273,9 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
     }
     std::string pvar = var + "_PLATFORM_NAME";
     std::vector<std::string> prefer;
-    if (const char* pn = std::getenv(pvar.c_str())) prefer = split_list(pn, ',');
-    Choice c = choose(plats, type, prefer, pvar.c_str(), type == CL_DEVICE_TYPE_ALL);
+    const char* pn = std::getenv(pvar.c_str());
+    if (pn) prefer = split_list(pn, ',');
+    Choice c = choose(plats, type, prefer, pvar.c_str(), pn ? pn : "", type == CL_DEVICE_TYPE_ALL);
     if (!c.plat) {
         trace(Trace::ctx, "%s: no device of this type on any platform", label);
         return nullptr;
@@ -426,7 +428,7 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
                 }
         if (!c.plat && !prefer.empty())
             fail(STDCL_ENOENT, "clcontext_create: no platform matching '%s' has such devices", platform_names);
-        if (!c.plat) c = choose(plats, devtype, {}, "platform_names", devtype == CL_DEVICE_TYPE_ALL);
+        if (!c.plat) c = choose(plats, devtype, {}, "platform_names", "", devtype == CL_DEVICE_TYPE_ALL);
         if (!c.plat) fail(STDCL_ENOENT, "clcontext_create: no platform has devices of the requested type");
         if (max_ndev && c.devs.size() > max_ndev) c.devs.resize(max_ndev);
         return make_context("user context", *c.plat, c.devs, c.why);

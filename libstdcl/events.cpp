@@ -3,6 +3,8 @@
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
+#include <algorithm>
+
 namespace stdcl {
 
 namespace {
@@ -84,12 +86,15 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
             fail(STDCL_EINVAL, "clwait: unknown flags 0x%x", unsigned(flags));
         int which = flags & CL_ALL_EVENT;
         if (which == 0) which = CL_ALL_EVENT;
+        // The events stay in the lists while this thread waits, so a clwait in another
+        // thread also finds and waits for them; whoever finishes first removes them.
+        EventList& el = *d.events;
         std::vector<cl_event> evs;
         {
-            EventList& el = *d.events;
             std::lock_guard<std::mutex> lock(el.mu);
-            if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end()), el.kernel.clear();
-            if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end()), el.mem.clear();
+            if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
+            if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
+            for (cl_event e : evs) clRetainEvent(e);
         }
         if (evs.empty()) return 0;
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
@@ -100,8 +105,19 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
                 clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
                 if (st < 0) worst = st;
             }
-        if (!(flags & CL_EVENT_NORELEASE))
-            for (cl_event e : evs) clReleaseEvent(e);
+        {
+            std::sort(evs.begin(), evs.end());
+            std::lock_guard<std::mutex> lock(el.mu);
+            for (auto* list : {&el.kernel, &el.mem}) {
+                size_t keep = 0;
+                for (cl_event e : *list) {
+                    if (!std::binary_search(evs.begin(), evs.end(), e)) (*list)[keep++] = e;
+                    else if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(e);  // the list's reference
+                }
+                list->resize(keep);
+            }
+        }
+        for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
         if (err != CL_SUCCESS)
             fail(STDCL_ECL, "clwait: a command on device %u failed: %s (%d)", devnum,
                  cl_error_name(worst ? worst : err), int(worst ? worst : err));

@@ -140,11 +140,12 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
 {
     std::lock_guard<std::mutex> lock(mu);
     if (dead) fail(STDCL_ENOENT, "the allocation at %p was freed", (void*)host);
-    if (!cp) fail(STDCL_ESTATE, "the allocation at %p is detached", (void*)host);
-    const Device& d = cp->devs[devnum];
-    if (mem.size() < cp->devs.size()) {
-        mem.resize(cp->devs.size(), nullptr);
-        last.resize(cp->devs.size(), nullptr);
+    CLCONTEXT* owner = cp.load();
+    if (!owner) fail(STDCL_ESTATE, "the allocation at %p is detached", (void*)host);
+    const Device& d = owner->devs[devnum];
+    if (mem.size() < owner->devs.size()) {
+        mem.resize(owner->devs.size(), nullptr);
+        last.resize(owner->devs.size(), nullptr);
     }
     cl_int err = CL_SUCCESS;
     if (!mem[devnum]) {
@@ -155,11 +156,11 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
             desc.image_type = CL_MEM_OBJECT_IMAGE2D;
             desc.image_width = img_w;
             desc.image_height = img_h;
-            mem[devnum] = clCreateImage(cp->ctx, f, &img_fmt, &desc, nullptr, &err);
+            mem[devnum] = clCreateImage(owner->ctx, f, &img_fmt, &desc, nullptr, &err);
             check_cl(err, "clCreateImage (image2d allocation)");
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
-            mem[devnum] = clCreateBuffer(cp->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size, zc ? host : nullptr, &err);
+            mem[devnum] = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size, zc ? host : nullptr, &err);
             if (err != CL_SUCCESS)
                 fail(err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? STDCL_ENOMEM : STDCL_ECL,
                      "clCreateBuffer of %zu bytes on device %u (%s): %s (%d)", size, devnum, d.name.c_str(),
@@ -290,7 +291,7 @@ STDCL_API int clfree(void* ptr)
         auto a = registry_find(ptr, &off);
         if (!a) fail(STDCL_ENOENT, "clfree: %p is not memory returned by clmalloc (or it was already freed)", ptr);
         if (off != 0)
-            fail(STDCL_EINVAL, "clfree: %p points %zu bytes into the allocation at %p; pass the pointer clmalloc returned",
+            fail(STDCL_ENOENT, "clfree: %p points %zu bytes into the allocation at %p; pass the pointer clmalloc returned",
                  ptr, off, (void*)a->host);
         if (!registry_erase(ptr)) fail(STDCL_ENOENT, "clfree: %p was already freed", ptr);
         trace(Trace::mem, "clfree %p (%zu bytes)", ptr, a->size);
@@ -420,10 +421,16 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
             err = dir == CL_MEM_DEVICE
                       ? clEnqueueWriteImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev)
                       : clEnqueueReadImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev);
-        } else if (d.zero_copy || (a->flags & CL_MEM_NOCOPY)) {
+        } else if (d.zero_copy) {
             // The device works on the host memory itself: nothing to copy; the marker
             // keeps the queue's order and gives the caller an event.
             err = clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &ev);
+        } else if (a->flags & CL_MEM_NOCOPY) {
+            // A CL_MEM_USE_HOST_PTR buffer on a device with memory of its own: mapping
+            // and unmapping is how OpenCL makes the host memory and the device agree.
+            cl_map_flags mf = dir == CL_MEM_DEVICE ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
+            void* p = clEnqueueMapBuffer(d.queue, m, CL_FALSE, mf, off, len, 0, nullptr, nullptr, &err);
+            if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(d.queue, m, p, 0, nullptr, &ev);
         } else if (dir == CL_MEM_DEVICE) {
             err = clEnqueueWriteBuffer(d.queue, m, CL_FALSE, off, len, a->host + off, 0, nullptr, &ev);
         } else {

@@ -69,7 +69,7 @@ struct Allocation {
     size_t size = 0;
     size_t mapped = 0;            // bytes actually reserved (page rounded)
     int flags = 0;                // clmalloc flags
-    CLCONTEXT* cp = nullptr;      // nullptr while detached
+    std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
 
     // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
