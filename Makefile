@@ -1,0 +1,393 @@
+# Makefile: builds libstdcl, its tools, tests, examples and benchmarks into
+# build/, mirroring the source tree.  Non-recursive; the machine-specific
+# settings come from config.mk, which configure writes (this Makefile runs
+# tools/install_deps.sh, autoconf and ./configure itself when config.mk is
+# missing or configure.ac, config.mk.in, stdcl.pc.in changed).
+#
+#   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
+#   make check      all, then tools/run_tests.sh (every tests/test_*.c program
+#                   and tests/check_exports.sh); `make check T=test_x F='pat*'`
+#                   runs one program, with a CMocka test-name filter
+#   make run        all, then RUN_CMD (below) in the test environment
+#   make asan | tsan | ubsan
+#                   rebuilds the library, tools and tests with that sanitizer
+#                   into build-asan/ (...) and runs the tests there
+#   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
+#   make bench-cuda bench/*.cu with nvcc, when configure found it
+#   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
+#                   its soname links, libstdcl.a, stdcl.pc, tools)
+#   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
+#   make clean      removes build*/; distclean also the configure outputs
+#
+# Options: WERROR=1 (warnings are errors); CONFIGURE_FLAGS='--prefix=/opt/x'
+# for the automatic configure run; BUILD=dir (build folder, default build);
+# BENCH_OPT (default -O3), NVCCFLAGS (default -O3); STDCL_SKIP_DEPS=1 (in
+# the environment: no package check).
+#
+# Sources are found by wildcard, so new files need no edit here:
+#   libstdcl/*.cpp           the library (internal headers libstdcl/internal/)
+#   src/<tool>.c|.cpp        build/bin/<tool> (linked with libstdcl.a instead
+#                            of libstdcl.so if it includes libstdcl/internal/)
+#   tests/test_*.c           build/tests/test_* (CMocka, one program per area)
+#   tests/helper_*.c         build/tests/helper_* (programs the tests spawn)
+#   examples/<name>/*.c|.cpp build/examples/<name>/<name>: every source of the
+#                            folder linked into one program.  A folder holding
+#                            several programs lists them in a file PROGRAMS,
+#                            one per line, `prog: file1.c file2.c` (names
+#                            relative to the folder; # starts a comment).
+#   bench/<name>.c|.cpp      build/bench/<name>; bench/<name>.cu only with
+#                            `make bench-cuda`
+# The kernel files of each examples/ folder (*.cl, *.clh and *.h, which
+# kernels may include) and tests/*.cl are copied next to the programs; `make
+# run` and the tests run from that folder.  Library objects are compiled
+# with -fPIC -fvisibility=hidden, and the link exports exactly the STDCL_API
+# names of include/stdcl.h (a version script made from the header).
+
+# What `make run` runs (a shell command, from the top of the tree).
+RUN_CMD = cd $(BUILD)/examples/hello_stdcl && ./hello_stdcl
+
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+# Keep the object files that pattern-rule chains make (tools, tests).
+.SECONDARY:
+
+BUILD ?= build
+
+# --------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------
+# clean and distclean must work without (and must not create) config.mk.
+NOCONFIG_GOALS := clean distclean
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+include config.mk
+endif
+# Until config.mk exists (make reads this file once before configuring).
+PACKAGE_VERSION ?= 0.0.0
+STDCL_MAJOR ?= 0
+
+# tools/install_deps.sh installs missing Debian packages (as root) or prints
+# the command to (otherwise).  When it cannot, the build goes on: configure
+# stops if something essential is missing, and says what.  (.ci/run, in
+# contrast, stops at once.)  STDCL_SKIP_DEPS=1 skips the check.
+INSTALL_DEPS = sh tools/install_deps.sh || \
+    echo "warning: tools/install_deps.sh failed; trying to build anyway" >&2
+
+configure: configure.ac
+	@$(INSTALL_DEPS)
+	autoconf
+	@touch $@
+
+# Re-running keeps the options of the last ./configure (config.status).
+config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in
+	@$(INSTALL_DEPS)
+	@if [ -f config.status ]; then \
+	    echo "./config.status --recheck && ./config.status"; \
+	    ./config.status --recheck && ./config.status; \
+	else \
+	    echo "./configure $(CONFIGURE_FLAGS)"; \
+	    ./configure $(CONFIGURE_FLAGS); \
+	fi
+	@touch $@
+
+# Written by the same configure run; recreated if deleted.
+stdcl.pc include/stdcl_version.h: | config.mk
+	./config.status $@
+
+# --------------------------------------------------------------------------
+# Flags
+# --------------------------------------------------------------------------
+WARN := -Wall -Wextra
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+DEPFLAGS := -MMD -MP
+# SAN_FLAGS is set by the asan/tsan/ubsan targets for their sub-make.
+SAN_FLAGS ?=
+
+ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(CPPFLAGS)
+LIB_CXXFLAGS = $(CXXSTD) -fPIC -fvisibility=hidden -fvisibility-inlines-hidden \
+               -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
+PROG_CFLAGS = $(CSTD) -pthread $(WARN) $(CFLAGS) $(SAN_FLAGS)
+PROG_CXXFLAGS = $(CXXSTD) -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
+# Extra flags of some folders (pattern-specific values below).
+DIR_CPPFLAGS =
+DIR_CFLAGS =
+
+# Programs link with the shared library and find it at run time through
+# their rpath, $ORIGIN/ and the way up to build/ then lib: ../lib for
+# build/bin/tool (and bin/tool once installed), ../../lib for
+# build/examples/name/prog.
+empty :=
+space := $(empty) $(empty)
+rpath_up = $(subst $(space),,$(patsubst %,../,$(subst /, ,$(patsubst $(BUILD)/%,%,$(@D)))))
+PROG_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS) -pthread -L$(BUILD)/lib \
+               -Wl,-rpath,'$$ORIGIN/$(rpath_up)lib'
+PROG_LIBS = -lstdcl $(OPENCL_LIBS) -lm -lpthread $(LIBS)
+
+# A sanitized shared library has undefined sanitizer symbols by design.
+ifeq ($(strip $(SAN_FLAGS)),)
+LIB_NOUNDEF := -Wl,--no-undefined
+endif
+
+# --------------------------------------------------------------------------
+# The library
+# --------------------------------------------------------------------------
+LIB_SRCS := $(wildcard libstdcl/*.cpp)
+LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/%.o)
+SONAME = libstdcl.so.$(STDCL_MAJOR)
+LIB_REAL = $(BUILD)/lib/libstdcl.so.$(PACKAGE_VERSION)
+LIB_SONAME_LINK = $(BUILD)/lib/$(SONAME)
+LIB_SO = $(BUILD)/lib/libstdcl.so
+LIB_A = $(BUILD)/lib/libstdcl.a
+LIB_MAP = $(BUILD)/lib/libstdcl.map
+LIB_PC = $(BUILD)/pkgconfig/stdcl.pc
+
+.PHONY: lib
+lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC)
+
+$(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+
+# The version script exports exactly the names declared STDCL_API: hidden
+# visibility alone still exports the std:: template code the library
+# instantiates.  tests/check_exports.sh checks the result.
+$(LIB_MAP): include/stdcl.h tools/api_symbols.sh
+	@mkdir -p $(@D)
+	{ echo '{'; echo '  global:'; \
+	  sh tools/api_symbols.sh include/stdcl.h | sed 's/.*/    &;/'; \
+	  echo '  local: *;'; echo '};'; } > $@
+
+$(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
+	@mkdir -p $(@D)
+	$(CXX) -shared $(LIB_CXXFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
+	    -Wl,--version-script=$(LIB_MAP) -Wl,--exclude-libs,ALL $(LIB_NOUNDEF) \
+	    -o $@ $(LIB_OBJS) $(OPENCL_LIBS) -lpthread -ldl $(LIBS)
+
+$(LIB_SONAME_LINK): $(LIB_REAL)
+	ln -sf $(notdir $<) $@
+
+$(LIB_SO): $(LIB_SONAME_LINK)
+	ln -sf $(notdir $<) $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# stdcl.pc for the uninstalled tree: PKG_CONFIG_PATH=$PWD/build/pkgconfig
+# lets an example's own Makefile build against build/.
+$(LIB_PC): stdcl.pc
+	@mkdir -p $(@D)
+	sed -e 's|^prefix=.*|prefix=$(CURDIR)|' \
+	    -e 's|^libdir=.*|libdir=$(CURDIR)/$(BUILD)/lib|' \
+	    -e 's|^includedir=.*|includedir=$(CURDIR)/include|' $< > $@
+
+# --------------------------------------------------------------------------
+# Object files of the programs (tools, tests, examples, benchmarks)
+# --------------------------------------------------------------------------
+$(BUILD)/%.o: %.c | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CC) $(DEPFLAGS) $(ALL_CPPFLAGS) $(DIR_CPPFLAGS) $(PROG_CFLAGS) $(DIR_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cpp | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(DIR_CPPFLAGS) $(PROG_CXXFLAGS) $(DIR_CFLAGS) -c $< -o $@
+
+# Kernels and the headers they include run from next to the programs.
+$(BUILD)/%.cl: %.cl
+	@mkdir -p $(@D)
+	cp $< $@
+$(BUILD)/%.clh: %.clh
+	@mkdir -p $(@D)
+	cp $< $@
+$(BUILD)/%.h: %.h
+	@mkdir -p $(@D)
+	cp $< $@
+
+# Links $@ from the object files among its prerequisites, with the C++
+# driver when one of them came from C++.
+LINK_PROG = $(if $(filter $(CXX_OBJS),$^),$(CXX),$(CC)) $(PROG_LDFLAGS) \
+            -o $@ $(filter %.o,$^) $(PROG_LIBS)
+CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp \
+           examples/*/*.cpp bench/*.cpp))
+
+# --------------------------------------------------------------------------
+# Tools: src/<tool>.c|.cpp -> build/bin/<tool>
+# --------------------------------------------------------------------------
+TOOL_SRCS := $(wildcard src/*.c src/*.cpp)
+TOOLS := $(addprefix $(BUILD)/bin/,$(basename $(notdir $(TOOL_SRCS))))
+
+.PHONY: tools
+tools: $(TOOLS)
+
+$(BUILD)/bin/%: $(BUILD)/src/%.o $(LIB_SO)
+	@mkdir -p $(@D)
+	$(LINK_PROG)
+
+# A tool that includes the library's internal headers (libstdcl/internal/)
+# needs symbols the shared library does not export: it links the static
+# archive instead (only the archive members it uses).
+TOOLS_INTERNAL := $(addprefix $(BUILD)/bin/,$(basename $(notdir \
+    $(shell grep -l 'libstdcl/internal/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
+$(TOOLS_INTERNAL): $(LIB_A)
+$(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) -lm -lpthread -ldl $(LIBS)
+
+# --------------------------------------------------------------------------
+# Tests: tests/test_*.c and tests/helper_*.c -> build/tests/
+# --------------------------------------------------------------------------
+TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+TEST_HELPERS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/helper_*.c))
+TEST_DATA := $(addprefix $(BUILD)/,$(wildcard tests/*.cl tests/*.clh))
+
+$(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
+
+$(TEST_PROGS) $(TEST_HELPERS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_SO)
+	$(LINK_PROG) $(CMOCKA_LIBS)
+
+# Everything the tests use, tools included (a test may run one).
+.PHONY: tests
+ifeq ($(HAVE_CMOCKA),1)
+tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA)
+else
+tests: lib tools
+	@echo "warning: CMocka not found by configure: tests not built (run tools/install_deps.sh, then rm config.mk)" >&2
+endif
+
+# --------------------------------------------------------------------------
+# Examples: examples/<name>/ -> build/examples/<name>/<program>
+# --------------------------------------------------------------------------
+EXAMPLE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard examples/*/*.c \
+                examples/*/*.cpp examples/*/PROGRAMS))))
+EXAMPLES :=
+comma := ,
+
+# $(call example_program,folder,program,sources relative to the folder)
+define example_program
+EXAMPLES += $(BUILD)/$(strip $(1))/$(strip $(2))
+$(BUILD)/$(strip $(1))/$(strip $(2)): \
+    $(addprefix $(BUILD)/$(strip $(1))/,$(addsuffix .o,$(basename $(3)))) \
+    $(addprefix $(BUILD)/,$(wildcard $(1)/*.cl $(1)/*.clh $(1)/*.h)) $(LIB_SO)
+endef
+
+# A PROGRAMS line `prog: a.c b.c` becomes the word prog=a.c,b.c.
+example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
+    -e 's/[[:space:]]*:[[:space:]]*/=/' -e 's/^[[:space:]]*//' \
+    -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
+$(foreach d,$(EXAMPLE_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
+    $(foreach l,$(call example_lines,$(d)),$(eval $(call example_program,$(d),\
+        $(word 1,$(subst =, ,$(l))),$(subst $(comma), ,$(word 2,$(subst =, ,$(l))))))),\
+    $(eval $(call example_program,$(d),$(notdir $(d)),\
+        $(notdir $(wildcard $(d)/*.c $(d)/*.cpp))))))
+
+# Examples and benchmarks may use libpng (HAVE_PNG) and OpenMP (_OPENMP).
+ifeq ($(HAVE_PNG),1)
+PNG_DEFS = -DHAVE_PNG=1 $(PNG_CFLAGS)
+PNG_LINK = $(PNG_LIBS)
+endif
+$(BUILD)/examples/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
+$(BUILD)/examples/%.o: DIR_CFLAGS = $(OPENMP_CFLAGS)
+
+$(EXAMPLES):
+	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
+
+.PHONY: examples
+examples: $(EXAMPLES)
+
+# --------------------------------------------------------------------------
+# Benchmarks: bench/<name>.c|.cpp -> build/bench/<name>
+# --------------------------------------------------------------------------
+BENCH_OPT ?= -O3
+BENCH_SRCS := $(wildcard bench/*.c bench/*.cpp)
+BENCHES := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRCS))))
+BENCH_CU := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
+NVCCFLAGS ?= -O3
+
+$(BUILD)/bench/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
+$(BUILD)/bench/%.o: DIR_CFLAGS = $(BENCH_OPT) $(OPENMP_CFLAGS)
+
+$(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
+	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
+
+.PHONY: bench bench-cuda
+bench: $(BENCHES)
+
+ifeq ($(HAVE_NVCC),1)
+bench-cuda: $(BENCH_CU)
+else
+bench-cuda:
+	@echo "bench-cuda: configure found no nvcc (put it in PATH, then rm config.mk)" >&2; exit 1
+endif
+
+# The CUDA baselines do not use libstdcl; they may share the examples' C.
+NVCC_OMP = $(if $(OPENMP_CFLAGS),-Xcompiler $(OPENMP_CFLAGS) -lgomp)
+$(BENCH_CU): $(BUILD)/bench/%: bench/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Iinclude $(PNG_DEFS) $(NVCC_OMP) -o $@ $< $(PNG_LINK) -lm
+
+# --------------------------------------------------------------------------
+# Main targets
+# --------------------------------------------------------------------------
+.PHONY: all check run asan tsan ubsan install uninstall clean distclean
+
+all: lib tools tests examples bench
+
+T ?=
+F ?=
+check: all
+ifneq ($(HAVE_CMOCKA),1)
+	@echo "check: CMocka not found by configure (run tools/install_deps.sh, then rm config.mk)" >&2; exit 1
+endif
+	BUILD_DIR=$(BUILD) bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+
+run: all
+	bash tools/test_env.sh sh -c '$(RUN_CMD)'
+
+# Sanitizers: the library, tools and tests rebuilt into build-<name>/.
+SAN_asan := -fsanitize=address -fno-omit-frame-pointer
+SAN_tsan := -fsanitize=thread
+SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# (The sanitizers' run-time options are in tools/test_env.sh.)
+
+asan tsan ubsan:
+	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' tests
+	BUILD_DIR=build-$@ bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+
+# Installed stdcl.pc: configure's, with the install prefix baked in.
+pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
+install: lib tools
+	install -d $(DESTDIR)$(includedir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(bindir)
+	install -m 644 include/stdcl.h include/stdcl_version.h $(DESTDIR)$(includedir)/
+	install -m 755 $(LIB_REAL) $(DESTDIR)$(libdir)/
+	ln -sf libstdcl.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(libdir)/
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
+	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
+	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
+	    -e 's|^includedir=.*|includedir=$(call pc_rel,$(includedir))|' \
+	    stdcl.pc > $(BUILD)/stdcl-install.pc
+	install -m 644 $(BUILD)/stdcl-install.pc $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc
+ifneq ($(TOOLS),)
+	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
+	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
+	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
+	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc
+ifneq ($(TOOLS),)
+	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
+endif
+
+clean:
+	rm -rf build build-asan build-tsan build-ubsan $(BUILD)
+
+distclean: clean
+	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \
+	       stdcl.pc include/stdcl_version.h
+
+# Header dependencies recorded by -MMD.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# check_exports.sh: the library exports exactly the API of the header.
+# Compares the dynamic symbols defined by libstdcl.so (nm -D --defined-only)
+# with the names declared STDCL_API in include/stdcl.h, and fails listing
+# every difference.  Run by tools/run_tests.sh as one more test; the library
+# is $BUILD_DIR/lib/libstdcl.so (BUILD_DIR defaults to build).
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+lib=${1:-$build/lib/libstdcl.so}
+header=${2:-$top/include/stdcl.h}
+NM=${NM:-nm}
+
+if [ ! -e "$lib" ]; then
+    echo "check_exports: $lib not found (run make first)" >&2
+    exit 1
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+sh "$top/tools/api_symbols.sh" "$header" > "$tmp/header" || exit 1
+# Defined dynamic symbols, less the linker's own section markers.
+"$NM" -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' \
+    | sed 's/@.*//' \
+    | grep -v -x -E '_init|_fini|_edata|_end|__bss_start' \
+    | LC_ALL=C sort -u > "$tmp/library"
+
+LC_ALL=C comm -23 "$tmp/header" "$tmp/library" > "$tmp/missing"
+LC_ALL=C comm -13 "$tmp/header" "$tmp/library" > "$tmp/extra"
+status=0
+if [ -s "$tmp/missing" ]; then
+    echo "check_exports: declared STDCL_API in $(basename "$header") but not exported by $(basename "$lib"):"
+    sed 's/^/  /' "$tmp/missing"
+    status=1
+fi
+if [ -s "$tmp/extra" ]; then
+    echo "check_exports: exported by $(basename "$lib") but not declared STDCL_API:"
+    sed 's/^/  /' "$tmp/extra"
+    status=1
+fi
+if [ $status -eq 0 ]; then
+    echo "check_exports: $(wc -l < "$tmp/header") symbols, library and header agree"
+fi
+exit $status

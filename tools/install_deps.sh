@@ -1,0 +1,48 @@
+#!/bin/sh
+# install_deps.sh: installs the Debian packages that building and testing
+# libstdcl needs, when some are missing.  Silent and fast when none is.
+#
+# As root: apt-get update && apt-get install of the missing ones.  As another
+# user: prints the sudo command to run and exits 1.  On a system without
+# dpkg: prints what is needed and exits 0 (configure then reports what it
+# cannot find).  STDCL_SKIP_DEPS=1 skips the check.  The Makefile runs this
+# before autoconf/configure; .ci/run runs it first of all.
+PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
+pocl-opencl-icd clinfo oclgrind libcmocka-dev libpng-dev"
+
+[ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
+
+if ! command -v dpkg-query > /dev/null 2>&1; then
+    cat >&2 <<MSG
+install_deps.sh: not a Debian system; install the equivalents of:
+  a C99 and C++17 compiler (gcc, g++), GNU make, autoconf, pkg-config,
+  the OpenCL headers and ICD loader (libOpenCL.so, CL/cl.h),
+  an OpenCL platform with a CPU device (PoCL), clinfo, CMocka (cmocka.h),
+  and optionally oclgrind and libpng.
+MSG
+    exit 0
+fi
+
+# Packages dpkg knows as installed ("ii"); everything else is missing.
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' $PACKAGES 2> /dev/null \
+            | awk '$2 == "ii" { print $1 }')
+missing=
+for p in $PACKAGES; do
+    case " $(echo $installed) " in
+        *" $p "*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+missing=${missing# }
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install_deps.sh: missing Debian packages: $missing" >&2
+    echo "install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $missing" >&2
+    exit 1
+fi
+
+echo "install_deps.sh: installing $missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q && apt-get install -y -q --no-install-recommends $missing

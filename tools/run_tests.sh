@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# run_tests.sh: runs the test programs and counts their CMocka results.
+#
+#   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
+#                                         then tests/check_exports.sh
+#   tools/run_tests.sh test_x[,test_y] [filter]
+#                                         only those programs (names in
+#                                         $BUILD_DIR/tests, or paths;
+#                                         check_exports is one), passing
+#                                         filter (a CMocka test-name pattern,
+#                                         e.g. 'test_clfree_*') as argv[1]
+#
+# Each program runs through tools/test_env.sh (PoCL with two devices, fresh
+# cache folders) with build/tests as its current directory, where the
+# Makefile copies tests/*.cl; its output is printed as it runs.  CMocka's
+# "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines are summed; a
+# program that exits non-zero (crash, sanitizer report, timeout) without a
+# FAILED line counts as one failure, one that prints no summary and exits 0
+# as one pass.  The last line is exactly "N passed, N failed"; the exit
+# status is 1 when anything failed.
+#
+# Environment: BUILD_DIR (default build; make asan uses build-asan),
+# TEST_TIMEOUT (seconds per program, default 300).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+timeout_s=${TEST_TIMEOUT:-300}
+
+programs=()
+run_exports=0
+filter=
+if [ $# -ge 1 ]; then
+    filter=${2:-}
+    for name in ${1//,/ }; do
+        case $(basename "$name") in
+            check_exports|check_exports.sh) run_exports=1 ;;
+            *) if [[ $name == */* ]]; then   # a path: that program
+                   programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
+               else
+                   programs+=("$build/tests/$name")
+               fi ;;
+        esac
+    done
+else
+    run_exports=1
+    for f in "$build"/tests/test_*; do
+        case $(basename "$f") in *.*) continue ;; esac
+        [ -f "$f" ] && [ -x "$f" ] && programs+=("$f")
+    done
+    if [ ${#programs[@]} -eq 0 ]; then
+        echo "run_tests: no test programs in $build/tests (run make first)" >&2
+    fi
+fi
+
+log=$(mktemp "${TMPDIR:-/tmp}/stdcl-run-tests.XXXXXX") || exit 1
+trap 'rm -f "$log"' EXIT
+
+# Line-buffer the programs' stdout so that it interleaves with stderr.
+linebuf=()
+command -v stdbuf > /dev/null 2>&1 && linebuf=(stdbuf -oL -eL)
+
+total_passed=0
+total_failed=0
+failures=()
+
+count() { # count PASSED|FAILED: sums CMocka's "N test(s)" lines of $log
+    sed -n "s/.*\[  $1  \] \([0-9][0-9]*\) test(s).*/\1/p" "$log" \
+        | awk '{ s += $1 } END { print s + 0 }'
+}
+
+for prog in "${programs[@]}"; do
+    name=$(basename "$prog")
+    echo "=== $name${filter:+ ($filter)}"
+    if [ ! -x "$prog" ]; then
+        echo "run_tests: $prog: no such test program"
+        total_failed=$((total_failed + 1))
+        failures+=("$name (missing)")
+        continue
+    fi
+    timeout -k 10 "$timeout_s" bash "$top/tools/test_env.sh" -C "$(dirname "$prog")" \
+        "${linebuf[@]}" "$prog" ${filter:+"$filter"} 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    passed=$(count PASSED)
+    failed=$(count FAILED)
+    if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            echo "run_tests: $name timed out after ${timeout_s}s: one failure"
+        else
+            echo "run_tests: $name exited with status $rc without a CMocka failure line: one failure"
+        fi
+        failed=1
+    elif [ "$rc" -eq 0 ] && [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
+        echo "run_tests: $name printed no CMocka summary and exited 0: one pass"
+        passed=1
+    fi
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)")
+done
+
+if [ $run_exports -eq 1 ]; then
+    echo "=== check_exports"
+    if BUILD_DIR=$build sh "$top/tests/check_exports.sh"; then
+        total_passed=$((total_passed + 1))
+    else
+        total_failed=$((total_failed + 1))
+        failures+=("check_exports")
+    fi
+fi
+
+echo "==="
+for f in "${failures[@]+"${failures[@]}"}"; do
+    echo "FAILED: $f"
+done
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# test_env.sh: runs one command in the test environment, which
+# tools/run_tests.sh uses for every test program and `make run` for the demo.
+#
+#   tools/test_env.sh [-C dir] command [args...]
+#
+# The environment: PoCL with two CPU devices (POCL_DEVICES="pthread pthread",
+# POCL_MAX_PTHREAD_COUNT=2); POCL_CACHE_DIR, XDG_CACHE_HOME, STDCL_CACHE_DIR
+# and TMPDIR in a fresh temporary folder, removed when the command ends (so
+# every command starts with cold caches); STDCL_TEST_TMPDIR, a scratch folder
+# in it for the test's own files; STDCL_TEST_SRCDIR, the absolute path of
+# tests/ in the source tree; sanitizer options (below).  Every STDCL_* and STDDEV/STDCPU/STDGPU/STDACC*
+# variable of the caller is removed first (STDCL_KERNEL_PATH, STDCL_TRACE,
+# STDDEV=0 ... would change what the tests see).  With -C the command runs in
+# dir.  Exits with the command's status.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+dir=
+if [ "${1:-}" = -C ]; then
+    dir=$2
+    shift 2
+fi
+if [ $# -eq 0 ]; then
+    echo "usage: $0 [-C dir] command [args...]" >&2
+    exit 2
+fi
+
+for v in $(compgen -e); do
+    case $v in
+        STDCL_*|STDDEV*|STDCPU*|STDGPU*|STDACC*) unset "$v" ;;
+    esac
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stdcl-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir -p "$tmp/pocl" "$tmp/xdg" "$tmp/stdcl" "$tmp/tmp" "$tmp/scratch"
+
+export POCL_DEVICES="pthread pthread"
+export POCL_MAX_PTHREAD_COUNT=2
+export POCL_CACHE_DIR="$tmp/pocl"
+export XDG_CACHE_HOME="$tmp/xdg"
+export STDCL_CACHE_DIR="$tmp/stdcl"
+export TMPDIR="$tmp/tmp"
+export STDCL_TEST_TMPDIR="$tmp/scratch"
+export STDCL_TEST_SRCDIR="$top/tests"
+
+# For programs built by make asan / tsan / ubsan (ignored by others); the
+# caller's own options come after these, so they win.  run_tests.sh's stdbuf
+# preloads a library before the ASan runtime; PoCL and LLVM leak at exit.
+export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$top/tools/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export TSAN_OPTIONS="second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+
+if [ -n "$dir" ]; then
+    cd "$dir" || exit 1
+fi
+"$@"
