@@ -1,0 +1,63 @@
+/* helper_env.c: prints what the default contexts are in this process, for the
+ * tests that set STD* environment variables (they need a fresh process, since
+ * the contexts are made when libstdcl loads).
+ *
+ * stdout, first line: "stdcpu=N stdgpu=N stddev=N stdacc=N" (device counts,
+ * 0 for a NULL context); then "why <name>: <stdcl_context_why>" per non-NULL
+ * context.  With the argument "run", it then runs a small kernel on every
+ * device of every non-NULL context and prints "run <name> <devnum> ok" (or
+ * "run <name> <devnum> FAILED: <clerror>").  Exit status: 0, or 1 if a run
+ * failed. */
+#include <stdio.h>
+#include <string.h>
+
+#include <stdcl.h>
+
+static const char* k_src =
+    "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n";
+
+static int run_on(const char* name, CLCONTEXT* cp)
+{
+    int failed = 0;
+    void* h = clsopen(cp, k_src, CLLD_NOW);
+    cl_kernel k = h ? clsym(cp, h, "twice", CLLD_NOW) : NULL;
+    for (unsigned d = 0; d < clgetndev(cp); d++) {
+        enum { N = 256 };
+        int* a = (int*)clmalloc(cp, N * sizeof(int), 0);
+        int ok = k && a;
+        if (ok) {
+            for (int i = 0; i < N; i++) a[i] = i;
+            clndrange_t ndr = clndrange_init1d(0, N, 64);
+            ok = clmsync(cp, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL &&
+                 clforka(cp, d, k, &ndr, CL_EVENT_WAIT, a) != NULL &&
+                 clmsync(cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+            for (int i = 0; ok && i < N; i++) ok = a[i] == 2 * i + 1;
+        }
+        if (ok) {
+            printf("run %s %u ok\n", name, d);
+        } else {
+            const char* e = clerror();
+            printf("run %s %u FAILED: %s\n", name, d, e ? e : "(wrong results)");
+            failed = 1;
+        }
+        clfree(a);
+    }
+    if (h) clclose(cp, h);
+    return failed;
+}
+
+int main(int argc, char** argv)
+{
+    struct { const char* name; CLCONTEXT* cp; } ctx[] = {
+        {"stdcpu", stdcpu}, {"stdgpu", stdgpu}, {"stddev", stddev}, {"stdacc", stdacc}};
+    printf("stdcpu=%u stdgpu=%u stddev=%u stdacc=%u\n", clgetndev(stdcpu), clgetndev(stdgpu), clgetndev(stddev),
+           clgetndev(stdacc));
+    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
+        if (ctx[i].cp) printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+    int failed = 0;
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
+            if (ctx[i].cp) failed |= run_on(ctx[i].name, ctx[i].cp);
+    fflush(stdout);
+    return failed;
+}

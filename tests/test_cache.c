@@ -1,0 +1,564 @@
+/* test_cache.c: the on-disk program cache, seen from fresh processes
+ * (helper_cache) as a second run of a program sees it: hits, rebuilds when an
+ * included header changes, damaged entries, a folder that cannot be written,
+ * two processes building one key, the size bound, and the stdcl-cache tool.
+ * Each test has its own cache folder and kernel folder.  Hit or miss is read
+ * from the STDCL_TRACE=cache lines ("stdcl[cache]: hit ..." / "... miss ..."). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+#define HIT "stdcl[cache]: hit "
+#define MISS "stdcl[cache]: miss "
+
+static const char* k_kernel =
+    "#include \"val.h\"\n"
+    "__kernel void k(__global int* out)\n"
+    "{\n"
+    "    int i = get_global_id(0);\n"
+    "    out[i] = i * VAL + SALT;\n"
+    "}\n";
+
+/* One test's folders: root/src holds k.cl and val.h, root/cache the cache. */
+typedef struct {
+    char* root;
+    char src[PATH_MAX];
+    char cache[PATH_MAX];
+    char kfile[PATH_MAX + 16];
+    char header[PATH_MAX + 16];
+} fixture;
+
+static void write_header(fixture* f, int val)
+{
+    char text[128];
+    snprintf(text, sizeof text, "#define VAL %d\n#ifndef SALT\n#define SALT 0\n#endif\n", val);
+    assert_int_equal(tu_write_file(f->header, text), 0);
+}
+
+static int setup(void** state)
+{
+    fixture* f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    f->root = tu_mkdtemp();
+    if (!f->root) return -1;
+    snprintf(f->src, sizeof f->src, "%s/src", f->root);
+    snprintf(f->cache, sizeof f->cache, "%s/cache", f->root);
+    snprintf(f->kfile, sizeof f->kfile, "%s/k.cl", f->src);
+    snprintf(f->header, sizeof f->header, "%s/val.h", f->src);
+    if (mkdir(f->src, 0755) != 0) return -1;
+    if (tu_write_file(f->kfile, k_kernel) != 0) return -1;
+    char text[128];
+    snprintf(text, sizeof text, "#define VAL %d\n#ifndef SALT\n#define SALT 0\n#endif\n", 3);
+    if (tu_write_file(f->header, text) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    fixture* f = *state;
+    char cmd[PATH_MAX + 32];
+    /* A folder a test made read-only must be writable again to go. */
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", f->root, f->root);
+    if (system(cmd) != 0) print_message("teardown: could not remove %s\n", f->root);
+    free(f->root);
+    free(f);
+    return 0;
+}
+
+/* The sum helper_cache prints for k.cl with VAL val and SALT salt. */
+static long expected_sum(int val, int salt)
+{
+    return (long)val * (63 * 64 / 2) + 64L * salt;
+}
+
+/* The number after "result <file> " in out, or LONG_MIN. */
+static long result_of(const char* out)
+{
+    const char* p = strstr(out, "result ");
+    if (!p) return LONG_MIN;
+    p = strchr(p + 7, ' ');
+    return p ? strtol(p + 1, NULL, 10) : LONG_MIN;
+}
+
+/* Runs helper_cache on k.cl with the fixture's cache folder and tracing,
+ * plus the extra arguments (NULL-terminated, before the file) and extra
+ * environment; asserts that it succeeded and printed the expected sum. */
+static void run_helper_env(fixture* f, tu_proc* r, const char* const* extra_args,
+                           const char* const* extra_env, int val, int salt)
+{
+    char cache_env[PATH_MAX + 32];
+    snprintf(cache_env, sizeof cache_env, "STDCL_CACHE_DIR=%s", f->cache);
+    const char* env[16];
+    size_t ne = 0;
+    env[ne++] = cache_env;
+    env[ne++] = "STDCL_TRACE=cache";
+    for (size_t i = 0; extra_env && extra_env[i] && ne < 15; i++) env[ne++] = extra_env[i];
+    env[ne] = NULL;
+    const char* args[16];
+    size_t na = 0;
+    for (size_t i = 0; extra_args && extra_args[i] && na < 14; i++) args[na++] = extra_args[i];
+    args[na++] = f->kfile;
+    args[na] = NULL;
+    tu_spawn(r, tu_helper("helper_cache"), args, env, NULL, 120);
+    if (r->status != 0 || result_of(r->out) != expected_sum(val, salt))
+        tu_proc_dump(r, "helper_cache");
+    assert_int_equal(r->status, 0);
+    assert_int_equal(result_of(r->out), expected_sum(val, salt));
+}
+
+static void run_helper(fixture* f, tu_proc* r, int val)
+{
+    run_helper_env(f, r, NULL, NULL, val, 0);
+}
+
+/* The cache folder's entries: count, and the path of the first one. */
+static int entries(const char* dir, char* first, size_t size)
+{
+    DIR* d = opendir(dir);
+    int n = 0;
+    if (first && size) first[0] = '\0';
+    if (!d) return 0;
+    struct dirent* de;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len == 70 && strcmp(de->d_name + 64, ".clbin") == 0) {
+            if (n == 0 && first) snprintf(first, size, "%s/%s", dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static long file_size(const char* path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_clopen_cache_hit_in_second_process(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, MISS);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+}
+
+static void test_clsopen_cache_hit_in_second_process(void** state)
+{
+    fixture* f = *state;
+    /* clsopen gets no file, so the includes resolve through -I options. */
+    char opt[PATH_MAX + 8];
+    snprintf(opt, sizeof opt, "-I %s", f->src);
+    const char* args[] = {"-s", "-o", opt, NULL};
+    tu_proc r;
+    run_helper_env(f, &r, args, NULL, 3, 0);
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, args, NULL, 3, 0);
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, MISS);
+    tu_proc_free(&r);
+}
+
+static void test_clopen_cache_header_edit_rebuilds(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+
+    write_header(f, 5);
+    run_helper(f, &r, 5); /* the new VAL: the build used the edited header */
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    /* The trace names the part of the key that changed. */
+    assert_contains(r.err, "val.h");
+    assert_contains(r.err, "content changed");
+    tu_proc_free(&r);
+
+    run_helper(f, &r, 5);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+static void test_clopen_cache_option_change_named_in_trace(void** state)
+{
+    fixture* f = *state;
+    const char* a1[] = {"-o", "-D SALT=1", NULL};
+    const char* a2[] = {"-o", "-D SALT=2", NULL};
+    tu_proc r;
+    run_helper_env(f, &r, a1, NULL, 3, 1);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, a2, NULL, 3, 2);
+    assert_contains(r.err, MISS);
+    assert_contains(r.err, "options");
+    tu_proc_free(&r);
+    run_helper_env(f, &r, a1, NULL, 3, 1);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+/* Damages the only entry with damage(path, size), then checks that the next
+ * run notices, rebuilds with the right result, and leaves a good entry. */
+static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, long))
+{
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    long size = file_size(entry);
+    assert_true(size > 100);
+
+    damage(entry, size);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, "damaged");
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    tu_proc_free(&r);
+    /* Replaced (not necessarily the same size: PoCL adds the work-group
+     * variants its own cache compiled meanwhile). */
+    assert_true(file_size(entry) > 100);
+
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, "damaged");
+    tu_proc_free(&r);
+}
+
+static void truncate_half(const char* path, long size)
+{
+    assert_int_equal(truncate(path, size / 2), 0);
+}
+
+static void flip_middle_byte(const char* path, long size)
+{
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    unsigned char b;
+    assert_int_equal(pread(fd, &b, 1, size / 2), 1);
+    b ^= 0x10;
+    assert_int_equal(pwrite(fd, &b, 1, size / 2), 1);
+    close(fd);
+}
+
+static void test_clopen_cache_truncated_entry_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, truncate_half);
+}
+
+static void test_clopen_cache_flipped_byte_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, flip_middle_byte);
+}
+
+static void test_clopen_cache_foreign_entry_rebuilt(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    assert_int_equal(tu_write_file(entry, "not a cache entry, just some text\n"), 0);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, "damaged");
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+static void test_clopen_cache_readonly_folder_warns_once(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0755), 0);
+    assert_int_equal(chmod(f->cache, 0555), 0);
+    /* Root writes through a mode of 0555: use a folder nobody can write. */
+    char probe[PATH_MAX + 8];
+    snprintf(probe, sizeof probe, "%s/probe", f->cache);
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0) {
+        close(fd);
+        unlink(probe);
+        snprintf(f->cache, sizeof f->cache, "/proc/self");
+    }
+    /* Two programs opened: still one warning. */
+    char second[PATH_MAX + 8];
+    snprintf(second, sizeof second, "%s/k2.cl", f->src);
+    assert_int_equal(tu_write_file(second, k_kernel), 0);
+    const char* args[] = {second, NULL};
+    tu_proc r;
+    run_helper_env(f, &r, args, NULL, 3, 0);
+    assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
+    assert_contains(r.err, "program cache off");
+    assert_not_contains(r.err, HIT);
+    assert_int_equal(tu_count(r.out, "result "), 2);
+    tu_proc_free(&r);
+}
+
+static void test_clopen_cache_off_by_env(void** state)
+{
+    fixture* f = *state;
+    const char* env[] = {"STDCL_CACHE=0", NULL};
+    tu_proc r;
+    run_helper_env(f, &r, NULL, env, 3, 0);
+    assert_contains(r.err, "stdcl[cache]: off");
+    assert_not_contains(r.err, "stdcl: warning:");
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 0);
+}
+
+static void test_clopen_cache_folder_from_xdg_cache_home(void** state)
+{
+    fixture* f = *state;
+    char xdg[PATH_MAX + 16], xdg_env[PATH_MAX + 32], in_xdg[PATH_MAX + 32];
+    snprintf(xdg, sizeof xdg, "%s/xdg", f->root);
+    snprintf(xdg_env, sizeof xdg_env, "XDG_CACHE_HOME=%s", xdg);
+    snprintf(in_xdg, sizeof in_xdg, "%s/stdcl", xdg);
+    /* No STDCL_CACHE_DIR (test_env.sh sets one): XDG_CACHE_HOME/stdcl. */
+    const char* envp[] = {"STDCL_TRACE=cache", xdg_env, "STDCL_CACHE_DIR", NULL};
+    const char* args[] = {f->kfile, NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_cache"), args, envp, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "helper_cache");
+    assert_int_equal(r.status, 0);
+    tu_proc_free(&r);
+    assert_int_equal(entries(in_xdg, NULL, 0), 1);
+}
+
+static void test_clopen_cache_concurrent_build_compiles_once(void** state)
+{
+    fixture* f = *state;
+    char barrier[PATH_MAX + 16];
+    snprintf(barrier, sizeof barrier, "%s/barrier", f->root);
+    assert_int_equal(mkdir(barrier, 0755), 0);
+    char e_h[PATH_MAX + 80], e_b[PATH_MAX + 32], e_d[PATH_MAX + 8], e_k[PATH_MAX + 32],
+        e_c[PATH_MAX + 32];
+    snprintf(e_h, sizeof e_h, "H=%s", tu_helper("helper_cache"));
+    snprintf(e_b, sizeof e_b, "B=%s", barrier);
+    snprintf(e_d, sizeof e_d, "D=%s", f->root);
+    snprintf(e_k, sizeof e_k, "K=%s", f->kfile);
+    snprintf(e_c, sizeof e_c, "STDCL_CACHE_DIR=%s", f->cache);
+    const char* env[] = {e_h, e_b, e_d, e_k, e_c, "STDCL_TRACE=cache", NULL};
+    const char* script =
+        "\"$H\" -b \"$B\" \"$K\" > \"$D/out1\" 2> \"$D/err1\" & p1=$!\n"
+        "\"$H\" -b \"$B\" \"$K\" > \"$D/out2\" 2> \"$D/err2\" & p2=$!\n"
+        "wait $p1; s1=$?; wait $p2; s2=$?; exit $((s1 | s2))\n";
+    const char* args[] = {"-c", script, NULL};
+    tu_proc r;
+    tu_spawn(&r, "/bin/sh", args, env, NULL, 180);
+    char path[PATH_MAX + 16];
+    char *out[2], *err[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out%d", f->root, i + 1);
+        out[i] = tu_read_file(path, NULL);
+        snprintf(path, sizeof path, "%s/err%d", f->root, i + 1);
+        err[i] = tu_read_file(path, NULL);
+        assert_non_null(out[i]);
+        assert_non_null(err[i]);
+    }
+    if (r.status != 0) print_message("err1:\n%s\nerr2:\n%s\n", err[0], err[1]);
+    assert_int_equal(r.status, 0);
+    /* One process compiled; the other waited for it and loaded its binary. */
+    int misses = tu_count(err[0], MISS) + tu_count(err[1], MISS);
+    int hits = tu_count(err[0], HIT) + tu_count(err[1], HIT);
+    if (misses != 1 || hits != 1) print_message("err1:\n%s\nerr2:\n%s\n", err[0], err[1]);
+    assert_int_equal(misses, 1);
+    assert_int_equal(hits, 1);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(result_of(out[i]), expected_sum(3, 0));
+        free(out[i]);
+        free(err[i]);
+    }
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+}
+
+static void test_clopen_cache_lock_of_dead_process_ignored(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX], lock[PATH_MAX + 8];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    snprintf(lock, sizeof lock, "%.*s.lock", (int)(strlen(entry) - 6), entry);
+    assert_int_equal(unlink(entry), 0);
+
+    /* A process takes the key's lock and dies holding it: the kernel frees
+     * the lock, the file stays behind. */
+    char e_lock[PATH_MAX + 16];
+    snprintf(e_lock, sizeof e_lock, "L=%s", lock);
+    const char* env[] = {e_lock, NULL};
+    const char* args[] = {"-c", "exec 9> \"$L\" && flock 9 && kill -9 $$", NULL};
+    tu_spawn(&r, "/bin/sh", args, env, NULL, 30);
+    assert_int_equal(r.status, 128 + SIGKILL);
+    tu_proc_free(&r);
+    assert_true(tu_is_file(lock));
+
+    time_t t0 = time(NULL);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, "without its lock");
+    tu_proc_free(&r);
+    assert_true(time(NULL) - t0 < 60);
+    /* The builder removed the lock file when it was done. */
+    assert_false(tu_is_file(lock));
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+}
+
+static void test_clopen_cache_size_bound_evicts_oldest(void** state)
+{
+    fixture* f = *state;
+    const char* a1[] = {"-o", "-D SALT=1", NULL};
+    const char* a2[] = {"-o", "-D SALT=2", NULL};
+    const char* a3[] = {"-o", "-D SALT=3", NULL};
+    tu_proc r;
+    run_helper_env(f, &r, a1, NULL, 3, 1);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    long size = file_size(entry);
+    run_helper_env(f, &r, a2, NULL, 3, 2);
+    tu_proc_free(&r);
+    /* Using program 1 again makes program 2 the least recently used. */
+    run_helper_env(f, &r, a1, NULL, 3, 1);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+
+    /* Room for two entries and a half: storing the third evicts one. */
+    char max_env[64];
+    snprintf(max_env, sizeof max_env, "STDCL_CACHE_MAX=%ld", size * 5 / 2);
+    const char* env[] = {max_env, NULL};
+    run_helper_env(f, &r, a3, env, 3, 3);
+    assert_contains(r.err, MISS);
+    assert_contains(r.err, "evicted");
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 2);
+
+    run_helper_env(f, &r, a1, env, 3, 1);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, a3, env, 3, 3);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, a2, env, 3, 2); /* the evicted one */
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+}
+
+/* Runs build/bin/stdcl-cache with the fixture's folder. */
+static void run_tool(fixture* f, tu_proc* r, const char* const* args)
+{
+    char tool[PATH_MAX + 32], cache_env[PATH_MAX + 32];
+    snprintf(tool, sizeof tool, "%s/../bin/stdcl-cache", tu_bindir());
+    snprintf(cache_env, sizeof cache_env, "STDCL_CACHE_DIR=%s", f->cache);
+    const char* env[] = {cache_env, NULL};
+    tu_spawn(r, tool, args, env, NULL, 60);
+}
+
+static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3); /* a miss */
+    tu_proc_free(&r);
+    run_helper(f, &r, 3); /* a hit */
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    const char* key = strrchr(entry, '/') + 1;
+    char key16[17];
+    snprintf(key16, sizeof key16, "%.16s", key);
+
+    const char* list[] = {"list", NULL};
+    run_tool(f, &r, list);
+    if (r.status != 0) tu_proc_dump(&r, "stdcl-cache list");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, key16);
+    tu_proc_free(&r);
+
+    const char* stat_args[] = {"stat", NULL};
+    run_tool(f, &r, stat_args);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "entries: 1");
+    assert_contains(r.out, "hits: 1");
+    assert_contains(r.out, "misses: 1");
+    tu_proc_free(&r);
+
+    const char* verify[] = {"verify", NULL};
+    run_tool(f, &r, verify);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "1 good, 0 damaged");
+    tu_proc_free(&r);
+
+    flip_middle_byte(entry, file_size(entry));
+    run_tool(f, &r, verify);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.out, "checksum");
+    assert_contains(r.out, "0 good, 1 damaged");
+    tu_proc_free(&r);
+
+    const char* clear[] = {"clear", NULL};
+    run_tool(f, &r, clear);
+    assert_int_equal(r.status, 0);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 0);
+    run_tool(f, &r, stat_args);
+    assert_contains(r.out, "entries: 0");
+    assert_contains(r.out, "hits: 0");
+    tu_proc_free(&r);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_clopen_cache_hit_in_second_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clsopen_cache_hit_in_second_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_flipped_byte_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_foreign_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_readonly_folder_warns_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_off_by_env, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_from_xdg_cache_home, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_concurrent_build_compiles_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_lock_of_dead_process_ignored, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_size_bound_evicts_oldest, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_tool_list_stat_verify_clear, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+/* test_embed.c: kernels embedded in programs: stdcl_embed_register and
+ * clopen(cp, NULL, ...) in this process, and clcc end to end: a .cl file
+ * with includes becomes an object, linked into a program (with libstdcl.so,
+ * with libstdcl.a, and through a shared library of its own) that runs from
+ * another folder with no kernel file left on disk. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+static const char* k_main_c =
+    "#include <stdcl.h>\n"
+    "#include <stdio.h>\n"
+    "int main(void)\n"
+    "{\n"
+    "    if (!stddev) { fprintf(stderr, \"no stddev\\n\"); return 1; }\n"
+    "    void* h = clopen(stddev, NULL, CLLD_NOW);\n"
+    "    if (!h) { fprintf(stderr, \"clopen: %s\\n\", clerror()); return 1; }\n"
+    "    cl_kernel k = clsym(stddev, NULL, \"scale_it\", 0);\n"
+    "    if (!k) { fprintf(stderr, \"clsym: %s\\n\", clerror()); return 1; }\n"
+    "    int* a = (int*)clmalloc(stddev, 64 * sizeof(int), 0);\n"
+    "    clndrange_t ndr = clndrange_init1d(0, 64, 16);\n"
+    "    if (!a || !clforka(stddev, 0, k, &ndr, CL_EVENT_WAIT, a)\n"
+    "        || !clmsync(stddev, 0, a, CL_MEM_HOST | CL_EVENT_WAIT)) {\n"
+    "        fprintf(stderr, \"run: %s\\n\", clerror()); return 1;\n"
+    "    }\n"
+    "    long s = 0;\n"
+    "    for (int i = 0; i < 64; i++) s += a[i];\n"
+    "    printf(\"sum=%ld\\n\", s);\n"
+    "    clfree(a);\n"
+    "    return 0;\n"
+    "}\n";
+
+/* kern.cl includes scale.h (twice; #pragma once), which includes
+ * <consts.h> from an -I folder: SCALE is 21. */
+static const char* k_kern_cl =
+    "/* #include \"not_there.h\" in a comment is not an include */\n"
+    "#include \"scale.h\"\n"
+    "#include \"scale.h\"\n"
+    "__kernel void scale_it(__global int* a)\n"
+    "{\n"
+    "    int i = get_global_id(0);\n"
+    "    a[i] = i * SCALE;\n"
+    "}\n";
+static const char* k_scale_h = "#pragma once\n#include <consts.h>\n#define SCALE (3 * BASE)\n";
+static const char* k_consts_h = "#ifndef CONSTS_H\n#define CONSTS_H\n#define BASE 7\n#endif\n";
+#define EXPECTED_SUM "sum=42336" /* 21 * (0 + 1 + ... + 63) */
+
+typedef struct {
+    char* root;
+    char clcc[PATH_MAX + 32];
+    char include[PATH_MAX + 32];
+    char libdir[PATH_MAX + 32];
+} fixture;
+
+static int setup(void** state)
+{
+    fixture* f = calloc(1, sizeof *f);
+    if (!f || !(f->root = tu_mkdtemp())) return -1;
+    const char* src = tu_srcdir();
+    if (!src) return -1;
+    snprintf(f->clcc, sizeof f->clcc, "%s/../bin/clcc", tu_bindir());
+    snprintf(f->include, sizeof f->include, "%s/../include", src);
+    snprintf(f->libdir, sizeof f->libdir, "%s/../lib", tu_bindir());
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/inc", f->root);
+    if (mkdir(p, 0755) != 0) return -1;
+    snprintf(p, sizeof p, "%s/kern.cl", f->root);
+    if (tu_write_file(p, k_kern_cl) != 0) return -1;
+    snprintf(p, sizeof p, "%s/scale.h", f->root);
+    if (tu_write_file(p, k_scale_h) != 0) return -1;
+    snprintf(p, sizeof p, "%s/inc/consts.h", f->root);
+    if (tu_write_file(p, k_consts_h) != 0) return -1;
+    snprintf(p, sizeof p, "%s/main.c", f->root);
+    if (tu_write_file(p, k_main_c) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    fixture* f = *state;
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
+    if (system(cmd) != 0) print_message("teardown: could not remove %s\n", f->root);
+    free(f->root);
+    free(f);
+    return 0;
+}
+
+/* Runs a shell script in the fixture's folder with CLCC, INC, LIB set. */
+static void run_script(fixture* f, tu_proc* r, const char* script)
+{
+    char e_clcc[PATH_MAX + 64], e_inc[PATH_MAX + 64], e_lib[PATH_MAX + 64];
+    snprintf(e_clcc, sizeof e_clcc, "CLCC=%s", f->clcc);
+    snprintf(e_inc, sizeof e_inc, "INC=%s", f->include);
+    snprintf(e_lib, sizeof e_lib, "LIB=%s", f->libdir);
+    const char* env[] = {e_clcc, e_inc, e_lib, NULL};
+    const char* args[] = {"-c", script, NULL};
+    tu_spawn(r, "/bin/sh", args, env, f->root, 240);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_clopen_null_without_embedded_kernels_fails(void** state)
+{
+    (void)state;
+    /* Nothing is registered yet in this program. */
+    assert_null(clopen(stddev, NULL, CLLD_NOW));
+    const char* msg = clerror();
+    assert_non_null(msg);
+    assert_contains(msg, "embedded");
+}
+
+static void test_stdcl_embed_register_null_source_einval(void** state)
+{
+    (void)state;
+    assert_int_equal(stdcl_embed_register("x.cl", NULL, 10), STDCL_EINVAL);
+}
+
+static void test_clopen_null_builds_registered_sources(void** state)
+{
+    (void)state;
+    static const char src[] =
+        "__kernel void embedded_twice(__global int* a)\n"
+        "{ int i = get_global_id(0); a[i] = 2 * i; }\n";
+    assert_int_equal(stdcl_embed_register("twice.cl", src, sizeof src - 1), 0);
+    /* The same name and text again (an object in a library and the program). */
+    assert_int_equal(stdcl_embed_register("twice.cl", src, sizeof src), 0);
+    void* h = clopen(stddev, NULL, CLLD_NOW);
+    if (!h) print_error("clopen: %s\n", clerror());
+    assert_non_null(h);
+    cl_kernel k = clsym(stddev, NULL, "embedded_twice", 0);
+    if (!k) print_error("clsym: %s\n", clerror());
+    assert_non_null(k);
+    int* a = (int*)clmalloc(stddev, 32 * sizeof(int), 0);
+    assert_non_null(a);
+    clndrange_t ndr = clndrange_init1d(0, 32, 8);
+    assert_non_null(clforka(stddev, 0, k, &ndr, CL_EVENT_WAIT, a));
+    assert_non_null(clmsync(stddev, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 32; i++) assert_int_equal(a[i], 2 * i);
+    clfree(a);
+    assert_int_equal(clclose(stddev, h), 0);
+}
+
+static void test_clcc_inlines_includes(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_script(f, &r, "\"$CLCC\" -E -I inc kern.cl");
+    if (r.status != 0) tu_proc_dump(&r, "clcc -E");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "#define BASE 7");
+    assert_int_equal(tu_count(r.out, "#define SCALE"), 1); /* #pragma once */
+    assert_contains(r.out, "#line 1 \"kern.cl\"");
+    assert_not_contains(r.err, "not_there.h");
+    tu_proc_free(&r);
+}
+
+static void test_clcc_missing_include_warns(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    /* Without -I inc, <consts.h> cannot be found. */
+    run_script(f, &r, "\"$CLCC\" -E kern.cl");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.err, "warning");
+    assert_contains(r.err, "consts.h");
+    assert_contains(r.out, "#include <consts.h>");
+    tu_proc_free(&r);
+}
+
+static void test_clcc_object_runs_from_another_directory(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    /* Build three programs, delete every kernel and header file, and run
+     * them from an empty folder elsewhere. */
+    run_script(f, &r,
+               "set -e\n"
+               "command -v cc > /dev/null || exit 77\n"
+               /* A sanitizer build of the library (make asan ...) needs the
+                * same sanitizer in the programs linked with it. */
+               "S=\n"
+               "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q __asan_ && S=-fsanitize=address\n"
+               "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q __tsan_ && S=-fsanitize=thread\n"
+               "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q __ubsan_ && S=\"$S -fsanitize=undefined\"\n"
+               "\"$CLCC\" -c -MD -I inc -o kern.o kern.cl\n"
+               "grep -q consts.h kern.o.d\n"
+               "cc $S -I\"$INC\" -o prog_dyn main.c kern.o -L\"$LIB\" -Wl,-rpath,\"$LIB\" "
+               "-lstdcl -lOpenCL\n"
+               "cc $S -I\"$INC\" -o prog_static main.c kern.o \"$LIB/libstdcl.a\" -lOpenCL "
+               "-lstdc++ -lpthread -ldl -lm\n"
+               "cc $S -shared -o libkern.so kern.o\n"
+               /* Nothing of libkern.so is called: keep the linker from dropping it. */
+               "cc $S -I\"$INC\" -o prog_so main.c -L. -Wl,--no-as-needed -lkern -Wl,--as-needed "
+               "-Wl,-rpath,\"$PWD\" "
+               "-L\"$LIB\" -Wl,-rpath,\"$LIB\" -lstdcl -lOpenCL\n"
+               "rm kern.cl scale.h inc/consts.h\n"
+               "mkdir elsewhere\n"
+               "cd elsewhere\n"
+               "for p in prog_dyn prog_static prog_so; do echo \"$p: $(../$p)\"; done\n");
+    if (r.status == 77) {
+        tu_proc_free(&r);
+        skip();
+    }
+    if (r.status != 0 || tu_count(r.out, EXPECTED_SUM) != 3) tu_proc_dump(&r, "build and run");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "prog_dyn: " EXPECTED_SUM);
+    assert_contains(r.out, "prog_static: " EXPECTED_SUM);
+    assert_contains(r.out, "prog_so: " EXPECTED_SUM);
+    tu_proc_free(&r);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        /* Before anything is registered in this process. */
+        cmocka_unit_test(test_clopen_null_without_embedded_kernels_fails),
+        cmocka_unit_test(test_stdcl_embed_register_null_source_einval),
+        cmocka_unit_test(test_clopen_null_builds_registered_sources),
+        cmocka_unit_test_setup_teardown(test_clcc_inlines_includes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clcc_missing_include_warns, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clcc_object_runs_from_another_directory, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,631 @@
+/* test_errors.c: every failure returns its error value (NULL, a negative code
+ * or a NULL event), leaves a message in clerror() that says what went wrong,
+ * clerror() is NULL once read, and the process goes on working (each test
+ * ends with a successful kernel round trip on both devices).  Malformed
+ * environment values are checked in a fresh process (helper_env). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+static void* g_h;
+static cl_kernel g_add_one;   /* add_one(__global int* a) */
+static cl_kernel g_two_args;  /* two_args(__global float* out, float x) */
+
+static int setup(void** state)
+{
+    (void)state;
+    if (!stdcpu || clgetndev(stdcpu) != 2) {
+        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
+        return -1;
+    }
+    g_h = clopen(stdcpu, tu_kernel("errors.cl"), CLLD_NOW);
+    if (!g_h) {
+        print_error("setup: clopen(errors.cl): %s\n", clerror());
+        return -1;
+    }
+    g_add_one = clsym(stdcpu, g_h, "add_one", 0);
+    g_two_args = clsym(stdcpu, g_h, "two_args", 0);
+    return g_add_one && g_two_args ? 0 : -1;
+}
+
+static int teardown(void** state)
+{
+    (void)state;
+    if (g_h) clclose(stdcpu, g_h);
+    return 0;
+}
+
+/* Clears any message left by an earlier test. */
+static void drain_errors(void)
+{
+    clerror();
+}
+
+/* clerror() holds a message containing want1 (and want2 unless NULL); once
+ * read, clerror() is NULL. */
+static void check_message(const char* want1, const char* want2)
+{
+    const char* e = clerror();
+    if (!e) print_error("clerror() is NULL after a failure\n");
+    assert_non_null(e);
+    char* copy = strdup(e);
+    assert_non_null(copy);
+    assert_null(clerror());
+    assert_contains(copy, want1);
+    if (want2) assert_contains(copy, want2);
+    free(copy);
+}
+
+/* A follow-up that must succeed: clmalloc, clmsync, clforka, clmsync, clfree
+ * on both devices, leaving no error behind. */
+static void still_works(void)
+{
+    enum { N = 256 };
+    for (unsigned d = 0; d < 2; d++) {
+        int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+        assert_non_null(a);
+        for (int i = 0; i < N; i++) a[i] = i;
+        clndrange_t ndr = clndrange_init1d(0, N, 64);
+        assert_non_null(clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_event ev = clforka(stdcpu, d, g_add_one, &ndr, CL_EVENT_WAIT, a);
+        if (!ev) print_error("follow-up clforka on device %u: %s\n", d, clerror());
+        assert_non_null(ev);
+        assert_non_null(clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) assert_int_equal(a[i], i + 1);
+        assert_int_equal(clfree(a), 0);
+    }
+    assert_null(clerror());
+}
+
+/* ------------------------------------------------------------------------ */
+/* clerror itself                                                            */
+/* ------------------------------------------------------------------------ */
+
+static void test_clerror_is_null_without_failure(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clerror());
+    still_works();
+    assert_null(clerror());
+}
+
+static void test_clerror_reports_the_last_failure(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clopen(stdcpu, "first_missing_file_q1.cl", 0));
+    assert_null(clopen(stdcpu, "second_missing_file_q2.cl", 0));
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "second_missing_file_q2.cl");
+    assert_not_contains(e, "first_missing_file_q1.cl");
+    assert_null(clerror());
+    still_works();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loader                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_clopen_missing_file_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clopen(stdcpu, "no_such_kernel_file_q3.cl", CLLD_NOW));
+    check_message("no_such_kernel_file_q3.cl", "not found");
+    assert_null(clopen(stdcpu, "/nonexistent-dir/abs_missing_q4.cl", CLLD_NOW));
+    check_message("abs_missing_q4.cl", NULL);
+    still_works();
+}
+
+static void test_clopen_syntax_error_reports_build_log(void** state)
+{
+    (void)state;
+    char devname[256] = "";
+    assert_int_equal(clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_NAME, sizeof devname, devname, NULL),
+                     CL_SUCCESS);
+    drain_errors();
+    assert_null(clopen(stdcpu, tu_kernel("syntax_error.cl"), CLLD_NOW));
+    const char* e = clerror();
+    assert_non_null(e);
+    char* msg = strdup(e);
+    assert_null(clerror());
+    assert_contains(msg, "stdcl_undeclared_token_q7"); /* the compiler's log */
+    assert_contains(msg, "-D __STDCL__");               /* the options */
+    assert_contains(msg, devname);                      /* the device */
+    assert_contains(msg, "syntax_error.cl");            /* the program */
+    free(msg);
+    still_works();
+}
+
+static void test_clsopen_syntax_error_reports_build_log(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clsopen(stdcpu, "__kernel void k(__global int* a) { a[0] = stdcl_bad_source_token_q8; }\n", 0));
+    check_message("stdcl_bad_source_token_q8", "-D __STDCL__");
+    still_works();
+}
+
+static void test_clsym_unknown_name_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clsym(stdcpu, g_h, "no_such_kernel_q5", CLLD_NOW));
+    check_message("no_such_kernel_q5", NULL);
+    assert_null(clsym(stdcpu, NULL, "no_such_kernel_q6", CLLD_NOW));
+    check_message("no_such_kernel_q6", NULL);
+    assert_null(clsym(stdcpu, g_h, NULL, 0));
+    check_message("name", NULL);
+    still_works();
+}
+
+static void test_clbuild_without_nobuild_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clbuild(stdcpu, g_h, "-D VALUE=1", 0));
+    check_message("CLLD_NOBUILD", NULL);
+    /* The handle is unharmed. */
+    assert_ptr_equal(clsym(stdcpu, g_h, "add_one", 0), g_add_one);
+    int not_a_handle = 0;
+    assert_null(clbuild(stdcpu, &not_a_handle, "", 0));
+    assert_non_null(clerror());
+    still_works();
+}
+
+static void test_clopen_conflicting_flags_fail(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clopen(stdcpu, tu_kernel("errors.cl"), CLLD_NOW | CLLD_LAZY));
+    check_message("CLLD_NOW", NULL);
+    assert_null(clopen(stdcpu, tu_kernel("errors.cl"), 0x4000));
+    check_message("flags", NULL);
+    still_works();
+}
+
+static void test_clopen_null_context_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clopen(NULL, tu_kernel("errors.cl"), 0));
+    check_message("context", NULL);
+    still_works();
+}
+
+/* ------------------------------------------------------------------------ */
+/* clfree                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_clfree_null_is_noop(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_int_equal(clfree(NULL), 0);
+    assert_null(clerror());
+    still_works();
+}
+
+static void test_clfree_stack_pointer_fails(void** state)
+{
+    (void)state;
+    int x[4] = {1, 2, 3, 4};
+    drain_errors();
+    assert_int_equal(clfree(&x[1]), STDCL_ENOENT);
+    check_message("clmalloc", NULL);
+    assert_int_equal(x[0], 1);
+    assert_int_equal(x[1], 2);
+    assert_int_equal(x[3], 4);
+    still_works();
+}
+
+static void test_clfree_heap_pointer_fails(void** state)
+{
+    (void)state;
+    int* m = (int*)malloc(64 * sizeof(int));
+    assert_non_null(m);
+    for (int i = 0; i < 64; i++) m[i] = i;
+    drain_errors();
+    assert_int_equal(clfree(m), STDCL_ENOENT);
+    check_message("clmalloc", NULL);
+    for (int i = 0; i < 64; i++) assert_int_equal(m[i], i);
+    free(m); /* still a valid malloc block */
+    still_works();
+}
+
+static void test_clfree_twice_fails(void** state)
+{
+    (void)state;
+    void* p = clmalloc(stdcpu, 1024, 0);
+    assert_non_null(p);
+    assert_int_equal(clfree(p), 0);
+    drain_errors();
+    assert_int_equal(clfree(p), STDCL_ENOENT);
+    check_message("freed", NULL);
+    still_works();
+}
+
+static void test_clfree_interior_pointer_fails(void** state)
+{
+    (void)state;
+    enum { N = 256 };
+    int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(p);
+    for (int i = 0; i < N; i++) p[i] = i;
+    drain_errors();
+    int rc = clfree(p + 16);
+    assert_true(rc < 0);
+    check_message("clmalloc", NULL);
+    /* The allocation is untouched and still usable. */
+    assert_int_equal(clsizeofmem(p), N * sizeof(int));
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clforka(stdcpu, 0, g_add_one, &ndr, CL_EVENT_WAIT, p));
+    assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < N; i++) assert_int_equal(p[i], i + 1);
+    assert_int_equal(clfree(p), 0);
+    still_works();
+    /* The header: "A pointer not returned by clmalloc (foreign, already
+     * freed, or interior): returns STDCL_ENOENT".  Known to fail with the
+     * library as first written (it returned STDCL_EINVAL): reported. */
+    if (rc != STDCL_ENOENT)
+        print_error("clfree(interior pointer) returned %d; the header says STDCL_ENOENT (%d)\n", rc, STDCL_ENOENT);
+    assert_int_equal(rc, STDCL_ENOENT);
+}
+
+/* ------------------------------------------------------------------------ */
+/* clmsync                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_clmsync_both_directions_fails(void** state)
+{
+    (void)state;
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    drain_errors();
+    assert_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_MEM_DEVICE | CL_EVENT_WAIT));
+    check_message("CL_MEM_HOST", "CL_MEM_DEVICE");
+    assert_int_equal(clfree(a), 0);
+    still_works();
+}
+
+static void test_clmsync_no_direction_fails(void** state)
+{
+    (void)state;
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    drain_errors();
+    assert_null(clmsync(stdcpu, 0, a, CL_EVENT_WAIT));
+    check_message("CL_MEM_HOST", "CL_MEM_DEVICE");
+    assert_null(clmsync(stdcpu, 0, a, 0));
+    check_message("CL_MEM_HOST", "CL_MEM_DEVICE");
+    assert_int_equal(clfree(a), 0);
+    still_works();
+}
+
+static void test_clmsync_wait_and_nowait_fails(void** state)
+{
+    (void)state;
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    drain_errors();
+    assert_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT | CL_EVENT_NOWAIT));
+    check_message("CL_EVENT_WAIT", "CL_EVENT_NOWAIT");
+    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(clfree(a), 0);
+    still_works();
+}
+
+static void test_clmsync_foreign_pointer_fails(void** state)
+{
+    (void)state;
+    int x[64];
+    for (int i = 0; i < 64; i++) x[i] = i;
+    drain_errors();
+    assert_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    check_message("clmalloc", NULL);
+    assert_null(clmsync(stdcpu, 1, x, CL_MEM_HOST | CL_EVENT_WAIT));
+    check_message("clmalloc", NULL);
+    for (int i = 0; i < 64; i++) assert_int_equal(x[i], i);
+    still_works();
+}
+
+static void test_clmsync_devnum_out_of_range_fails(void** state)
+{
+    (void)state;
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    drain_errors();
+    assert_null(clmsync(stdcpu, clgetndev(stdcpu), a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    check_message("device", "2");
+    assert_null(clmsync(stdcpu, 1000, a, CL_MEM_HOST | CL_EVENT_WAIT));
+    check_message("1000", NULL);
+    assert_int_equal(clfree(a), 0);
+    still_works();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launch                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_clfork_global_size_not_multiple_of_local_fails(void** state)
+{
+    (void)state;
+    int* a = (int*)clmalloc(stdcpu, 128 * sizeof(int), 0);
+    assert_non_null(a);
+    for (int i = 0; i < 128; i++) a[i] = 0;
+    assert_int_equal(clarg_set_global(stdcpu, g_add_one, 0, a), 0);
+    clndrange_t ndr = clndrange_init1d(0, 100, 16);
+    drain_errors();
+    assert_null(clfork(stdcpu, 0, g_add_one, &ndr, CL_EVENT_WAIT));
+    check_message("100", "16");
+    assert_null(clforka(stdcpu, 1, g_add_one, &ndr, CL_EVENT_NOWAIT, a));
+    check_message("multiple", NULL);
+    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    for (int i = 0; i < 128; i++) assert_int_equal(a[i], 0); /* nothing ran */
+    assert_int_equal(clfree(a), 0);
+    still_works();
+}
+
+static void test_clfork_null_kernel_fails(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    drain_errors();
+    assert_null(clfork(stdcpu, 0, NULL, &ndr, CL_EVENT_WAIT));
+    check_message("kernel", NULL);
+    assert_null(clforka(stdcpu, 0, NULL, &ndr, CL_EVENT_WAIT, 1));
+    check_message("kernel", NULL);
+    still_works();
+}
+
+static void test_clfork_null_ndrange_and_bad_devnum_fail(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clfork(stdcpu, 0, g_add_one, NULL, CL_EVENT_WAIT));
+    assert_non_null(clerror());
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    assert_null(clfork(stdcpu, 2, g_add_one, &ndr, CL_EVENT_WAIT));
+    check_message("2", NULL);
+    still_works();
+}
+
+static void test_clfork_unset_argument_fails(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, "__kernel void never_set(__global int* a, int b) { a[0] = b; }\n", 0);
+    assert_non_null(h);
+    cl_kernel k = clsym(stdcpu, h, "never_set", 0);
+    assert_non_null(k);
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    drain_errors();
+    assert_null(clfork(stdcpu, 0, k, &ndr, CL_EVENT_WAIT));
+    check_message("never_set", NULL);
+    assert_int_equal(clclose(stdcpu, h), 0);
+    still_works();
+}
+
+static void test_clarg_set_global_foreign_pointer_fails(void** state)
+{
+    (void)state;
+    int x[16] = {0};
+    drain_errors();
+    assert_true(clarg_set_global(stdcpu, g_add_one, 0, x) < 0);
+    check_message("clmalloc", "argument 0");
+    assert_true(clarg_set_global(g_add_one, 0, x) < 0);
+    check_message("clmalloc", NULL);
+    still_works();
+}
+
+static void test_clarg_set_wrong_size_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    /* A double for the float argument 1 of two_args. */
+    assert_true(clarg_set(stdcpu, g_two_args, 1, 2.0) < 0);
+    check_message("argument 1", NULL);
+    /* An index past the last argument. */
+    assert_true(clarg_set(stdcpu, g_two_args, 2, 1.0f) < 0);
+    check_message("argument 2", NULL);
+    /* The right size works. */
+    float* out = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    assert_non_null(out);
+    assert_int_equal(clarg_set(stdcpu, g_two_args, 1, 2.0f), 0);
+    assert_int_equal(clarg_set_global(stdcpu, g_two_args, 0, out), 0);
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    assert_non_null(clfork(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT));
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 64; i++) assert_true(out[i] == 2.0f);
+    assert_int_equal(clfree(out), 0);
+    still_works();
+}
+
+static void test_clforka_more_arguments_than_kernel_fails(void** state)
+{
+    (void)state;
+    float* out = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    assert_non_null(out);
+    for (int i = 0; i < 64; i++) out[i] = -1.0f;
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    drain_errors();
+    assert_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out, 3.0f, 7));
+    check_message("two_args", "3");
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 64; i++) assert_true(out[i] == -1.0f); /* nothing ran */
+    /* The right count works. */
+    assert_non_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out, 3.0f));
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 64; i++) assert_true(out[i] == 3.0f);
+    assert_int_equal(clfree(out), 0);
+    still_works();
+}
+
+/* ------------------------------------------------------------------------ */
+/* clmalloc                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void test_clmalloc_zero_bytes_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clmalloc(stdcpu, 0, 0));
+    check_message("clmalloc", "0");
+    still_works();
+}
+
+static void test_clmalloc_more_than_device_max_fails(void** state)
+{
+    (void)state;
+    cl_ulong max_alloc = 0;
+    assert_int_equal(clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                                     &max_alloc, NULL),
+                     CL_SUCCESS);
+    assert_true(max_alloc > 0);
+    size_t size = (size_t)max_alloc + 1;
+    char want[32];
+    snprintf(want, sizeof want, "%zu", size);
+    drain_errors();
+    assert_null(clmalloc(stdcpu, size, 0));
+    check_message("clmalloc", want);
+    still_works();
+}
+
+static void test_clmalloc_null_context_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    assert_null(clmalloc(NULL, 64, 0));
+    check_message("context", NULL);
+    still_works();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Malformed environment (fresh process)                                     */
+/* ------------------------------------------------------------------------ */
+
+static void run_env(tu_proc* r, const char* setting)
+{
+    const char* env[] = {setting, NULL};
+    const char* args[] = {"run", NULL};
+    tu_spawn(r, tu_helper("helper_env"), args, env, NULL, 120);
+    if (r->status != 0) tu_proc_dump(r, "helper_env");
+    assert_int_equal(r->status, 0);
+}
+
+static void counts(const tu_proc* r, unsigned* cpu, unsigned* gpu, unsigned* dev)
+{
+    unsigned acc = 0;
+    int n = sscanf(r->out, "stdcpu=%u stdgpu=%u stddev=%u stdacc=%u", cpu, gpu, dev, &acc);
+    if (n != 4) tu_proc_dump(r, "helper_env");
+    assert_int_equal(n, 4);
+}
+
+static void test_env_stdcpu_max_ndev_malformed_warns_once(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDCPU_MAX_NDEV=abc");
+    unsigned cpu, gpu, dev;
+    counts(&r, &cpu, &gpu, &dev);
+    assert_int_equal(cpu, 2); /* the default */
+    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, "STDCPU_MAX_NDEV");
+    assert_contains(r.err, "abc");
+    assert_contains(r.out, "run stdcpu 1 ok");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdgpu_platform_name_nonexistent_warns(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDGPU_PLATFORM_NAME=nonexistent");
+    unsigned cpu, gpu, dev;
+    counts(&r, &cpu, &gpu, &dev);
+    assert_int_equal(gpu, 0); /* the default: no GPU on PoCL */
+    assert_int_equal(cpu, 2);
+    assert_int_equal(dev, 2);
+    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, "STDGPU_PLATFORM_NAME");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdcpu_platform_name_nonexistent_uses_default(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDCPU_PLATFORM_NAME=nonexistent");
+    unsigned cpu, gpu, dev;
+    counts(&r, &cpu, &gpu, &dev);
+    assert_int_equal(cpu, 2);
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, "STDCPU_PLATFORM_NAME");
+    assert_contains(r.out, "run stdcpu 1 ok");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdcpu_malformed_switch_warns(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDCPU=maybe");
+    unsigned cpu, gpu, dev;
+    counts(&r, &cpu, &gpu, &dev);
+    assert_int_equal(cpu, 2);
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, "STDCPU");
+    tu_proc_free(&r);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clerror_is_null_without_failure),
+        cmocka_unit_test(test_clerror_reports_the_last_failure),
+        cmocka_unit_test(test_clopen_missing_file_fails),
+        cmocka_unit_test(test_clopen_syntax_error_reports_build_log),
+        cmocka_unit_test(test_clsopen_syntax_error_reports_build_log),
+        cmocka_unit_test(test_clsym_unknown_name_fails),
+        cmocka_unit_test(test_clbuild_without_nobuild_fails),
+        cmocka_unit_test(test_clopen_conflicting_flags_fail),
+        cmocka_unit_test(test_clopen_null_context_fails),
+        cmocka_unit_test(test_clfree_null_is_noop),
+        cmocka_unit_test(test_clfree_stack_pointer_fails),
+        cmocka_unit_test(test_clfree_heap_pointer_fails),
+        cmocka_unit_test(test_clfree_twice_fails),
+        cmocka_unit_test(test_clfree_interior_pointer_fails),
+        cmocka_unit_test(test_clmsync_both_directions_fails),
+        cmocka_unit_test(test_clmsync_no_direction_fails),
+        cmocka_unit_test(test_clmsync_wait_and_nowait_fails),
+        cmocka_unit_test(test_clmsync_foreign_pointer_fails),
+        cmocka_unit_test(test_clmsync_devnum_out_of_range_fails),
+        cmocka_unit_test(test_clfork_global_size_not_multiple_of_local_fails),
+        cmocka_unit_test(test_clfork_null_kernel_fails),
+        cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
+        cmocka_unit_test(test_clfork_unset_argument_fails),
+        cmocka_unit_test(test_clarg_set_global_foreign_pointer_fails),
+        cmocka_unit_test(test_clarg_set_wrong_size_fails),
+        cmocka_unit_test(test_clforka_more_arguments_than_kernel_fails),
+        cmocka_unit_test(test_clmalloc_zero_bytes_fails),
+        cmocka_unit_test(test_clmalloc_more_than_device_max_fails),
+        cmocka_unit_test(test_clmalloc_null_context_fails),
+        cmocka_unit_test(test_env_stdcpu_max_ndev_malformed_warns_once),
+        cmocka_unit_test(test_env_stdgpu_platform_name_nonexistent_warns),
+        cmocka_unit_test(test_env_stdcpu_platform_name_nonexistent_uses_default),
+        cmocka_unit_test(test_env_stdcpu_malformed_switch_warns),
+    };
+    return cmocka_run_group_tests_name("errors", tests, setup, teardown);
+}

@@ -1,0 +1,125 @@
+/* test_gpu_oclgrind.c: stdgpu on a GPU-typed platform, with the Oclgrind
+ * simulator standing in for a GPU.  Debian does not register Oclgrind with
+ * the ICD loader, so the test makes a vendors folder holding pocl.icd and
+ * oclgrind.icd and runs helper_oclgrind with OCL_ICD_VENDORS pointing at it,
+ * STDGPU_PLATFORM_NAME=oclgrind, OCLGRIND_LOG=<file> and data-race checks
+ * on.  Oclgrind exits 0 even when it finds out-of-bounds accesses or races,
+ * so the log must also be empty.  Skipped when Oclgrind is not installed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+/* The Oclgrind ICD library, or NULL when not installed. */
+static const char* oclgrind_icd_library(void)
+{
+    static const char* candidates[] = {
+        "/usr/lib/oclgrind/liboclgrind-rt-icd.so",
+        "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
+        "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
+        "/usr/local/lib/liboclgrind-rt-icd.so",
+        "/usr/lib64/liboclgrind-rt-icd.so",
+    };
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (tu_is_file(candidates[i])) return candidates[i];
+    return NULL;
+}
+
+/* The library line of the system's pocl.icd ("libpocl.so.2" if unreadable). */
+static void pocl_icd_line(char* buf, size_t size)
+{
+    char* text = tu_read_file("/etc/OpenCL/vendors/pocl.icd", NULL);
+    snprintf(buf, size, "%s", text && *text ? text : "libpocl.so.2\n");
+    free(text);
+    size_t n = strcspn(buf, "\n");
+    buf[n] = '\0';
+}
+
+typedef struct {
+    char* dir;
+    char vendors[PATH_MAX];
+    char log[PATH_MAX];
+} oclgrind_env_t;
+
+static int setup(void** state)
+{
+    static oclgrind_env_t e;
+    const char* lib = oclgrind_icd_library();
+    *state = NULL;
+    if (!lib) return 0; /* the test skips */
+    e.dir = tu_mkdtemp();
+    if (!e.dir) return -1;
+    char path[PATH_MAX + 32], pocl[PATH_MAX], line[PATH_MAX + 2];
+    snprintf(e.vendors, sizeof e.vendors, "%s/vendors", e.dir);
+    snprintf(e.log, sizeof e.log, "%s/oclgrind.log", e.dir);
+    if (mkdir(e.vendors, 0700) != 0) return -1;
+    pocl_icd_line(pocl, sizeof pocl);
+    snprintf(path, sizeof path, "%s/pocl.icd", e.vendors);
+    snprintf(line, sizeof line, "%s\n", pocl);
+    if (tu_write_file(path, line) != 0) return -1;
+    snprintf(path, sizeof path, "%s/oclgrind.icd", e.vendors);
+    snprintf(line, sizeof line, "%s\n", lib);
+    if (tu_write_file(path, line) != 0) return -1;
+    *state = &e;
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    oclgrind_env_t* e = (oclgrind_env_t*)*state;
+    if (!e) return 0;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/pocl.icd", e->vendors);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/oclgrind.icd", e->vendors);
+    unlink(path);
+    unlink(e->log);
+    rmdir(e->vendors);
+    rmdir(e->dir);
+    free(e->dir);
+    return 0;
+}
+
+static void test_stdgpu_runs_kernels_on_oclgrind(void** state)
+{
+    oclgrind_env_t* e = (oclgrind_env_t*)*state;
+    if (!e) {
+        print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
+        skip();
+    }
+    char vendors[PATH_MAX + 32], log[PATH_MAX + 32];
+    snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
+    snprintf(log, sizeof log, "OCLGRIND_LOG=%s", e->log);
+    const char* env[] = {vendors, log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
+    const char* args[] = {tu_kernel("oclgrind.cl"), NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_oclgrind"), args, env, NULL, 240);
+    if (r.status != 0 || !tu_contains(r.out, "oclgrind ok")) tu_proc_dump(&r, "helper_oclgrind");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "oclgrind ok");
+    assert_contains(r.out, "stdgpu platform: Oclgrind");
+    /* The CPU contexts stay on PoCL, the platform with the most CPU devices. */
+    assert_contains(r.out, "stdcpu=2 ");
+    assert_contains(r.out, "stddev=2");
+    /* Oclgrind found no invalid access and no race. */
+    char* text = tu_read_file(e->log, NULL);
+    if (text && *text) print_error("Oclgrind log (%s):\n%s\n", e->log, text);
+    assert_true(!text || !*text);
+    free(text);
+    tu_proc_free(&r);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stdgpu_runs_kernels_on_oclgrind),
+    };
+    return cmocka_run_group_tests_name("gpu_oclgrind", tests, setup, teardown);
+}

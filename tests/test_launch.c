@@ -1,0 +1,581 @@
+/* test_launch.c: index spaces (clndrange_*), kernel arguments (clarg_set in
+ * its 3- and 4-argument forms, clarg_set_local, clarg_set_global), clfork and
+ * clforka, the event flags (WAIT, NOWAIT + clwait, NORELEASE, RELEASE),
+ * thousands of NOWAIT launches, clflush. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+static void* g_h;
+static cl_kernel g_ids1d, g_ids2d, g_ids3d, g_scalars, g_local_sum, g_count, g_axpb;
+
+/* clndrange_init* must be usable as initialisers of static objects. */
+static clndrange_t g_static_ndr = clndrange_init1d(0, 64, 16);
+
+static int setup(void** state)
+{
+    (void)state;
+    if (!stdcpu || clgetndev(stdcpu) != 2) {
+        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
+        return -1;
+    }
+    g_h = clopen(stdcpu, tu_kernel("launch.cl"), CLLD_NOW);
+    if (!g_h) {
+        print_error("setup: clopen(launch.cl): %s\n", clerror());
+        return -1;
+    }
+    g_ids1d = clsym(stdcpu, g_h, "ids1d", 0);
+    g_ids2d = clsym(stdcpu, g_h, "ids2d", 0);
+    g_ids3d = clsym(stdcpu, g_h, "ids3d", 0);
+    g_scalars = clsym(stdcpu, g_h, "scalars", 0);
+    g_local_sum = clsym(stdcpu, g_h, "local_sum", 0);
+    g_count = clsym(stdcpu, g_h, "count", 0);
+    g_axpb = clsym(stdcpu, g_h, "axpb", 0);
+    if (!g_ids1d || !g_ids2d || !g_ids3d || !g_scalars || !g_local_sum || !g_count || !g_axpb) {
+        print_error("setup: clsym: %s\n", clerror());
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    (void)state;
+    if (g_h) clclose(stdcpu, g_h);
+    return 0;
+}
+
+static int* alloc_ints(size_t n, int v)
+{
+    int* p = (int*)clmalloc(stdcpu, n * sizeof(int), 0);
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++) p[i] = v;
+    return p;
+}
+
+static void to_device(unsigned d, void* p)
+{
+    assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+}
+
+static void to_host(unsigned d, void* p)
+{
+    assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+}
+
+static void check_fork(cl_event ev)
+{
+    if (!ev) print_error("clfork/clforka: %s\n", clerror());
+    assert_non_null(ev);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Index spaces                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void test_clndrange_init1d_fills_fields(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(3, 128, 32);
+    assert_int_equal(ndr.dim, 1);
+    assert_int_equal(ndr.gtoff[0], 3);
+    assert_int_equal(ndr.gtsz[0], 128);
+    assert_int_equal(ndr.ltsz[0], 32);
+    assert_int_equal(g_static_ndr.dim, 1);
+    assert_int_equal(g_static_ndr.gtsz[0], 64);
+    assert_int_equal(g_static_ndr.ltsz[0], 16);
+}
+
+static void test_clndrange_init2d_fills_fields(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init2d(1, 512, 4, 2, 2048, 16);
+    assert_int_equal(ndr.dim, 2);
+    assert_int_equal(ndr.gtoff[0], 1);
+    assert_int_equal(ndr.gtsz[0], 512);
+    assert_int_equal(ndr.ltsz[0], 4);
+    assert_int_equal(ndr.gtoff[1], 2);
+    assert_int_equal(ndr.gtsz[1], 2048);
+    assert_int_equal(ndr.ltsz[1], 16);
+}
+
+static void test_clndrange_init3d_fills_fields(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init3d(1, 8, 2, 2, 16, 4, 3, 32, 8);
+    assert_int_equal(ndr.dim, 3);
+    size_t off[3] = {1, 2, 3}, g[3] = {8, 16, 32}, l[3] = {2, 4, 8};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ndr.gtoff[i], off[i]);
+        assert_int_equal(ndr.gtsz[i], g[i]);
+        assert_int_equal(ndr.ltsz[i], l[i]);
+    }
+}
+
+static void test_clndrange_set_fills_fields(void** state)
+{
+    (void)state;
+    clndrange_t ndr;
+    memset(&ndr, 0xff, sizeof ndr);
+    clndrange_set1d(ndr, 5, 64, 8);
+    assert_int_equal(ndr.dim, 1);
+    assert_int_equal(ndr.gtoff[0], 5);
+    assert_int_equal(ndr.gtsz[0], 64);
+    assert_int_equal(ndr.ltsz[0], 8);
+    clndrange_set2d(ndr, 0, 32, 4, 1, 16, 2);
+    assert_int_equal(ndr.dim, 2);
+    assert_int_equal(ndr.gtsz[0], 32);
+    assert_int_equal(ndr.ltsz[0], 4);
+    assert_int_equal(ndr.gtoff[1], 1);
+    assert_int_equal(ndr.gtsz[1], 16);
+    assert_int_equal(ndr.ltsz[1], 2);
+    clndrange_set3d(ndr, 0, 8, 2, 0, 4, 2, 7, 2, 1);
+    assert_int_equal(ndr.dim, 3);
+    assert_int_equal(ndr.gtoff[2], 7);
+    assert_int_equal(ndr.gtsz[2], 2);
+    assert_int_equal(ndr.ltsz[2], 1);
+    assert_int_equal(ndr.gtsz[1], 4);
+}
+
+static void test_clfork_1d_with_offset(void** state)
+{
+    (void)state;
+    enum { N = 64 };
+    for (unsigned d = 0; d < 2; d++) {
+        int* out = alloc_ints(2 * N, -1);
+        to_device(d, out);
+        clndrange_t ndr = clndrange_init1d(16, N, 16);
+        check_fork(clforka(stdcpu, d, g_ids1d, &ndr, CL_EVENT_WAIT, out, (int)N));
+        to_host(d, out);
+        for (int i = 0; i < N; i++) {
+            assert_int_equal(out[i], 16 + i);
+            assert_int_equal(out[N + i], 16);
+        }
+        assert_int_equal(clfree(out), 0);
+    }
+}
+
+static void test_clfork_2d(void** state)
+{
+    (void)state;
+    enum { W = 16, H = 8 };
+    int* out = alloc_ints(W * H, -1);
+    to_device(1, out);
+    clndrange_t ndr = clndrange_init2d(0, W, 4, 0, H, 2);
+    check_fork(clforka(stdcpu, 1, g_ids2d, &ndr, CL_EVENT_WAIT, out, (int)W));
+    to_host(1, out);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) assert_int_equal(out[y * W + x], 1000 * y + x);
+    /* With offsets, through clndrange_set2d. */
+    clndrange_set2d(ndr, 3, W, 4, 5, H, 4);
+    check_fork(clforka(stdcpu, 0, g_ids2d, &ndr, CL_EVENT_WAIT, out, (int)W));
+    to_host(0, out);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) assert_int_equal(out[y * W + x], 1000 * (y + 5) + x + 3);
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_clfork_3d(void** state)
+{
+    (void)state;
+    enum { W = 8, H = 4, D = 6 };
+    int* out = alloc_ints(W * H * D, -1);
+    to_device(0, out);
+    clndrange_t ndr = clndrange_init3d(0, W, 2, 0, H, 2, 0, D, 3);
+    check_fork(clforka(stdcpu, 0, g_ids3d, &ndr, CL_EVENT_WAIT, out, (int)W, (int)H));
+    to_host(0, out);
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) assert_int_equal(out[(z * H + y) * W + x], 10000 * z + 100 * y + x);
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_clfork_local_size_zero_lets_runtime_choose(void** state)
+{
+    (void)state;
+    enum { N = 1000 }; /* no fixed work-group size divides it for the caller */
+    int* out = alloc_ints(2 * N, -1);
+    to_device(0, out);
+    clndrange_t ndr = clndrange_init1d(0, N, 0);
+    check_fork(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, (int)N));
+    to_host(0, out);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(out[i], i);
+        assert_true(out[N + i] >= 1 && N % out[N + i] == 0);
+    }
+    assert_int_equal(clfree(out), 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Arguments                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void check_scalars_out(const float* out, const cl_float4* v)
+{
+    assert_true(out[0] == -7.0f);
+    assert_true(out[1] == 2.5f);
+    assert_true(out[2] == 9.0f);
+    assert_true(out[3] == v->s[0]);
+    assert_true(out[4] == v->s[1]);
+    assert_true(out[5] == v->s[2]);
+    assert_true(out[6] == v->s[3]);
+    assert_true(out[7] == 5.0f);
+    assert_true(out[8] == 1234.0f);
+    assert_true(out[9] == 200.0f);
+    assert_true(out[10] == -300.0f);
+    assert_true(out[11] == 2.5f);
+}
+
+static void test_clarg_set_three_argument_form(void** state)
+{
+    (void)state;
+    float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
+    assert_non_null(out);
+    for (int i = 0; i < 16; i++) out[i] = -1.0f;
+    cl_float4 v = {{1.5f, -2.0f, 3.25f, 100.0f}};
+    cl_long l = ((cl_long)5 << 32) | 1234;
+    cl_uchar c = 200;
+    cl_short s = -300;
+    double dd = 1.25;
+    assert_int_equal(clarg_set_global(g_scalars, 0, out), 0);
+    assert_int_equal(clarg_set(g_scalars, 1, -7), 0);
+    assert_int_equal(clarg_set(g_scalars, 2, 2.5f), 0);
+    assert_int_equal(clarg_set(g_scalars, 3, (cl_uint)9), 0);
+    assert_int_equal(clarg_set(g_scalars, 4, v), 0);
+    assert_int_equal(clarg_set(g_scalars, 5, l), 0);
+    assert_int_equal(clarg_set(g_scalars, 6, c), 0);
+    assert_int_equal(clarg_set(g_scalars, 7, s), 0);
+    assert_int_equal(clarg_set(g_scalars, 8, dd), 0);
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    to_device(0, out);
+    check_fork(clfork(stdcpu, 0, g_scalars, &ndr, CL_EVENT_WAIT));
+    to_host(0, out);
+    check_scalars_out(out, &v);
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_clarg_set_four_argument_form(void** state)
+{
+    (void)state;
+    float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
+    assert_non_null(out);
+    for (int i = 0; i < 16; i++) out[i] = -1.0f;
+    cl_float4 v = {{-0.5f, 8.0f, 0.0f, 7.75f}};
+    assert_int_equal(clarg_set_global(stdcpu, g_scalars, 0, out), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 1, -7), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 2, 2.5f), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 3, (cl_uint)9), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 4, v), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 5, ((cl_long)5 << 32) | 1234), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 6, (cl_uchar)200), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 7, (cl_short)-300), 0);
+    assert_int_equal(clarg_set(stdcpu, g_scalars, 8, 1.25), 0);
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    to_device(1, out);
+    check_fork(clfork(stdcpu, 1, g_scalars, &ndr, CL_EVENT_WAIT));
+    to_host(1, out);
+    check_scalars_out(out, &v);
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_clarg_set_with_clmalloc_pointer_binds_it(void** state)
+{
+    (void)state;
+    /* A clmalloc pointer given by value to a __global argument binds the allocation. */
+    int* a = alloc_ints(256, 3);
+    to_device(0, a);
+    assert_int_equal(clarg_set(stdcpu, g_axpb, 0, a), 0);
+    assert_int_equal(clarg_set(stdcpu, g_axpb, 1, 4), 0);
+    assert_int_equal(clarg_set(stdcpu, g_axpb, 2, -1), 0);
+    clndrange_t ndr = clndrange_init1d(0, 256, 64);
+    check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT));
+    to_host(0, a);
+    for (int i = 0; i < 256; i++) assert_int_equal(a[i], 11);
+    assert_int_equal(clfree(a), 0);
+}
+
+static void run_local_sum(int four_arg_form)
+{
+    enum { N = 1024, L = 64 };
+    int* in = alloc_ints(N, 0);
+    int* out = alloc_ints(N / L, -1);
+    for (int i = 0; i < N; i++) in[i] = i;
+    unsigned d = four_arg_form ? 1 : 0;
+    to_device(d, in);
+    to_device(d, out);
+    if (four_arg_form) {
+        assert_int_equal(clarg_set_global(stdcpu, g_local_sum, 0, in), 0);
+        assert_int_equal(clarg_set_global(stdcpu, g_local_sum, 1, out), 0);
+        assert_int_equal(clarg_set_local(stdcpu, g_local_sum, 2, L * sizeof(int)), 0);
+    } else {
+        assert_int_equal(clarg_set_global(g_local_sum, 0, in), 0);
+        assert_int_equal(clarg_set_global(g_local_sum, 1, out), 0);
+        assert_int_equal(clarg_set_local(g_local_sum, 2, L * sizeof(int)), 0);
+    }
+    clndrange_t ndr = clndrange_init1d(0, N, L);
+    check_fork(clfork(stdcpu, d, g_local_sum, &ndr, CL_EVENT_WAIT));
+    to_host(d, out);
+    for (int g = 0; g < N / L; g++) {
+        int want = 0;
+        for (int i = g * L; i < (g + 1) * L; i++) want += i;
+        assert_int_equal(out[g], want);
+    }
+    assert_int_equal(clfree(in), 0);
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_clarg_set_local_three_argument_form(void** state)
+{
+    (void)state;
+    run_local_sum(0);
+}
+
+static void test_clarg_set_local_four_argument_form(void** state)
+{
+    (void)state;
+    run_local_sum(1);
+}
+
+static void test_clarg_set_global_rebinds_between_launches(void** state)
+{
+    (void)state;
+    /* The double-buffer pattern of the NBody tutorial: argument 0 switches
+     * between two allocations from one clfork to the next. */
+    int* a = alloc_ints(128, 1);
+    int* b = alloc_ints(128, 2);
+    to_device(0, a);
+    to_device(0, b);
+    assert_int_equal(clarg_set(g_axpb, 1, 10), 0);
+    assert_int_equal(clarg_set(g_axpb, 2, 0), 0);
+    clndrange_t ndr = clndrange_init1d(0, 128, 32);
+    for (int rep = 0; rep < 3; rep++) {
+        assert_int_equal(clarg_set_global(g_axpb, 0, a), 0);
+        check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT));
+        assert_int_equal(clarg_set_global(g_axpb, 0, b), 0);
+        check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT));
+    }
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, a);
+    to_host(0, b);
+    for (int i = 0; i < 128; i++) {
+        assert_int_equal(a[i], 1000);
+        assert_int_equal(b[i], 2000);
+    }
+    assert_int_equal(clfree(a), 0);
+    assert_int_equal(clfree(b), 0);
+}
+
+static void test_clforka_scalars_vector_and_pointer(void** state)
+{
+    (void)state;
+    for (unsigned d = 0; d < 2; d++) {
+        float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
+        assert_non_null(out);
+        for (int i = 0; i < 16; i++) out[i] = -1.0f;
+        cl_float4 v = {{0.25f, 0.5f, 0.75f, (float)d}};
+        clndrange_t ndr = clndrange_init1d(0, 1, 1);
+        to_device(d, out);
+        check_fork(clforka(stdcpu, d, g_scalars, &ndr, CL_EVENT_WAIT, out, -7, 2.5f, (cl_uint)9, v,
+                           ((cl_long)5 << 32) | 1234, (cl_uchar)200, (cl_short)-300, 1.25));
+        to_host(d, out);
+        check_scalars_out(out, &v);
+        assert_int_equal(clfree(out), 0);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void test_clfork_event_wait_blocks_until_done(void** state)
+{
+    (void)state;
+    enum { N = 1 << 16 };
+    int* a = alloc_ints(N, 2);
+    to_device(0, a);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    /* WAIT is the default (flags 0) and can be given explicitly, with RELEASE. */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, 0, a, 3, 1));
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT | CL_EVENT_RELEASE, a, 3, 1));
+    /* Nothing tracked is left for clwait: it returns at once. */
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, a);
+    for (int i = 0; i < N; i++) assert_int_equal(a[i], 22);
+    assert_int_equal(clfree(a), 0);
+}
+
+static void test_clfork_nowait_then_clwait(void** state)
+{
+    (void)state;
+    enum { N = 1 << 16 };
+    int* a = alloc_ints(N, 1);
+    int* b = alloc_ints(N, 1);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+    assert_non_null(clmsync(stdcpu, 1, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+    for (int rep = 0; rep < 4; rep++) {
+        check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 2, 0));
+        check_fork(clforka(stdcpu, 1, g_axpb, &ndr, CL_EVENT_NOWAIT, b, 3, 0));
+    }
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_non_null(clmsync(stdcpu, 1, b, CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
+    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(a[i], 16);
+        assert_int_equal(b[i], 81);
+    }
+    assert_int_equal(clfree(a), 0);
+    assert_int_equal(clfree(b), 0);
+}
+
+static void test_clfork_norelease_returns_caller_owned_event(void** state)
+{
+    (void)state;
+    int* a = alloc_ints(64, 0);
+    to_device(1, a);
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    cl_event ev = clforka(stdcpu, 1, g_axpb, &ndr, CL_EVENT_WAIT | CL_EVENT_NORELEASE, a, 1, 5);
+    check_fork(ev);
+    cl_int st = -1;
+    cl_command_type type = 0;
+    cl_command_queue q = NULL;
+    cl_uint refs = 0;
+    assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
+    assert_int_equal(st, CL_COMPLETE);
+    assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    assert_int_equal(type, CL_COMMAND_NDRANGE_KERNEL);
+    assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL), CL_SUCCESS);
+    assert_ptr_equal(q, stdcl_queue(stdcpu, 1));
+    assert_int_equal(clGetEventInfo(ev, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    assert_true(refs >= 1);
+    assert_int_equal(clReleaseEvent(ev), CL_SUCCESS);
+
+    /* NOWAIT | NORELEASE: the caller waits on it, clwait joins it too. */
+    ev = clforka(stdcpu, 1, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a, 1, 5);
+    check_fork(ev);
+    assert_int_equal(clWaitForEvents(1, &ev), CL_SUCCESS);
+    assert_int_equal(clwait(stdcpu, 1, CL_KERNEL_EVENT), 0);
+    assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
+    assert_int_equal(st, CL_COMPLETE);
+    assert_int_equal(clReleaseEvent(ev), CL_SUCCESS);
+    to_host(1, a);
+    for (int i = 0; i < 64; i++) assert_int_equal(a[i], 10);
+    assert_int_equal(clfree(a), 0);
+}
+
+static void test_clfork_5000_nowait_launches_lose_nothing(void** state)
+{
+    (void)state;
+    enum { LAUNCHES = 5000 };
+    int* c0 = alloc_ints(1, 0);
+    int* c1 = alloc_ints(1, 0);
+    to_device(0, c0);
+    to_device(1, c1);
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (int i = 0; i < LAUNCHES; i++) {
+        cl_event e0 = clforka(stdcpu, 0, g_count, &ndr, CL_EVENT_NOWAIT, c0);
+        if (!e0) {
+            print_error("launch %d on device 0: %s\n", i, clerror());
+            fail();
+        }
+        if (i % 5 == 0 && !clforka(stdcpu, 1, g_count, &ndr, CL_EVENT_NOWAIT, c1)) {
+            print_error("launch %d on device 1: %s\n", i, clerror());
+            fail();
+        }
+    }
+    /* No clwait yet: a blocking sync on the same in-order queue sees every launch. */
+    to_host(0, c0);
+    to_host(1, c1);
+    assert_int_equal(c0[0], LAUNCHES);
+    assert_int_equal(c1[0], LAUNCHES / 5);
+    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(clfree(c0), 0);
+    assert_int_equal(clfree(c1), 0);
+}
+
+static void test_clwait_joins_more_than_1024_events(void** state)
+{
+    (void)state;
+    enum { LAUNCHES = 3000 };
+    int* c = alloc_ints(1, 0);
+    to_device(1, c);
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (int i = 0; i < LAUNCHES; i++)
+        if (!clforka(stdcpu, 1, g_count, &ndr, CL_EVENT_NOWAIT, c)) {
+            print_error("launch %d: %s\n", i, clerror());
+            fail();
+        }
+    assert_non_null(clmsync(stdcpu, 1, c, CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_int_equal(clwait(stdcpu, 1, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
+    assert_int_equal(c[0], LAUNCHES);
+    assert_int_equal(clfree(c), 0);
+}
+
+static void test_clflush_submits_without_waiting(void** state)
+{
+    (void)state;
+    int* a = alloc_ints(4096, 1);
+    to_device(0, a);
+    clndrange_t ndr = clndrange_init1d(0, 4096, 64);
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 5, 0));
+    assert_int_equal(clflush(stdcpu, 0, 0), 0);
+    assert_int_equal(clflush(stdcpu, 1, 0), 0);
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, a);
+    for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 5);
+    clerror();
+    assert_true(clflush(stdcpu, 2, 0) < 0);
+    assert_non_null(clerror());
+    assert_true(clflush(NULL, 0, 0) < 0);
+    assert_non_null(clerror());
+    assert_int_equal(clfree(a), 0);
+}
+
+static void test_clwait_without_events_returns_zero(void** state)
+{
+    (void)state;
+    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(clwait(stdcpu, 1, 0), 0);
+    clerror();
+    assert_true(clwait(stdcpu, 2, CL_ALL_EVENT) < 0);
+    assert_non_null(clerror());
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clndrange_init1d_fills_fields),
+        cmocka_unit_test(test_clndrange_init2d_fills_fields),
+        cmocka_unit_test(test_clndrange_init3d_fills_fields),
+        cmocka_unit_test(test_clndrange_set_fills_fields),
+        cmocka_unit_test(test_clfork_1d_with_offset),
+        cmocka_unit_test(test_clfork_2d),
+        cmocka_unit_test(test_clfork_3d),
+        cmocka_unit_test(test_clfork_local_size_zero_lets_runtime_choose),
+        cmocka_unit_test(test_clarg_set_three_argument_form),
+        cmocka_unit_test(test_clarg_set_four_argument_form),
+        cmocka_unit_test(test_clarg_set_with_clmalloc_pointer_binds_it),
+        cmocka_unit_test(test_clarg_set_local_three_argument_form),
+        cmocka_unit_test(test_clarg_set_local_four_argument_form),
+        cmocka_unit_test(test_clarg_set_global_rebinds_between_launches),
+        cmocka_unit_test(test_clforka_scalars_vector_and_pointer),
+        cmocka_unit_test(test_clfork_event_wait_blocks_until_done),
+        cmocka_unit_test(test_clfork_nowait_then_clwait),
+        cmocka_unit_test(test_clfork_norelease_returns_caller_owned_event),
+        cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
+        cmocka_unit_test(test_clwait_joins_more_than_1024_events),
+        cmocka_unit_test(test_clflush_submits_without_waiting),
+        cmocka_unit_test(test_clwait_without_events_returns_zero),
+    };
+    return cmocka_run_group_tests_name("launch", tests, setup, teardown);
+}

@@ -1,0 +1,394 @@
+/* test_loader.c: clopen, clsopen, clbuild, clsym, clclose: file lookup (current
+ * directory, STDCL_KERNEL_PATH), the standard build options, reference
+ * counting, CLLD_LAZY and CLLD_NOBUILD, STDCL_BUILD_OPTIONS.
+ *
+ * The group setup moves to a scratch folder (so the current directory holds
+ * no kernel file) and opens tests/kernels/loader.cl once by absolute path;
+ * tests reuse that build where they can (PoCL compiles cost ~0.5 s each). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+static char g_oldcwd[PATH_MAX];
+static char* g_tmp;     /* scratch folder, the current directory during the tests */
+static void* g_h;       /* loader.cl opened by absolute path */
+
+static int setup(void** state)
+{
+    (void)state;
+    if (!stdcpu || clgetndev(stdcpu) != 2) {
+        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
+        return -1;
+    }
+    if (!tu_srcdir()) {
+        print_error("setup: tests/ not found next to the binary nor in STDCL_TEST_SRCDIR\n");
+        return -1;
+    }
+    if (!getcwd(g_oldcwd, sizeof g_oldcwd)) return -1;
+    g_tmp = tu_mkdtemp();
+    if (!g_tmp || chdir(g_tmp) != 0) return -1;
+    g_h = clopen(stdcpu, tu_kernel("loader.cl"), CLLD_NOW);
+    if (!g_h) {
+        print_error("setup: clopen(loader.cl): %s\n", clerror());
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    (void)state;
+    if (g_h) clclose(stdcpu, g_h);
+    if (chdir(g_oldcwd) != 0) return -1;
+    if (g_tmp) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/cwd_inc.h", g_tmp);
+        unlink(path);
+        rmdir(g_tmp);
+        free(g_tmp);
+    }
+    return 0;
+}
+
+/* Runs fill(out, v) over 64 items on device d of stdcpu and checks the values. */
+static void check_fill_runs(cl_kernel fill, unsigned d, int v)
+{
+    enum { N = 64 };
+    assert_non_null(fill);
+    int* out = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(out);
+    for (int i = 0; i < N; i++) out[i] = -1;
+    clndrange_t ndr = clndrange_init1d(0, N, 16);
+    assert_non_null(clmsync(stdcpu, d, out, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    cl_event ev = clforka(stdcpu, d, fill, &ndr, CL_EVENT_WAIT, out, v);
+    if (!ev) print_error("clforka: %s\n", clerror());
+    assert_non_null(ev);
+    assert_non_null(clmsync(stdcpu, d, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < N; i++) assert_int_equal(out[i], v);
+    assert_int_equal(clfree(out), 0);
+}
+
+/* Runs probe_macros of handle h on device d; out gets its 7 values. */
+static void run_probe(void* h, unsigned d, int out[7])
+{
+    cl_kernel k = clsym(stdcpu, h, "probe_macros", CLLD_NOW);
+    if (!k) print_error("clsym(probe_macros): %s\n", clerror());
+    assert_non_null(k);
+    int* buf = (int*)clmalloc(stdcpu, 16 * sizeof(int), 0);
+    assert_non_null(buf);
+    for (int i = 0; i < 16; i++) buf[i] = -99;
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    assert_non_null(clmsync(stdcpu, d, buf, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clforka(stdcpu, d, k, &ndr, CL_EVENT_WAIT, buf));
+    assert_non_null(clmsync(stdcpu, d, buf, CL_MEM_HOST | CL_EVENT_WAIT));
+    memcpy(out, buf, 7 * sizeof(int));
+    assert_int_equal(clfree(buf), 0);
+}
+
+/* Runs a one-item kernel `name(__global int* o)` of handle h on device 0 and
+ * returns o[0]. */
+static int run_scalar_kernel(void* h, const char* name)
+{
+    cl_kernel k = clsym(stdcpu, h, name, 0);
+    if (!k) print_error("clsym(%s): %s\n", name, clerror());
+    assert_non_null(k);
+    int* o = (int*)clmalloc(stdcpu, sizeof(int), 0);
+    assert_non_null(o);
+    o[0] = -99;
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    assert_non_null(clmsync(stdcpu, 0, o, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, o));
+    assert_non_null(clmsync(stdcpu, 0, o, CL_MEM_HOST | CL_EVENT_WAIT));
+    int v = o[0];
+    assert_int_equal(clfree(o), 0);
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_clopen_absolute_path_runs_on_both_devices(void** state)
+{
+    (void)state;
+    assert_non_null(g_h);
+    cl_kernel fill = clsym(stdcpu, g_h, "fill", CLLD_NOW);
+    check_fill_runs(fill, 0, 11);
+    check_fill_runs(fill, 1, 12);
+}
+
+static void test_clopen_finds_file_in_cwd(void** state)
+{
+    (void)state;
+    assert_int_equal(chdir(tu_kernel(NULL)), 0);
+    void* h = clopen(stdcpu, "loader.cl", CLLD_NOW);
+    const char* e = h ? NULL : clerror();
+    assert_int_equal(chdir(g_tmp), 0);
+    if (!h) print_error("clopen(loader.cl) in %s: %s\n", tu_kernel(NULL), e);
+    assert_non_null(h);
+    check_fill_runs(clsym(stdcpu, h, "fill", 0), 0, 21);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clopen_finds_file_via_stdcl_kernel_path(void** state)
+{
+    (void)state;
+    /* The current directory (scratch) has no loader.cl. */
+    unsetenv("STDCL_KERNEL_PATH");
+    clerror();
+    assert_null(clopen(stdcpu, "loader.cl", CLLD_NOW));
+    assert_contains(clerror(), "loader.cl");
+
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "/nonexistent-stdcl-dir:%s", tu_kernel(NULL));
+    assert_int_equal(setenv("STDCL_KERNEL_PATH", path, 1), 0);
+    void* h = clopen(stdcpu, "loader.cl", CLLD_NOW);
+    const char* e = h ? NULL : clerror();
+    unsetenv("STDCL_KERNEL_PATH");
+    if (!h) print_error("clopen via STDCL_KERNEL_PATH=%s: %s\n", path, e);
+    assert_non_null(h);
+    check_fill_runs(clsym(stdcpu, h, "fill", 0), 1, 31);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clopen_defines_standard_macros(void** state)
+{
+    (void)state;
+    for (unsigned d = 0; d < 2; d++) {
+        int out[7];
+        run_probe(g_h, d, out);
+        assert_int_equal(out[0], 1); /* __STDCL__ */
+        assert_int_equal(out[1], 1); /* __CPU__ */
+        assert_int_equal(out[2], 0); /* no __GPU__ on a CPU device */
+        assert_int_equal(out[3], 1); /* __POCL__ */
+        assert_int_equal(out[5], -1); /* no VALUE: no user options */
+        assert_int_equal(out[6], -1); /* no ENV_VALUE: STDCL_BUILD_OPTIONS unset */
+    }
+}
+
+static void test_clopen_adds_kernel_directory_to_include_path(void** state)
+{
+    (void)state;
+    /* loader.cl includes "loader_inc.h" from tests/kernels/; the program was
+     * built from the scratch folder, so only -I <file's directory> finds it. */
+    int out[7];
+    run_probe(g_h, 0, out);
+    assert_int_equal(out[4], 42);
+}
+
+static void test_clsopen_adds_cwd_to_include_path(void** state)
+{
+    (void)state;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/cwd_inc.h", g_tmp);
+    assert_int_equal(tu_write_file(path, "#define CWD_VALUE 99\n"), 0);
+    void* h = clsopen(stdcpu,
+                      "#include \"cwd_inc.h\"\n"
+                      "__kernel void cwd_value(__global int* o) { o[0] = CWD_VALUE; }\n",
+                      CLLD_NOW);
+    if (!h) print_error("clsopen: %s\n", clerror());
+    assert_non_null(h);
+    assert_int_equal(run_scalar_kernel(h, "cwd_value"), 99);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static const char* k_sopen_src =
+    "__kernel void sopen_fill(__global int* out, int v) { out[get_global_id(0)] = v + 1; }\n"
+    "__kernel void sopen_one(__global int* o) { o[0] = 1234; }\n";
+
+static void test_clsopen_builds_source(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, k_sopen_src, CLLD_NOW);
+    if (!h) print_error("clsopen: %s\n", clerror());
+    assert_non_null(h);
+    assert_int_equal(run_scalar_kernel(h, "sopen_one"), 1234);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clsopen_same_source_returns_same_handle(void** state)
+{
+    (void)state;
+    void* h1 = clsopen(stdcpu, k_sopen_src, CLLD_NOW);
+    assert_non_null(h1);
+    void* h2 = clsopen(stdcpu, k_sopen_src, CLLD_NOW);
+    assert_ptr_equal(h1, h2);
+    /* Two opens need two closes: after the first, the handle still works. */
+    assert_int_equal(clclose(stdcpu, h1), 0);
+    assert_int_equal(run_scalar_kernel(h2, "sopen_one"), 1234);
+    assert_int_equal(clclose(stdcpu, h2), 0);
+    /* After the second, the handle is gone. */
+    clerror();
+    assert_true(clclose(stdcpu, h2) < 0);
+    assert_non_null(clerror());
+    assert_null(clsym(stdcpu, h2, "sopen_one", 0));
+    assert_non_null(clerror());
+}
+
+static void test_clopen_same_file_twice_returns_same_handle(void** state)
+{
+    (void)state;
+    void* h = clopen(stdcpu, tu_kernel("loader.cl"), CLLD_NOW);
+    assert_ptr_equal(h, g_h);
+    assert_int_equal(clclose(stdcpu, h), 0);
+    /* g_h is still open (count 1). */
+    check_fill_runs(clsym(stdcpu, g_h, "fill", 0), 0, 41);
+}
+
+static void test_clopen_handle_belongs_to_its_context(void** state)
+{
+    (void)state;
+    clerror();
+    assert_null(clsym(stddev, g_h, "fill", 0));
+    assert_non_null(clerror());
+    assert_true(clclose(stddev, g_h) < 0);
+    assert_non_null(clerror());
+    /* Still fine in stdcpu. */
+    assert_non_null(clsym(stdcpu, g_h, "fill", 0));
+}
+
+static void test_clsym_returns_same_kernel_twice(void** state)
+{
+    (void)state;
+    cl_kernel k1 = clsym(stdcpu, g_h, "fill", CLLD_NOW);
+    cl_kernel k2 = clsym(stdcpu, g_h, "fill", 0);
+    assert_non_null(k1);
+    assert_ptr_equal(k1, k2);
+    cl_kernel p = clsym(stdcpu, g_h, "probe_macros", 0);
+    assert_non_null(p);
+    assert_ptr_not_equal(p, k1);
+    /* It is a real cl_kernel. */
+    char name[64] = "";
+    assert_int_equal(clGetKernelInfo(k1, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL), CL_SUCCESS);
+    assert_string_equal(name, "fill");
+}
+
+static void test_clsym_null_handle_searches_all_programs(void** state)
+{
+    (void)state;
+    void* hs = clsopen(stdcpu, "__kernel void only_in_source(__global int* o) { o[0] = 77; }\n", CLLD_NOW);
+    if (!hs) print_error("clsopen: %s\n", clerror());
+    assert_non_null(hs);
+    cl_kernel a = clsym(stdcpu, NULL, "only_in_source", 0);
+    assert_non_null(a);
+    assert_ptr_equal(a, clsym(stdcpu, hs, "only_in_source", 0));
+    cl_kernel f = clsym(stdcpu, NULL, "fill", 0);
+    assert_non_null(f);
+    assert_ptr_equal(f, clsym(stdcpu, g_h, "fill", 0));
+    assert_int_equal(run_scalar_kernel(NULL, "only_in_source"), 77);
+    clerror();
+    assert_null(clsym(stdcpu, NULL, "in_no_program_at_all", 0));
+    assert_contains(clerror(), "in_no_program_at_all");
+    assert_int_equal(clclose(stdcpu, hs), 0);
+}
+
+static void test_clopen_lazy_defers_build(void** state)
+{
+    (void)state;
+    /* A program that does not compile: CLLD_LAZY opens it, the first clsym fails. */
+    clerror();
+    void* bad = clsopen(stdcpu, "__kernel void lazy_bad(__global int* o) { o[0] = lazy_undeclared_q; }\n",
+                        CLLD_LAZY);
+    if (!bad) print_error("clsopen(CLLD_LAZY) built at open: %s\n", clerror());
+    assert_non_null(bad);
+    assert_null(clerror());
+    assert_null(clsym(stdcpu, bad, "lazy_bad", CLLD_NOW));
+    assert_contains(clerror(), "lazy_undeclared_q");
+    assert_int_equal(clclose(stdcpu, bad), 0);
+
+    void* good = clsopen(stdcpu, "__kernel void lazy_good(__global int* o) { o[0] = 5150; }\n", CLLD_LAZY);
+    assert_non_null(good);
+    assert_int_equal(run_scalar_kernel(good, "lazy_good"), 5150);
+    assert_int_equal(clclose(stdcpu, good), 0);
+}
+
+static void test_clbuild_applies_options_after_nobuild(void** state)
+{
+    (void)state;
+    void* h = clopen(stdcpu, tu_kernel("loader.cl"), CLLD_NOBUILD);
+    if (!h) print_error("clopen(CLLD_NOBUILD): %s\n", clerror());
+    assert_non_null(h);
+    assert_ptr_not_equal(h, g_h); /* a different build to come */
+    /* Not built yet: clsym says so. */
+    clerror();
+    assert_null(clsym(stdcpu, h, "probe_macros", 0));
+    assert_contains(clerror(), "clbuild");
+
+    void* b = clbuild(stdcpu, h, "-D VALUE=7", 0);
+    if (!b) print_error("clbuild: %s\n", clerror());
+    assert_ptr_equal(b, h);
+    for (unsigned d = 0; d < 2; d++) {
+        int out[7];
+        run_probe(h, d, out);
+        assert_int_equal(out[5], 7);  /* the user's option */
+        assert_int_equal(out[0], 1);  /* and the standard ones */
+        assert_int_equal(out[3], 1);
+        assert_int_equal(out[4], 42); /* -I the kernel's directory */
+    }
+    /* The first build is untouched. */
+    int out0[7];
+    run_probe(g_h, 0, out0);
+    assert_int_equal(out0[5], -1);
+    /* Built already: a second clbuild is refused. */
+    clerror();
+    assert_null(clbuild(stdcpu, h, "-D VALUE=8", 0));
+    assert_non_null(clerror());
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_stdcl_build_options_applies(void** state)
+{
+    (void)state;
+    assert_int_equal(setenv("STDCL_BUILD_OPTIONS", "-D ENV_VALUE=5", 1), 0);
+    void* h = clsopen(stdcpu,
+                      "__kernel void env_value(__global int* o) {\n"
+                      "#ifdef ENV_VALUE\n  o[0] = ENV_VALUE;\n#else\n  o[0] = -1;\n#endif\n}\n",
+                      CLLD_NOW);
+    const char* e = h ? NULL : clerror();
+    unsetenv("STDCL_BUILD_OPTIONS");
+    if (!h) print_error("clsopen: %s\n", e);
+    assert_non_null(h);
+    assert_int_equal(run_scalar_kernel(h, "env_value"), 5);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clclose_unknown_handle_fails(void** state)
+{
+    (void)state;
+    int not_a_handle = 0;
+    clerror();
+    assert_true(clclose(stdcpu, &not_a_handle) < 0);
+    assert_non_null(clerror());
+    assert_true(clclose(stdcpu, NULL) < 0);
+    assert_non_null(clerror());
+    assert_int_equal(not_a_handle, 0);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clopen_absolute_path_runs_on_both_devices),
+        cmocka_unit_test(test_clopen_finds_file_in_cwd),
+        cmocka_unit_test(test_clopen_finds_file_via_stdcl_kernel_path),
+        cmocka_unit_test(test_clopen_defines_standard_macros),
+        cmocka_unit_test(test_clopen_adds_kernel_directory_to_include_path),
+        cmocka_unit_test(test_clsopen_adds_cwd_to_include_path),
+        cmocka_unit_test(test_clsopen_builds_source),
+        cmocka_unit_test(test_clsopen_same_source_returns_same_handle),
+        cmocka_unit_test(test_clopen_same_file_twice_returns_same_handle),
+        cmocka_unit_test(test_clopen_handle_belongs_to_its_context),
+        cmocka_unit_test(test_clsym_returns_same_kernel_twice),
+        cmocka_unit_test(test_clsym_null_handle_searches_all_programs),
+        cmocka_unit_test(test_clopen_lazy_defers_build),
+        cmocka_unit_test(test_clbuild_applies_options_after_nobuild),
+        cmocka_unit_test(test_stdcl_build_options_applies),
+        cmocka_unit_test(test_clclose_unknown_handle_fails),
+    };
+    return cmocka_run_group_tests_name("loader", tests, setup, teardown);
+}

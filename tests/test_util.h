@@ -1,0 +1,357 @@
+/* test_util.h: what the CMocka test programs share: finding tests/ and the
+ * kernel files from the test binary, spawning a helper program with extra
+ * environment and capturing its output, string checks with useful messages.
+ *
+ * Include after <cmocka.h>.  Every function is static inline, so a program
+ * that uses only some of them gets no unused-function warning.
+ *
+ * Where things are: a test runs as <repo>/<build>/tests/test_x, so tests/ is
+ * <dir of /proc/self/exe>/../../tests; STDCL_TEST_SRCDIR (set by
+ * tools/test_env.sh) is the fallback.  Kernel files are in tests/kernels/.
+ * Helper programs (tests/helper_*.c) are built next to the test binary. */
+#ifndef STDCL_TEST_UTIL_H
+#define STDCL_TEST_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char** environ;
+
+/* ------------------------------------------------------------------------ */
+/* Paths                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static inline int tu_is_dir(const char* p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static inline int tu_is_file(const char* p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The folder holding the running test binary (and the helpers). */
+static inline const char* tu_bindir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+        if (n <= 0) {
+            strcpy(dir, ".");
+        } else {
+            dir[n] = '\0';
+            char* slash = strrchr(dir, '/');
+            if (slash && slash != dir) *slash = '\0';
+        }
+    }
+    return dir;
+}
+
+/* The canonical path of the source tree's tests/ folder; NULL if not found. */
+static inline const char* tu_srcdir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        char cand[PATH_MAX + 32], kern[PATH_MAX + 64];
+        snprintf(cand, sizeof cand, "%s/../../tests", tu_bindir());
+        snprintf(kern, sizeof kern, "%s/kernels", cand);
+        if (!tu_is_dir(kern)) {
+            const char* env = getenv("STDCL_TEST_SRCDIR");
+            if (!env) return NULL;
+            snprintf(cand, sizeof cand, "%s", env);
+        }
+        if (!realpath(cand, dir)) {
+            dir[0] = '\0';
+            return NULL;
+        }
+    }
+    return dir;
+}
+
+/* Absolute path of tests/kernels/<name> (name NULL or "": the folder).
+ * The result lives in one of 8 rotating buffers. */
+static inline const char* tu_kernel(const char* name)
+{
+    static char bufs[8][PATH_MAX + 64];
+    static int next;
+    char* b = bufs[next++ & 7];
+    const char* src = tu_srcdir();
+    if (name && *name)
+        snprintf(b, sizeof bufs[0], "%s/kernels/%s", src ? src : "tests", name);
+    else
+        snprintf(b, sizeof bufs[0], "%s/kernels", src ? src : "tests");
+    return b;
+}
+
+/* Absolute path of the helper program <name> built next to this test. */
+static inline const char* tu_helper(const char* name)
+{
+    static char bufs[4][PATH_MAX + 64];
+    static int next;
+    char* b = bufs[next++ & 3];
+    snprintf(b, sizeof bufs[0], "%s/%s", tu_bindir(), name);
+    return b;
+}
+
+/* A new empty folder under $TMPDIR (or /tmp); the caller frees the string. */
+static inline char* tu_mkdtemp(void)
+{
+    const char* t = getenv("TMPDIR");
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s/stdcl-tu.XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(buf)) return NULL;
+    return strdup(buf);
+}
+
+/* Writes text to path; 0 on success. */
+static inline int tu_write_file(const char* path, const char* text)
+{
+    FILE* f = fopen(path, "w");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    int ok = fwrite(text, 1, n, f) == n;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* The whole file as a NUL-terminated string (caller frees), NULL if unreadable. */
+static inline char* tu_read_file(const char* path, size_t* len)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char* s = (char*)malloc(cap);
+    size_t r;
+    while (s && (r = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n - 1 == 0) {
+            char* t = (char*)realloc(s, cap * 2);
+            if (!t) { free(s); s = NULL; break; }
+            s = t;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!s) return NULL;
+    s[n] = '\0';
+    if (len) *len = n;
+    return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spawning a helper program                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int status;   /* exit code; 128+signal if killed; -1 spawn failure; -2 timeout */
+    char* out;    /* its stdout (never NULL after tu_spawn) */
+    char* err;    /* its stderr (never NULL after tu_spawn) */
+} tu_proc;
+
+static inline char* tu_slurp_fd(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char* s = (char*)malloc(cap);
+    if (!s) return NULL;
+    lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        if (cap - n < 2) {
+            char* t = (char*)realloc(s, cap * 2);
+            if (!t) break;
+            s = t;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, s + n, cap - n - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    s[n] = '\0';
+    return s;
+}
+
+static inline int tu_tmpfd(void)
+{
+    const char* t = getenv("TMPDIR");
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s/stdcl-tu-out.XXXXXX", t && *t ? t : "/tmp");
+    int fd = mkstemp(buf);
+    if (fd >= 0) unlink(buf);
+    return fd;
+}
+
+/* Runs prog with arguments args (NULL-terminated list of argv[1..], or NULL)
+ * and the caller's environment changed by env (NULL-terminated list of
+ * "NAME=value" to set and "NAME" to remove, or NULL), in folder cwd (NULL:
+ * the current one), killing it after timeout_s seconds.  fork + exec only:
+ * the child calls nothing but async-signal-safe functions before exec, so
+ * this is safe in a process that has OpenCL threads.  Returns r->status. */
+static inline int tu_spawn(tu_proc* r, const char* prog, const char* const* args, const char* const* env,
+                           const char* cwd, int timeout_s)
+{
+    r->status = -1;
+    r->out = NULL;
+    r->err = NULL;
+
+    /* argv */
+    size_t nargs = 0;
+    while (args && args[nargs]) nargs++;
+    char** argv = (char**)calloc(nargs + 2, sizeof *argv);
+    /* envp: the caller's, minus the names env sets or removes, plus env's settings */
+    size_t nenv = 0, nchg = 0;
+    while (environ[nenv]) nenv++;
+    while (env && env[nchg]) nchg++;
+    char** envp = (char**)calloc(nenv + nchg + 1, sizeof *envp);
+    int fo = tu_tmpfd(), fe = tu_tmpfd();
+    if (!argv || !envp || fo < 0 || fe < 0) goto done;
+    argv[0] = (char*)prog;
+    for (size_t i = 0; i < nargs; i++) argv[i + 1] = (char*)args[i];
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++) {
+        const char* e = environ[i];
+        size_t len = strcspn(e, "=");
+        int changed = 0;
+        for (size_t j = 0; j < nchg && !changed; j++) {
+            size_t lj = strcspn(env[j], "=");
+            changed = lj == len && strncmp(env[j], e, len) == 0;
+        }
+        if (!changed) envp[k++] = (char*)e;
+    }
+    for (size_t j = 0; j < nchg; j++)
+        if (strchr(env[j], '=')) envp[k++] = (char*)env[j];
+    envp[k] = NULL;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) goto done;
+    if (pid == 0) {
+        if (dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
+        if (cwd && chdir(cwd) != 0) _exit(126);
+        execve(prog, argv, envp);
+        _exit(127);
+    }
+    {
+        int st = 0;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        long waited_ms = 0;
+        for (;;) {
+            pid_t w = waitpid(pid, &st, WNOHANG);
+            if (w == pid) break;
+            if (w < 0 && errno != EINTR) { st = -1; break; }
+            if (waited_ms > (long)timeout_s * 1000) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &st, 0);
+                st = -2;
+                break;
+            }
+            nanosleep(&ts, NULL);
+            waited_ms += 5;
+        }
+        if (st == -1 || st == -2) r->status = st;
+        else if (WIFEXITED(st)) r->status = WEXITSTATUS(st);
+        else if (WIFSIGNALED(st)) r->status = 128 + WTERMSIG(st);
+    }
+done:
+    r->out = fo >= 0 ? tu_slurp_fd(fo) : NULL;
+    r->err = fe >= 0 ? tu_slurp_fd(fe) : NULL;
+    if (!r->out) r->out = strdup("");
+    if (!r->err) r->err = strdup("");
+    if (r->status == -2) {
+        size_t n = strlen(r->err);
+        char* t = (char*)realloc(r->err, n + 64);
+        if (t) {
+            snprintf(t + n, 64, "\n[tu_spawn: killed after %d s]\n", timeout_s);
+            r->err = t;
+        }
+    }
+    if (fo >= 0) close(fo);
+    if (fe >= 0) close(fe);
+    free(argv);
+    free(envp);
+    return r->status;
+}
+
+static inline void tu_proc_free(tu_proc* r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+/* Prints what a spawned program wrote (for a failing test's log). */
+static inline void tu_proc_dump(const tu_proc* r, const char* what)
+{
+    print_message("--- %s: status %d\n--- stdout:\n%s--- stderr:\n%s---\n", what, r->status,
+                  r->out ? r->out : "", r->err ? r->err : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* String checks                                                             */
+/* ------------------------------------------------------------------------ */
+
+static inline int tu_contains(const char* hay, const char* needle)
+{
+    return hay && needle && strstr(hay, needle) != NULL;
+}
+
+/* Case-insensitive strstr. */
+static inline int tu_icontains(const char* hay, const char* needle)
+{
+    if (!hay || !needle) return 0;
+    size_t n = strlen(needle);
+    for (const char* p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0) return 1;
+    return n == 0;
+}
+
+/* Non-overlapping occurrences of needle in hay. */
+static inline int tu_count(const char* hay, const char* needle)
+{
+    int c = 0;
+    size_t n = strlen(needle);
+    if (!hay || n == 0) return 0;
+    for (const char* p = strstr(hay, needle); p; p = strstr(p + n, needle)) c++;
+    return c;
+}
+
+static inline void tu_assert_contains_(const char* hay, const char* needle, const char* expr, const char* file,
+                                       int line)
+{
+    if (tu_contains(hay, needle)) return;
+    print_error("%s:%d: expected %s to contain \"%s\"; it is %s%s%s\n", file, line, expr, needle,
+                hay ? "\"" : "", hay ? hay : "NULL", hay ? "\"" : "");
+    _fail(file, line);
+}
+
+static inline void tu_assert_not_contains_(const char* hay, const char* needle, const char* expr, const char* file,
+                                           int line)
+{
+    if (!tu_contains(hay, needle)) return;
+    print_error("%s:%d: expected %s not to contain \"%s\"; it is \"%s\"\n", file, line, expr, needle, hay);
+    _fail(file, line);
+}
+
+/* assert_contains(hay, needle): fails, printing hay, unless needle is in it. */
+#define assert_contains(hay, needle) tu_assert_contains_((hay), (needle), #hay, __FILE__, __LINE__)
+#define assert_not_contains(hay, needle) tu_assert_not_contains_((hay), (needle), #hay, __FILE__, __LINE__)
+
+/* The common main: an optional argv[1] is a CMocka test-name filter. */
+static inline void tu_filter_from_args(int argc, char** argv)
+{
+    if (argc > 1 && argv[1][0]) cmocka_set_test_filter(argv[1]);
+}
+
+#endif /* STDCL_TEST_UTIL_H */
