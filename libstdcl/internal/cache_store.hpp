@@ -10,7 +10,9 @@
 //
 // Files in the folder:
 //   <64 hex>.clbin   one entry: the binaries of one key (format below)
-//   <64 hex>.lock    exists while a process builds that key (flock-held)
+//   <64 hex>.lock    a process is building that key: it holds flock() on
+//                    this file, and removes it when done (a file left by a
+//                    process that died is unlocked, so nobody waits on it)
 //   .tmp-*           an entry being written (renamed onto its .clbin)
 //   stats            hit and miss counters (two little-endian u64)
 //   evict.lock       flock-held while a process evicts

@@ -1,0 +1,743 @@
+/* bench_core.c: what libstdcl's core calls cost beside the same work done with raw
+ * OpenCL in the same run, on the same context, queue and device.
+ *
+ *   build/bench/bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches]
+ *                          [-t ms] [-n nalloc]
+ *
+ * Rows: (1) clfork + clwait round trip of an empty kernel, (2) clmsync of 1 MiB
+ * each way, (3) clmalloc + clfree of 4 KiB, alone and with the first clmsync
+ * that creates the device buffer, (4) the registry lookup of base and interior
+ * pointers among nalloc (100000) live allocations.
+ *
+ * Method: every operation is warmed up, then timed in `batches` batches of
+ * `reps` repetitions each; the raw and the libstdcl batches alternate (raw
+ * first in even batches, libstdcl first in odd ones) so that drift hits both.
+ * A time is the median over the batches of (batch time / reps); the ratio is
+ * the median of the per-batch ratios libstdcl/raw, with the 25th-75th
+ * percentile range beside it.  Without -r, reps is chosen per operation so
+ * that one batch of the slower side lasts about -t milliseconds (default 10).
+ *
+ * Exit status: 0 when it ran (PASS or MISS alike), 1 when a call failed.
+ */
+#define _GNU_SOURCE
+#include <stdcl.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Options and state                                                         */
+/* ------------------------------------------------------------------------ */
+
+static struct {
+    const char* ctxname;  /* "cpu", "gpu", "dev" or NULL (stdgpu, else stdcpu) */
+    unsigned devnum;
+    long reps;            /* 0: calibrate per operation */
+    int batches;
+    double batch_ms;
+    long nalloc;
+} opt = { NULL, 0, 0, 31, 10.0, 100000 };
+
+static CLCONTEXT* cp;
+static unsigned dn;
+static cl_context ctx;
+static cl_device_id dev;
+static cl_command_queue q;
+
+static cl_kernel wk_empty, wk_glob;   /* libstdcl's kernels (clsopen/clsym) */
+static cl_program raw_prog;           /* the same source, built with raw OpenCL */
+static cl_kernel rk_empty, rk_glob, rk_set;
+
+#define MIB (1024u * 1024u)
+#define SMALL 4096u
+
+static char* w_big;                   /* clmalloc'd 1 MiB */
+static char* r_host;                  /* page-aligned host 1 MiB */
+static cl_mem r_buf;                  /* raw device buffer, 1 MiB */
+static cl_mem r_buf_small;            /* raw 4 KiB buffer for the global-arg kernel */
+static char* w_small;                 /* clmalloc'd 4 KiB for the global-arg kernel */
+static int zero_copy;                 /* libstdcl works on host memory (copy elided) */
+
+static void** live;                   /* the nalloc live allocations */
+#define NPTR (1u << 20)
+static void** bases;                  /* random base pointers among live ones */
+static void** inner;                  /* random interior pointers */
+#define NRAWSET 64
+static cl_mem rawset[NRAWSET];
+
+static long failures;
+
+/* "empty" has one (unused) scalar argument: NVIDIA's OpenCL compiler (driver
+ * 580) fails with a ptxas syntax error on any kernel without parameters when
+ * built with -cl-kernel-arg-info, which libstdcl passes. */
+static const char* kernel_src =
+    "__kernel void empty(int unused) { }\n"
+    "__kernel void glob(__global int* p) { }\n";
+
+static void die(const char* what)
+{
+    char* e = clerror();
+    fprintf(stderr, "bench_core: %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
+    exit(1);
+}
+
+static void check(cl_int err, const char* what)
+{
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "bench_core: %s failed: OpenCL error %d\n", what, (int)err);
+        exit(1);
+    }
+}
+
+/* Counted in the timed loops, reported once (a check per call costs ~1 ns). */
+#define OK(cond) do { if (!(cond)) ++failures; } while (0)
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* xorshift64*: deterministic, so every run looks up the same pointers. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The operations: each runs n repetitions                                   */
+/* ------------------------------------------------------------------------ */
+
+static const size_t g1[1] = { 1 }, l1[1] = { 1 };
+
+/* (1) Kernel round trip. */
+static void raw_roundtrip(long n, cl_kernel k)
+{
+    for (long i = 0; i < n; ++i) {
+        cl_event ev = NULL;
+        OK(clEnqueueNDRangeKernel(q, k, 1, NULL, g1, l1, 0, NULL, &ev) == CL_SUCCESS);
+        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+        clReleaseEvent(ev);
+    }
+}
+static void raw_fork_empty(long n) { raw_roundtrip(n, rk_empty); }
+static void raw_fork_glob(long n) { raw_roundtrip(n, rk_glob); }
+
+static void w_fork_empty(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i) {
+        OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_NOWAIT) != NULL);
+        OK(clwait(cp, dn, CL_KERNEL_EVENT) == 0);
+    }
+}
+static void w_fork_empty_wait(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i) OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_WAIT) != NULL);
+}
+static void w_fork_glob(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i) {
+        OK(clfork(cp, dn, wk_glob, &ndr, CL_EVENT_NOWAIT) != NULL);
+        OK(clwait(cp, dn, CL_KERNEL_EVENT) == 0);
+    }
+}
+
+/* (2) 1 MiB each way.  Raw: a blocking transfer (the usual raw idiom). */
+static void raw_write(long n)
+{
+    for (long i = 0; i < n; ++i)
+        OK(clEnqueueWriteBuffer(q, r_buf, CL_TRUE, 0, MIB, r_host, 0, NULL, NULL) == CL_SUCCESS);
+}
+static void raw_read(long n)
+{
+    for (long i = 0; i < n; ++i)
+        OK(clEnqueueReadBuffer(q, r_buf, CL_TRUE, 0, MIB, r_host, 0, NULL, NULL) == CL_SUCCESS);
+}
+/* What clmsync enqueues on a device with memory of its own: a non-blocking
+ * transfer, then a wait on its event. */
+static void raw_write_nb(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        cl_event ev = NULL;
+        OK(clEnqueueWriteBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev) == CL_SUCCESS);
+        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+        clReleaseEvent(ev);
+    }
+}
+static void raw_read_nb(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        cl_event ev = NULL;
+        OK(clEnqueueReadBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev) == CL_SUCCESS);
+        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+        clReleaseEvent(ev);
+    }
+}
+/* What clmsync enqueues when the device works on host memory. */
+static void raw_marker(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        cl_event ev = NULL;
+        OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS);
+        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+        clReleaseEvent(ev);
+    }
+}
+static void w_sync_dev(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_big, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
+}
+static void w_sync_host(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_big, CL_MEM_HOST | CL_EVENT_WAIT) != NULL);
+}
+
+/* (3) 4 KiB allocations. */
+static size_t page;
+static void raw_host_alloc(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        void* p = NULL;
+        OK(posix_memalign(&p, page, SMALL) == 0);
+        ((volatile char*)p)[0] = 0;
+        free(p);
+    }
+}
+static void raw_alloc_buffer(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        void* p = NULL;
+        cl_int err;
+        OK(posix_memalign(&p, page, SMALL) == 0);
+        ((volatile char*)p)[0] = 0;
+        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
+        OK(err == CL_SUCCESS);
+        clReleaseMemObject(m);
+        free(p);
+    }
+}
+static void raw_alloc_write(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        void* p = NULL;
+        cl_int err;
+        OK(posix_memalign(&p, page, SMALL) == 0);
+        ((volatile char*)p)[0] = 0;
+        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
+        OK(err == CL_SUCCESS);
+        OK(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, SMALL, p, 0, NULL, NULL) == CL_SUCCESS);
+        clReleaseMemObject(m);
+        free(p);
+    }
+}
+static void w_alloc(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        char* p = clmalloc(cp, SMALL, 0);
+        OK(p != NULL);
+        ((volatile char*)p)[0] = 0;
+        OK(clfree(p) == 0);
+    }
+}
+static void w_alloc_sync(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        char* p = clmalloc(cp, SMALL, 0);
+        OK(p != NULL);
+        ((volatile char*)p)[0] = 0;
+        OK(clmsync(cp, dn, p, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
+        OK(clfree(p) == 0);
+    }
+}
+
+/* (4) Registry lookups among nalloc live allocations. */
+static unsigned ptr_i;
+static void w_sizeof(long n)
+{
+    unsigned j = ptr_i;
+    for (long i = 0; i < n; ++i, ++j) OK(clsizeofmem(bases[j & (NPTR - 1)]) == SMALL);
+    ptr_i = j;
+}
+static void w_sizeof_few(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clsizeofmem((i & 1) ? w_big : w_small) != 0);
+}
+static void w_setglobal(long n)
+{
+    unsigned j = ptr_i;
+    for (long i = 0; i < n; ++i, ++j) OK(clarg_set_global(cp, wk_glob, 0, inner[j & (NPTR - 1)]) == 0);
+    ptr_i = j;
+}
+static void raw_setarg(long n)
+{
+    unsigned j = ptr_i;
+    for (long i = 0; i < n; ++i, ++j)
+        OK(clSetKernelArg(rk_set, 0, sizeof(cl_mem), &rawset[j & (NRAWSET - 1)]) == CL_SUCCESS);
+    ptr_i = j;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Measurement                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef void (*op_fn)(long);
+
+static double time_op(op_fn f, long n)
+{
+    double t0 = now_ns();
+    f(n);
+    return now_ns() - t0;
+}
+
+static int cmp_double(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th quantile (0..1) of v[0..n-1], sorted in place; linear interpolation. */
+static double quantile(double* v, int n, double p)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double x = p * (n - 1);
+    int i = (int)x;
+    if (i >= n - 1) return v[n - 1];
+    return v[i] + (x - i) * (v[i + 1] - v[i]);
+}
+
+/* Repetitions so that one batch of f lasts about opt.batch_ms: the count that
+ * fills 2 ms, then the median of three timings of it (one preemption during
+ * calibration must not shrink the batches). */
+static long calibrate(op_fn f)
+{
+    if (opt.reps > 0) return opt.reps;
+    long n = 1;
+    double t;
+    for (;;) {
+        t = time_op(f, n);
+        if (t > 2e6 || n >= (1L << 26)) break;
+        n *= 2;
+    }
+    double ts[3];
+    for (int i = 0; i < 3; ++i) ts[i] = time_op(f, n);
+    double per = quantile(ts, 3, 0.5) / n;
+    long reps = (long)(opt.batch_ms * 1e6 / (per > 1 ? per : 1));
+    return reps < 1 ? 1 : reps;
+}
+
+typedef struct {
+    const char* name;
+    const char* raw_desc;
+    double raw_ns, w_ns;       /* medians per repetition */
+    double ratio, r25, r75;    /* median and quartiles of the paired ratios */
+    const char* target;        /* "1.10x", "<200 ns" or "info" */
+    int verdict;               /* 1 PASS, 0 MISS, -1 none */
+    long reps;
+} Row;
+
+#define MAXROWS 16
+static Row rows[MAXROWS];
+static int nrows;
+
+/* Measures raw against wrapped (raw may be NULL: absolute only). */
+static Row* measure(const char* name, const char* raw_desc, op_fn raw, op_fn wrapped, const char* target)
+{
+    Row* r = &rows[nrows++];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->raw_desc = raw_desc;
+    r->target = target;
+    fprintf(stderr, "  %s ...\n", name);
+
+    /* Warm-up: both sides, a few times, before calibrating. */
+    for (int w = 0; w < 3; ++w) {
+        if (raw) time_op(raw, 16);
+        time_op(wrapped, 16);
+    }
+    /* The slower side sets the count, so that neither side's batch runs long. */
+    long n = calibrate(wrapped);
+    if (raw) {
+        long nr = calibrate(raw);
+        if (nr < n) n = nr;
+    }
+    if (raw) time_op(raw, n / 4 + 1);
+    time_op(wrapped, n / 4 + 1);
+
+    int B = opt.batches;
+    double* tr = calloc((size_t)B, sizeof(double));
+    double* tw = calloc((size_t)B, sizeof(double));
+    double* rr = calloc((size_t)B, sizeof(double));
+    for (int b = 0; b < B; ++b) {
+        if (raw && (b & 1) == 0) tr[b] = time_op(raw, n) / n;
+        tw[b] = time_op(wrapped, n) / n;
+        if (raw && (b & 1) == 1) tr[b] = time_op(raw, n) / n;
+        if (raw) rr[b] = tw[b] / tr[b];
+    }
+    r->reps = n;
+    r->w_ns = quantile(tw, B, 0.5);
+    if (raw) {
+        r->raw_ns = quantile(tr, B, 0.5);
+        r->ratio = quantile(rr, B, 0.5);
+        r->r25 = quantile(rr, B, 0.25);
+        r->r75 = quantile(rr, B, 0.75);
+    }
+    if (strcmp(target, "1.10x") == 0) r->verdict = r->ratio <= 1.10;
+    else if (strcmp(target, "<200 ns") == 0) r->verdict = r->w_ns < 200.0;
+    else r->verdict = -1;
+    free(tr);
+    free(tw);
+    free(rr);
+    return r;
+}
+
+static void fmt_time(char* buf, size_t n, double ns)
+{
+    if (ns <= 0) snprintf(buf, n, "-");
+    else if (ns < 1e3) snprintf(buf, n, "%.0f ns", ns);
+    else if (ns < 1e6) snprintf(buf, n, "%.2f us", ns / 1e3);
+    else snprintf(buf, n, "%.2f ms", ns / 1e6);
+}
+
+static void print_table(void)
+{
+    printf("\n%-44s %10s %10s %10s %20s %8s %6s\n", "operation", "raw", "libstdcl", "difference", "ratio [p25-p75]",
+           "target", "result");
+    for (int i = 0; i < 44 + 10 + 10 + 10 + 20 + 8 + 6 + 6; ++i) putchar('-');
+    putchar('\n');
+    for (int i = 0; i < nrows; ++i) {
+        Row* r = &rows[i];
+        char a[32], b[32], c[40], d[32];
+        fmt_time(a, sizeof a, r->raw_ns);
+        fmt_time(b, sizeof b, r->w_ns);
+        if (r->raw_ns > 0) {
+            double diff = r->w_ns - r->raw_ns;
+            if (diff > -0.5 && diff < 0.5) diff = 0.5; /* prints "+0 ns", not "-" */
+            fmt_time(d + 1, sizeof d - 1, diff < 0 ? -diff : diff);
+            d[0] = diff < 0 ? '-' : '+';
+        } else snprintf(d, sizeof d, "-");
+        if (r->raw_ns > 0) snprintf(c, sizeof c, "%.2fx [%.2f-%.2f]", r->ratio, r->r25, r->r75);
+        else snprintf(c, sizeof c, "-");
+        printf("%-44s %10s %10s %10s %20s %8s %6s\n", r->name, a, b, d, c, r->target,
+               r->verdict == 1 ? "PASS" : r->verdict == 0 ? "MISS" : "info");
+    }
+    printf("\nraw side of each row:\n");
+    for (int i = 0; i < nrows; ++i)
+        printf("  %-44s %s (%ld reps/batch)\n", rows[i].name, rows[i].raw_desc, rows[i].reps);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void usage(FILE* f)
+{
+    fprintf(f,
+            "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n nalloc]\n"
+            "  -c  context: stdcpu, stdgpu or stddev (default: stdgpu if present, else stdcpu)\n"
+            "  -d  device number in that context (default 0)\n"
+            "  -r  repetitions per batch for every operation (default: calibrated, see -t)\n"
+            "  -b  batches per operation, raw and libstdcl alternating (default 31)\n"
+            "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
+            "  -n  live allocations for the registry lookup (default 100000)\n");
+}
+
+static long parse_long(const char* s, const char* what)
+{
+    char* end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0) {
+        fprintf(stderr, "bench_core: bad %s '%s'\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+static void parse_args(int argc, char** argv)
+{
+    int c;
+    while ((c = getopt(argc, argv, "c:d:r:b:t:n:h")) != -1) {
+        switch (c) {
+        case 'c': opt.ctxname = optarg; break;
+        case 'd': opt.devnum = (unsigned)parse_long(optarg, "device number"); break;
+        case 'r': opt.reps = parse_long(optarg, "reps"); break;
+        case 'b': opt.batches = (int)parse_long(optarg, "batch count"); break;
+        case 't': opt.batch_ms = (double)parse_long(optarg, "batch time"); break;
+        case 'n': opt.nalloc = parse_long(optarg, "allocation count"); break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); exit(2);
+        }
+    }
+    if (opt.batches < 3) opt.batches = 3;
+    if (opt.batch_ms < 1) opt.batch_ms = 1;
+    if (opt.nalloc < 1) opt.nalloc = 1;
+}
+
+static void pick_context(void)
+{
+    const char* name = opt.ctxname;
+    if (!name) {
+        cp = stdgpu ? stdgpu : stdcpu;
+        name = stdgpu ? "gpu" : "cpu";
+    } else if (strcmp(name, "cpu") == 0) cp = stdcpu;
+    else if (strcmp(name, "gpu") == 0) cp = stdgpu;
+    else if (strcmp(name, "dev") == 0) cp = stddev;
+    else {
+        usage(stderr);
+        exit(2);
+    }
+    if (!cp) {
+        fprintf(stderr, "bench_core: no std%s context on this machine (try -c cpu|gpu|dev)\n", name);
+        exit(1);
+    }
+    if (opt.devnum >= clgetndev(cp)) {
+        fprintf(stderr, "bench_core: std%s has %u device(s); -d %u is out of range\n", name, clgetndev(cp),
+                opt.devnum);
+        exit(1);
+    }
+    dn = opt.devnum;
+    ctx = stdcl_clcontext(cp);
+    dev = stdcl_device(cp, dn);
+    q = stdcl_queue(cp, dn);
+    if (!ctx || !dev || !q) die("stdcl_clcontext/stdcl_device/stdcl_queue");
+}
+
+static void first_line_of(const char* path, const char* key, char* out, size_t n)
+{
+    FILE* f = fopen(path, "r");
+    char line[512];
+    out[0] = 0;
+    if (!f) return;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, kl) == 0) {
+            char* v = strchr(line, key[kl - 1] == '=' ? '=' : ':');
+            if (!v) continue;
+            ++v;
+            while (*v == ' ' || *v == '\t' || *v == '"') ++v;
+            size_t l = strlen(v);
+            while (l && (v[l - 1] == '\n' || v[l - 1] == '"' || v[l - 1] == ' ')) v[--l] = 0;
+            snprintf(out, n, "%s", v);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static const char* loadavg(void)
+{
+    static char buf[64];
+    FILE* f = fopen("/proc/loadavg", "r");
+    buf[0] = 0;
+    if (f) {
+        if (fgets(buf, sizeof buf, f)) buf[strcspn(buf, "\n")] = 0;
+        fclose(f);
+    }
+    return buf[0] ? buf : "unknown";
+}
+
+static void print_machine(void)
+{
+    char cpu[256], os[256], host[128] = "";
+    first_line_of("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    first_line_of("/etc/os-release", "PRETTY_NAME=", os, sizeof os);
+    gethostname(host, sizeof host - 1);
+    char pname[256] = "", pver[256] = "", dname[256] = "", dver[256] = "", drv[256] = "";
+    clGetPlatformInfo(stdcl_platform(cp), CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetPlatformInfo(stdcl_platform(cp), CL_PLATFORM_VERSION, sizeof pver, pver, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof dver, dver, NULL);
+    clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv, drv, NULL);
+    time_t t = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
+
+    printf("bench_core: libstdcl %s (header %s), %s\n", stdcl_version(), STDCL_VERSION_STRING, date);
+    printf("machine:  %s, %ld online CPU(s), %s (%s)\n", cpu[0] ? cpu : "unknown CPU", sysconf(_SC_NPROCESSORS_ONLN),
+           os[0] ? os : "unknown OS", host);
+    printf("platform: %s (%s)\n", pname, pver);
+    printf("device:   %u: %s (%s, driver %s)%s\n", dn, dname, dver, drv,
+           zero_copy ? "; libstdcl works on host memory here (zero-copy), clmsync copies nothing" : "");
+    printf("context:  %s\n", stdcl_context_why(cp));
+    printf("load:     %s (from /proc/loadavg at start; other processes skew absolute times, less so ratios)\n",
+           loadavg());
+    printf("method:   %d batches per row, raw and libstdcl alternating; median per-op time; ratio = median of "
+           "per-batch libstdcl/raw\n",
+           opt.batches);
+}
+
+static void setup(void)
+{
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    cl_int err;
+
+    /* libstdcl's kernels. */
+    void* h = clsopen(cp, kernel_src, CLLD_NOW);
+    if (!h) die("clsopen");
+    wk_empty = clsym(cp, h, "empty", 0);
+    wk_glob = clsym(cp, h, "glob", 0);
+    if (!wk_empty || !wk_glob) die("clsym");
+    if (clarg_set(cp, wk_empty, 0, 0) != 0) die("clarg_set");
+
+    /* The same source built with raw OpenCL for device dn. */
+    size_t len = strlen(kernel_src);
+    raw_prog = clCreateProgramWithSource(ctx, 1, &kernel_src, &len, &err);
+    check(err, "clCreateProgramWithSource");
+    check(clBuildProgram(raw_prog, 1, &dev, "", NULL, NULL), "clBuildProgram");
+    rk_empty = clCreateKernel(raw_prog, "empty", &err);
+    check(err, "clCreateKernel(empty)");
+    int zero = 0;
+    check(clSetKernelArg(rk_empty, 0, sizeof zero, &zero), "clSetKernelArg(empty)");
+    rk_glob = clCreateKernel(raw_prog, "glob", &err);
+    check(err, "clCreateKernel(glob)");
+    rk_set = clCreateKernel(raw_prog, "glob", &err);
+    check(err, "clCreateKernel(glob)");
+
+    /* 1 MiB each side, touched so that no page fault lands in a timed loop. */
+    w_big = clmalloc(cp, MIB, 0);
+    if (!w_big) die("clmalloc(1 MiB)");
+    memset(w_big, 1, MIB);
+    if (posix_memalign((void**)&r_host, page, MIB) != 0) die("posix_memalign(1 MiB)");
+    memset(r_host, 1, MIB);
+    r_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, MIB, NULL, &err);
+    check(err, "clCreateBuffer(1 MiB)");
+
+    /* Does libstdcl work on the host memory itself here?  Then clmsync only
+     * enqueues a marker: say so, and also compare with a raw marker. */
+    cl_mem m = stdcl_mem(cp, dn, w_big);
+    if (!m) die("stdcl_mem");
+    cl_mem_flags mf = 0;
+    void* hp = NULL;
+    clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof mf, &mf, NULL);
+    clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof hp, &hp, NULL);
+    zero_copy = (mf & CL_MEM_USE_HOST_PTR) && hp == (void*)w_big;
+
+    /* A bound __global argument for the kernel round trip with one argument. */
+    w_small = clmalloc(cp, SMALL, 0);
+    if (!w_small) die("clmalloc(4 KiB)");
+    memset(w_small, 0, SMALL);
+    if (clarg_set_global(cp, wk_glob, 0, w_small) != 0) die("clarg_set_global");
+    r_buf_small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
+    check(err, "clCreateBuffer(4 KiB)");
+    check(clSetKernelArg(rk_glob, 0, sizeof r_buf_small, &r_buf_small), "clSetKernelArg");
+    for (int i = 0; i < NRAWSET; ++i) {
+        rawset[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
+        check(err, "clCreateBuffer(4 KiB set)");
+    }
+}
+
+static void setup_registry(void)
+{
+    live = calloc((size_t)opt.nalloc, sizeof(void*));
+    bases = malloc(NPTR * sizeof(void*));
+    inner = malloc(NPTR * sizeof(void*));
+    if (!live || !bases || !inner) {
+        fprintf(stderr, "bench_core: out of memory\n");
+        exit(1);
+    }
+    for (long i = 0; i < opt.nalloc; ++i) {
+        live[i] = clmalloc(cp, SMALL, 0);
+        if (!live[i]) die("clmalloc (registry fill)");
+    }
+    for (unsigned i = 0; i < NPTR; ++i) {
+        bases[i] = live[rng() % (uint64_t)opt.nalloc];
+        inner[i] = (char*)live[rng() % (uint64_t)opt.nalloc] + 1 + rng() % (SMALL - 1);
+    }
+}
+
+static void teardown(void)
+{
+    for (long i = 0; i < opt.nalloc; ++i) clfree(live[i]);
+    free(live);
+    free(bases);
+    free(inner);
+    clfree(w_small);
+    clfree(w_big);
+    for (int i = 0; i < NRAWSET; ++i) clReleaseMemObject(rawset[i]);
+    clReleaseMemObject(r_buf_small);
+    clReleaseMemObject(r_buf);
+    free(r_host);
+    clReleaseKernel(rk_set);
+    clReleaseKernel(rk_glob);
+    clReleaseKernel(rk_empty);
+    clReleaseProgram(raw_prog);
+}
+
+int main(int argc, char** argv)
+{
+    parse_args(argc, argv);
+    pick_context();
+    setup();
+    print_machine();
+    fflush(stdout);
+
+    fprintf(stderr, "measuring:\n");
+    measure("(1) clfork+clwait, empty kernel",
+            "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent (its int argument set once)",
+            raw_fork_empty, w_fork_empty, "1.10x");
+    measure("(1') clfork(CL_EVENT_WAIT), empty kernel", "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent",
+            raw_fork_empty, w_fork_empty_wait, "1.10x");
+    measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg",
+            raw_fork_glob, w_fork_glob, "1.10x");
+    measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev,
+            "1.10x");
+    measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host,
+            "1.10x");
+    /* The same commands as libstdcl enqueues: its own cost alone. */
+    if (zero_copy) {
+        measure("(2') clmsync to device, vs same commands", "clEnqueueMarkerWithWaitList + wait + release",
+                raw_marker, w_sync_dev, "1.10x");
+        measure("(2') clmsync to host, vs same commands", "clEnqueueMarkerWithWaitList + wait + release",
+                raw_marker, w_sync_host, "1.10x");
+    } else {
+        measure("(2') clmsync to device, vs same commands",
+                "clEnqueueWriteBuffer 1 MiB, non-blocking + clWaitForEvents + release", raw_write_nb, w_sync_dev,
+                "1.10x");
+        measure("(2') clmsync to host, vs same commands",
+                "clEnqueueReadBuffer 1 MiB, non-blocking + clWaitForEvents + release", raw_read_nb, w_sync_host,
+                "1.10x");
+    }
+    measure("(3) clmalloc+clfree 4 KiB", "posix_memalign + clCreateBuffer + clReleaseMemObject + free",
+            raw_alloc_buffer, w_alloc, "1.10x");
+    measure("(3') clmalloc+clfree 4 KiB, vs host only", "posix_memalign(page) + free, no OpenCL call",
+            raw_host_alloc, w_alloc, "info");
+    measure("(3\") clmalloc+clmsync(DEVICE)+clfree 4 KiB",
+            "posix_memalign + clCreateBuffer + clEnqueueWriteBuffer(blocking) + release + free", raw_alloc_write,
+            w_alloc_sync, "1.10x");
+
+    measure("(4') clsizeofmem(base), 2 live", "none (the call's fixed cost, registry nearly empty)", NULL,
+            w_sizeof_few, "info");
+    fprintf(stderr, "  filling the registry with %ld allocations of %u bytes ...\n", opt.nalloc, SMALL);
+    setup_registry();
+    char n1[64], n2[64], n3[64];
+    snprintf(n1, sizeof n1, "(4) clsizeofmem(base), %ld live", opt.nalloc);
+    snprintf(n2, sizeof n2, "(4) clarg_set_global(interior), %ld live", opt.nalloc);
+    measure(n1, "none (no raw OpenCL equivalent; absolute target)", NULL, w_sizeof, "<200 ns");
+    measure(n2, "clSetKernelArg(cl_mem) of one of 64 buffers (no lookup)", raw_setarg, w_setglobal, "<200 ns");
+    snprintf(n3, sizeof n3, "(3) clmalloc+clfree 4 KiB, %ld live", opt.nalloc);
+    measure(n3, "posix_memalign + clCreateBuffer + clReleaseMemObject + free", raw_alloc_buffer, w_alloc, "1.10x");
+
+    print_table();
+    printf("load at end: %s\n", loadavg());
+    teardown();
+    if (failures) {
+        const char* e = clerror();
+        fprintf(stderr, "bench_core: %ld call(s) failed in the timed loops (last message: %s)\n", failures,
+                e ? e : "none");
+        return 1;
+    }
+    return 0;
+}

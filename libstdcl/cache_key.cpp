@@ -1,0 +1,381 @@
+// cache_key.cpp: the program cache's key: include scanning, key text, and
+// the description of what changed between two keys.
+#include "internal/cache_key.hpp"
+
+#include "internal/sha256.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace stdcl {
+namespace {
+
+constexpr char k_key_header[] = "stdcl program cache key v1";
+constexpr int k_max_include_depth = 200;
+
+// Values are written on one line: escape backslashes and line breaks.
+std::string escape(const std::string& s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else
+            out += c;
+    }
+    return out;
+}
+
+struct Directive {
+    char delim;        // '"', '<', or 0 for a computed include
+    std::string name;  // between the delimiters, or the rest of the line
+};
+
+// The #include directives of text, outside comments.
+std::vector<Directive> find_includes(const std::string& text)
+{
+    std::vector<Directive> found;
+    bool in_block = false;
+    std::size_t i = 0, n = text.size();
+    while (i < n) {
+        // One line: the directive counts if only spaces and comments precede '#'.
+        bool at_start = true;
+        while (i < n && text[i] != '\n') {
+            char c = text[i];
+            if (in_block) {
+                if (c == '*' && i + 1 < n && text[i + 1] == '/') {
+                    in_block = false;
+                    i += 2;
+                } else {
+                    ++i;
+                }
+                continue;
+            }
+            if (c == '/' && i + 1 < n && text[i + 1] == '*') {
+                in_block = true;
+                i += 2;
+                continue;
+            }
+            if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+                while (i < n && text[i] != '\n') ++i;
+                break;
+            }
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+                ++i;
+                continue;
+            }
+            if (c == '#' && at_start) {
+                std::size_t j = i + 1;
+                while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
+                if (text.compare(j, 7, "include") == 0 &&
+                    (j + 7 >= n || text[j + 7] == ' ' || text[j + 7] == '\t' ||
+                     text[j + 7] == '"' || text[j + 7] == '<')) {
+                    j += 7;
+                    while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
+                    Directive d{0, {}};
+                    if (j < n && (text[j] == '"' || text[j] == '<')) {
+                        char close = text[j] == '"' ? '"' : '>';
+                        std::size_t e = text.find_first_of(std::string(1, close) + "\n", j + 1);
+                        if (e != std::string::npos && text[e] == close) {
+                            d.delim = text[j];
+                            d.name = text.substr(j + 1, e - j - 1);
+                        }
+                    }
+                    if (!d.delim) {
+                        std::size_t e = text.find('\n', j);
+                        d.name = text.substr(j, e == std::string::npos ? n - j : e - j);
+                    }
+                    found.push_back(d);
+                }
+                // The rest of a directive line holds no comment start we
+                // need to track except a block comment; scan on normally.
+                at_start = false;
+                ++i;
+                continue;
+            }
+            at_start = false;
+            if (c == '"' || c == '\'') {
+                ++i;
+                while (i < n && text[i] != c && text[i] != '\n') {
+                    if (text[i] == '\\' && i + 1 < n) ++i;
+                    ++i;
+                }
+                if (i < n && text[i] == c) ++i;
+                continue;
+            }
+            ++i;
+        }
+        if (i < n) ++i;  // the newline
+    }
+    return found;
+}
+
+bool read_regular_file(const std::string& path, std::string* out)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    return true;
+}
+
+std::string join(const std::string& dir, const std::string& name)
+{
+    if (!name.empty() && name[0] == '/') return name;
+    if (dir.empty()) return name;
+    if (dir.back() == '/') return dir + name;
+    return dir + "/" + name;
+}
+
+std::string dirname_of(const std::string& path)
+{
+    std::size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+void scan_file(const std::string& text, const std::string& own_dir,
+               const std::vector<std::string>& dirs, int depth, std::set<std::string>& seen,
+               std::vector<IncludeRecord>& out)
+{
+    if (depth > k_max_include_depth) return;
+    for (const Directive& d : find_includes(text)) {
+        IncludeRecord rec;
+        rec.spelled = d.delim == '"' ? "\"" + d.name + "\""
+                      : d.delim == '<' ? "<" + d.name + ">"
+                                       : d.name;
+        std::string content;
+        if (d.delim) {
+            std::vector<std::string> candidates;
+            if (!d.name.empty() && d.name[0] == '/') {
+                candidates.push_back(d.name);
+            } else {
+                if (d.delim == '"' && !own_dir.empty()) candidates.push_back(join(own_dir, d.name));
+                for (const std::string& dir : dirs) candidates.push_back(join(dir, d.name));
+            }
+            for (const std::string& c : candidates) {
+                if (read_regular_file(c, &content)) {
+                    rec.path = c;
+                    break;
+                }
+            }
+        }
+        if (rec.path.empty()) {
+            // Not found (or computed): the name is all the key can hold.
+            std::string id = "missing " + rec.spelled + " from " + own_dir;
+            if (seen.insert(id).second) out.push_back(rec);
+            continue;
+        }
+        if (!seen.insert(rec.path).second) continue;
+        rec.digest = sha256_hex(content);
+        out.push_back(rec);
+        scan_file(content, dirname_of(rec.path), dirs, depth + 1, seen, out);
+    }
+}
+
+// Splits a key text into component -> value.
+std::map<std::string, std::string> components(const std::string& text)
+{
+    std::map<std::string, std::string> m;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line == k_key_header) continue;
+        std::string comp, value;
+        std::size_t sp = line.find(' ');
+        comp = line.substr(0, sp);
+        value = sp == std::string::npos ? "" : line.substr(sp + 1);
+        if (comp == "device" || comp == "env") {
+            // "device 3 ..." and "env NAME=..." are keyed by index / name.
+            std::size_t sep = comp == "device" ? value.find(' ') : value.find('=');
+            comp += " " + value.substr(0, sep);
+            value = sep == std::string::npos ? "" : value.substr(sep + 1);
+        } else if (comp == "include") {
+            // "include <spelled> <path> <digest>" or "include <spelled> missing":
+            // keyed by the name and file found, valued by the file's digest.
+            std::size_t last = value.rfind(' ');
+            std::string head = value.substr(0, last), tail = value.substr(last + 1);
+            if (tail == "missing") {
+                comp += " " + head;
+                value = "missing";
+            } else {
+                comp += " " + head;  // the spelling and the path found
+                value = tail;
+            }
+        }
+        m[comp] = value;
+    }
+    return m;
+}
+
+}  // namespace
+
+std::vector<IncludeRecord> scan_includes(const std::string& source,
+                                         const std::vector<std::string>& dirs)
+{
+    std::vector<IncludeRecord> out;
+    std::set<std::string> seen;
+    scan_file(source, std::string(), dirs, 0, seen, out);
+    return out;
+}
+
+namespace {
+
+// Splits an option string into words like a shell would for simple quoting.
+std::vector<std::string> split_options(const std::string& options)
+{
+    std::vector<std::string> words;
+    std::string w;
+    bool in_word = false;
+    char quote = 0;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        char c = options[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            else if (c == '\\' && quote == '"' && i + 1 < options.size())
+                w += options[++i];
+            else
+                w += c;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            in_word = true;
+        } else if (c == '\\' && i + 1 < options.size()) {
+            w += options[++i];
+            in_word = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) words.push_back(w);
+            w.clear();
+            in_word = false;
+        } else {
+            w += c;
+            in_word = true;
+        }
+    }
+    if (in_word) words.push_back(w);
+    return words;
+}
+
+}  // namespace
+
+std::vector<std::string> include_dirs_from_options(const std::string& options)
+{
+    std::vector<std::string> words = split_options(options);
+    std::vector<std::string> dirs;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] == "-I" && i + 1 < words.size())
+            dirs.push_back(words[++i]);
+        else if (words[i].size() > 2 && words[i].compare(0, 2, "-I") == 0)
+            dirs.push_back(words[i].substr(2));
+    }
+    return dirs;
+}
+
+std::string key_options(const std::string& options, bool drop_include_dirs)
+{
+    std::vector<std::string> words = split_options(options);
+    // Each word quoted, so that no two different word lists look alike.
+    std::string out;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        if (drop_include_dirs) {
+            if (words[i] == "-I") {
+                ++i;
+                continue;
+            }
+            if (words[i].size() > 2 && words[i].compare(0, 2, "-I") == 0) continue;
+        }
+        if (!out.empty()) out += ' ';
+        out += '"';
+        for (char c : words[i]) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    return out;
+}
+
+std::vector<std::string> compiler_environment()
+{
+    static const char* const names[] = {
+        // PoCL
+        "POCL_EXTRA_BUILD_FLAGS", "POCL_WORK_GROUP_METHOD", "POCL_WORK_GROUP_SPECIALIZATION",
+        "POCL_FULL_REPLICATION_THRESHOLD", "POCL_WILOOPS_MAX_UNROLL_COUNT",
+        "POCL_BITCODE_FINALIZER", "POCL_MAX_WORK_GROUP_SIZE", "POCL_VECTORIZER_REMARKS",
+        // Which work-group variants PoCL puts in the binaries we store
+        "POCL_BINARY_SPECIALIZE_WG",
+        // AMD, Intel, Mesa
+        "AMD_OCL_BUILD_OPTIONS", "AMD_OCL_BUILD_OPTIONS_APPEND", "IGC_Options",
+        "CLOVER_EXTRA_COMPILE_OPTIONS", "RUSTICL_CL_VERSION",
+        // NVIDIA: the JIT target follows these
+        "CUDA_FORCE_PTX_JIT", "CUDA_DISABLE_PTX_JIT"};
+    std::vector<std::string> env;
+    for (const char* name : names)
+        if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+    return env;
+}
+
+std::string make_key_text(const KeyParts& p)
+{
+    std::string t = k_key_header;
+    t += "\nlibrary " + escape(p.library);
+    t += "\nplatform " + escape(p.platform);
+    for (std::size_t i = 0; i < p.devices.size(); ++i)
+        t += "\ndevice " + std::to_string(i) + " " + escape(p.devices[i]);
+    t += "\noptions " + escape(p.options);
+    for (const std::string& e : p.env) t += "\nenv " + escape(e);
+    t += "\nsource " + sha256_hex(p.source) + " " + std::to_string(p.source.size());
+    for (const IncludeRecord& r : p.includes) {
+        if (r.path.empty())
+            t += "\ninclude " + escape(r.spelled) + " missing";
+        else
+            t += "\ninclude " + escape(r.spelled) + " " + escape(r.path) + " " + r.digest;
+    }
+    t += "\n";
+    return t;
+}
+
+std::string describe_key_change(const std::string& old_text, const std::string& new_text)
+{
+    std::map<std::string, std::string> a = components(old_text), b = components(new_text);
+    std::string out;
+    auto add = [&out](const std::string& s) {
+        if (!out.empty()) out += ", ";
+        out += s;
+    };
+    for (const auto& [comp, value] : b) {
+        auto it = a.find(comp);
+        if (it == a.end())
+            add(comp + " (added)");
+        else if (it->second != value)
+            add(comp.compare(0, 8, "include ") == 0 ? comp + " (content changed)" : comp);
+    }
+    for (const auto& [comp, value] : a)
+        if (!b.count(comp)) add(comp + " (removed)");
+    return out;
+}
+
+std::string key_source_digest(const std::string& key_text)
+{
+    std::size_t pos = key_text.find("\nsource ");
+    if (pos == std::string::npos) return "";
+    pos += 8;
+    std::size_t end = key_text.find_first_of(" \n", pos);
+    return key_text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+}  // namespace stdcl
