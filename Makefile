@@ -35,6 +35,8 @@
 #                            several programs lists them in a file PROGRAMS,
 #                            one per line, `prog: file1.c file2.c` (names
 #                            relative to the folder; # starts a comment).
+#                            A .cl file among them is embedded in the
+#                            program with build/bin/clcc (`prog: prog.c k.cl`).
 #   bench/<name>.c|.cpp      build/bench/<name>; bench/<name>.cu only with
 #                            `make bench-cuda`
 # The kernel files of each examples/ folder (*.cl, *.clh and *.h, which
@@ -263,11 +265,14 @@ EXAMPLE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard examples/*/*.c \
 EXAMPLES :=
 comma := ,
 
+# The object of a source: x.c, x.cpp -> x.o; x.cl (embedded) -> x_cl.o.
+example_objs = $(patsubst %.cl,%_cl.o,$(patsubst %.c,%.o,$(patsubst %.cpp,%.o,$(1))))
+
 # $(call example_program,folder,program,sources relative to the folder)
 define example_program
 EXAMPLES += $(BUILD)/$(strip $(1))/$(strip $(2))
 $(BUILD)/$(strip $(1))/$(strip $(2)): \
-    $(addprefix $(BUILD)/$(strip $(1))/,$(addsuffix .o,$(basename $(3)))) \
+    $(addprefix $(BUILD)/$(strip $(1))/,$(call example_objs,$(3))) \
     $(addprefix $(BUILD)/,$(wildcard $(1)/*.cl $(1)/*.clh $(1)/*.h)) $(LIB_SO)
 endef
 
@@ -291,6 +296,13 @@ $(BUILD)/examples/%.o: DIR_CFLAGS = $(OPENMP_CFLAGS)
 
 $(EXAMPLES):
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
+
+# A .cl file named among a program's sources in PROGRAMS is embedded in the
+# program: build/bin/clcc makes it an object (its #includes inlined; -MD
+# records them), and clopen(cp, NULL, flags) finds it at run time.
+$(BUILD)/examples/%_cl.o: examples/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
 
 .PHONY: examples
 examples: $(EXAMPLES)
@@ -339,7 +351,8 @@ check: all
 ifneq ($(HAVE_CMOCKA),1)
 	@echo "check: CMocka not found by configure (run tools/install_deps.sh, then rm config.mk)" >&2; exit 1
 endif
-	BUILD_DIR=$(BUILD) bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+	BUILD_DIR=$(BUILD) STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_FLAGS)' \
+	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 run: all
 	bash tools/test_env.sh sh -c '$(RUN_CMD)'
@@ -352,7 +365,8 @@ SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 
 asan tsan ubsan:
 	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' tests
-	BUILD_DIR=build-$@ bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
+	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))

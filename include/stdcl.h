@@ -158,9 +158,12 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name,
                           int flags);
 
 /* Registers an OpenCL C program embedded in an executable or library (the
- * object files made by the clcc tool call this from a constructor).  name
- * identifies it in messages; source is not copied and must stay valid.
- * clopen(cp, NULL, flags) opens every registered program.  0 or negative. */
+ * object files made by the clcc tool call this from a constructor, which may
+ * run before libstdcl's own).  name identifies it in messages; the source is
+ * copied; registering the same name and text twice keeps one copy.
+ * clopen(cp, NULL, flags) opens every registered program and
+ * clsym(cp, NULL, name, flags) finds kernels among them.
+ * Returns 0, or STDCL_EINVAL for a NULL source. */
 STDCL_API int stdcl_embed_register(const char* name, const char* source,
                                    size_t size);
 
@@ -223,6 +226,11 @@ STDCL_API int clfree(void* ptr);
 
 /* Size in bytes of the allocation that ptr starts; 0 if ptr is not one. */
 STDCL_API size_t clsizeofmem(void* ptr);
+
+/* The start of the clmalloc allocation that contains ptr (any address inside
+ * it), and in *offset (if not NULL) ptr's offset from it; NULL if ptr is in
+ * no allocation.  O(log n) in the number of live allocations. */
+STDCL_API void* stdcl_mem_base(const void* ptr, size_t* offset);
 
 /* Attaches a detached allocation to cp / detaches it.  0 or negative. */
 STDCL_API int clmattach(CLCONTEXT* cp, void* ptr);

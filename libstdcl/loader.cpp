@@ -113,6 +113,7 @@ void build(Program& p)
             req.devices = cp->groups[g];
             req.source = p.sources[u];
             req.include_dirs = incs;
+            req.origin = u < p.origins.size() ? p.origins[u] : std::string();
             std::string opt = "-D __STDCL__";
             if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
             if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
@@ -123,6 +124,21 @@ void build(Program& p)
             req.options = opt;
             auto t0 = std::chrono::steady_clock::now();
             BuildResult r = build_program(req);
+            if (!r.program) {
+                // Some drivers reject -cl-kernel-arg-info for some kernels (NVIDIA 580:
+                // kernels without parameters).  It only adds argument descriptions,
+                // which clarg_set can do without: try once more without it.
+                BuildRequest plain = req;
+                plain.options = opt.substr(0, opt.find(" -cl-kernel-arg-info")) +
+                                opt.substr(opt.find(" -cl-kernel-arg-info") + strlen(" -cl-kernel-arg-info"));
+                BuildResult r2 = build_program(plain);
+                if (r2.program) {
+                    trace(Trace::load, "%s: the build failed with -cl-kernel-arg-info and succeeded without it",
+                          p.unit_names[u].c_str());
+                    r = std::move(r2);
+                    opt = plain.options;
+                }
+            }
             double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (!r.program) {
                 release_all();
@@ -335,6 +351,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
             for (const auto& e : emb) {
                 p->sources.push_back(e.text);
                 p->unit_names.push_back("embedded '" + e.name + "'");
+                p->origins.push_back("embedded '" + e.name + "'");
             }
             p->name = "the embedded kernels";
         } else {
@@ -342,6 +359,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
             std::string path = resolve(file);
             p->sources.push_back(read_file(path));
             p->unit_names.push_back("'" + path + "'");
+            p->origins.push_back(path[0] == '/' ? path : cwd() + "/" + path);
             p->name = "'" + path + "'";
             p->dir = dirname_of(path);
         }
@@ -418,6 +436,7 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
                 for (const auto& e : embedded_sources()) {
                     p->sources.push_back(e.text);
                     p->unit_names.push_back("embedded '" + e.name + "'");
+                    p->origins.push_back("embedded '" + e.name + "'");
                 }
                 p->name = "the embedded kernels";
                 p->key = content_key(p->sources) + "\n";

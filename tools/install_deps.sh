@@ -24,11 +24,13 @@ MSG
 fi
 
 # Packages dpkg knows as installed ("ii"); everything else is missing.
-installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' $PACKAGES 2> /dev/null \
-            | awk '$2 == "ii" { print $1 }')
+# ($PACKAGES and $missing are split into words on purpose.)
+# shellcheck disable=SC2086
+installed=" $(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' $PACKAGES 2> /dev/null \
+              | awk '$2 == "ii" { printf "%s ", $1 }')"
 missing=
 for p in $PACKAGES; do
-    case " $(echo $installed) " in
+    case $installed in
         *" $p "*) ;;
         *) missing="$missing $p" ;;
     esac
@@ -45,4 +47,5 @@ fi
 
 echo "install_deps.sh: installing $missing"
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
 apt-get update -q && apt-get install -y -q --no-install-recommends $missing

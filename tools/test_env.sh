@@ -4,15 +4,21 @@
 #
 #   tools/test_env.sh [-C dir] command [args...]
 #
-# The environment: PoCL with two CPU devices (POCL_DEVICES="pthread pthread",
-# POCL_MAX_PTHREAD_COUNT=2); POCL_CACHE_DIR, XDG_CACHE_HOME, STDCL_CACHE_DIR
-# and TMPDIR in a fresh temporary folder, removed when the command ends (so
-# every command starts with cold caches); STDCL_TEST_TMPDIR, a scratch folder
-# in it for the test's own files; STDCL_TEST_SRCDIR, the absolute path of
-# tests/ in the source tree; sanitizer options (below).  Every STDCL_* and STDDEV/STDCPU/STDGPU/STDACC*
-# variable of the caller is removed first (STDCL_KERNEL_PATH, STDCL_TRACE,
-# STDDEV=0 ... would change what the tests see).  With -C the command runs in
-# dir.  Exits with the command's status.
+# The environment:
+# - PoCL with two CPU devices: POCL_DEVICES="pthread pthread",
+#   POCL_MAX_PTHREAD_COUNT=2;
+# - POCL_CACHE_DIR, XDG_CACHE_HOME, STDCL_CACHE_DIR and TMPDIR in a fresh
+#   temporary folder, removed when the command ends (every command starts
+#   with cold caches); STDCL_TEST_TMPDIR, a scratch folder in it for the
+#   test's own files;
+# - STDCL_TEST_SRCDIR, the absolute path of tests/ in the source tree;
+# - STDCL_TEST_CC and STDCL_TEST_CFLAGS: how a test compiles a program
+#   against this build (kept from the caller; default cc and nothing);
+# - run-time options for sanitized builds (ASAN_OPTIONS ..., below);
+# - every other STDCL_* and STDDEV/STDCPU/STDGPU/STDACC* variable of the
+#   caller removed (STDCL_KERNEL_PATH, STDCL_TRACE, STDDEV=0 ... would
+#   change what the tests see).
+# With -C the command runs in dir.  Exits with the command's status.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -26,6 +32,8 @@ if [ $# -eq 0 ]; then
     exit 2
 fi
 
+test_cc=${STDCL_TEST_CC:-cc}
+test_cflags=${STDCL_TEST_CFLAGS:-}
 for v in $(compgen -e); do
     case $v in
         STDCL_*|STDDEV*|STDCPU*|STDGPU*|STDACC*) unset "$v" ;;
@@ -46,6 +54,11 @@ export STDCL_CACHE_DIR="$tmp/stdcl"
 export TMPDIR="$tmp/tmp"
 export STDCL_TEST_TMPDIR="$tmp/scratch"
 export STDCL_TEST_SRCDIR="$top/tests"
+# A test that compiles a program against the library uses these: the
+# compiler and the extra flags (the sanitizer's, in make asan/tsan/ubsan)
+# that the tree was built with.  Kept from the caller; make sets them.
+export STDCL_TEST_CC="$test_cc"
+export STDCL_TEST_CFLAGS="$test_cflags"
 
 # For programs built by make asan / tsan / ubsan (ignored by others); the
 # caller's own options come after these, so they win.  run_tests.sh's stdbuf

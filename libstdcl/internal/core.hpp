@@ -92,11 +92,17 @@ struct Allocation {
     void release_device_objects();
 };
 
-// The registry: address -> allocation, O(log n), never reads user memory.
+// The registry (registry.cpp): address -> allocation, O(log n), never reads user memory.
 std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
+// Base and size of the allocation containing p, without touching the allocation.
+bool registry_lookup(const void* p, uintptr_t* base, size_t* size);
 void registry_insert(const std::shared_ptr<Allocation>& a);
-bool registry_erase(const void* base);
+// Removes the allocation that starts at p, in one locked step.  For an interior
+// pointer nothing is removed: *out is its allocation and *offset the offset.
+enum class RegistryTake { removed, interior, absent };
+RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size_t* offset);
 size_t registry_count();
+std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp);
 // Detaches every allocation of cp (before cp is destroyed).
 void memory_forget_context(CLCONTEXT* cp);
 
@@ -132,6 +138,7 @@ struct Program {
     std::string name;                   // file name or "<source>" for messages
     std::vector<std::string> sources;   // one per unit (embedded: several)
     std::vector<std::string> unit_names;
+    std::vector<std::string> origins;   // per unit: file path or embedded name (cache traces)
     std::string dir;                    // the kernel file's directory ("" for source)
     std::string key;                    // identity for reuse: content + options
     int flags = 0;

@@ -18,6 +18,7 @@ struct BuildRequest {
     std::string source;                  // the program text
     std::string options;                 // complete options (standard + user + env)
     std::vector<std::string> include_dirs; // the -I directories, in order
+    std::string origin;                  // the kernel file, "embedded '<name>'", or "" (source text)
 };
 
 struct BuildResult {
