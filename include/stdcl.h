@@ -83,8 +83,10 @@ typedef CLCONTEXT CONTEXT;
  * stddev: all devices of the platform with the most devices.
  * Environment, X in DEV, CPU, GPU, ACC: STDX=0|1, STDX_PLATFORM_NAME=a,b,..
  * (case-insensitive match on platform name and vendor, in priority order),
- * STDX_MAX_NDEV=n.  stdrpu and stdnpu exist for source compatibility and
- * are always NULL. */
+ * STDX_MAX_NDEV=n, STDX_LOCK=key (lease devices exclusively among all
+ * processes using the same key, e.g. one GPU per MPI rank; a lease is an
+ * flock() that ends when the process does, however it ends).  stdrpu and
+ * stdnpu exist for source compatibility and are always NULL. */
 STDCL_API extern CLCONTEXT* stddev;
 STDCL_API extern CLCONTEXT* stdcpu;
 STDCL_API extern CLCONTEXT* stdgpu;

@@ -6,8 +6,10 @@
  * 0 for a NULL context); then "why <name>: <stdcl_context_why>" per non-NULL
  * context.  With the argument "run", it then runs a small kernel on every
  * device of every non-NULL context and prints "run <name> <devnum> ok" (or
- * "run <name> <devnum> FAILED: <clerror>").  Exit status: 0, or 1 if a run
- * failed. */
+ * "run <name> <devnum> FAILED: <clerror>").  With the argument "hold", it
+ * prints "holding" and then waits until its standard input closes (it keeps
+ * its contexts, and so any STDX_LOCK device leases, until then).  Exit status:
+ * 0, or 1 if a run failed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +60,11 @@ int main(int argc, char** argv)
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
             if (ctx[i].cp) failed |= run_on(ctx[i].name, ctx[i].cp);
+    if (argc > 1 && strcmp(argv[1], "hold") == 0) {
+        printf("holding\n");
+        fflush(stdout);
+        while (getchar() != EOF) continue;
+    }
     fflush(stdout);
     return failed;
 }

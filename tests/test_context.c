@@ -10,6 +10,10 @@
 
 #include <stdcl.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "test_util.h"
 
 static const char* k_twice_src =
@@ -487,6 +491,155 @@ static void test_env_stdcl_trace_prints_context_choice(void** state)
     tu_proc_free(&r);
 }
 
+/* ---- STDX_LOCK: device leases ------------------------------------------------ */
+
+/* A helper_env that holds its contexts (and leases) until hold_stop(). */
+typedef struct {
+    pid_t pid;
+    int in;    /* write end of its stdin */
+    FILE* out; /* its stdout */
+    char first[1024], why[1024];
+} holder;
+
+static void hold_start(holder* h, const char* const* env)
+{
+    int pin[2], pout[2];
+    assert_int_equal(pipe(pin), 0);
+    assert_int_equal(pipe(pout), 0);
+    size_t nenv = 0, nchg = 0;
+    while (environ[nenv]) nenv++;
+    while (env[nchg]) nchg++;
+    char** envp = (char**)calloc(nenv + nchg + 1, sizeof *envp);
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++) { /* drop the names env sets or removes */
+        size_t len = strcspn(environ[i], "=");
+        int changed = 0;
+        for (size_t j = 0; j < nchg && !changed; j++)
+            changed = strcspn(env[j], "=") == len && strncmp(env[j], environ[i], len) == 0;
+        if (!changed) envp[k++] = environ[i];
+    }
+    for (size_t j = 0; j < nchg; j++)
+        if (strchr(env[j], '=')) envp[k++] = (char*)env[j];
+    char* argv[] = {(char*)tu_helper("helper_env"), (char*)"hold", NULL};
+    fflush(stdout);
+    fflush(stderr);
+    h->pid = fork();
+    assert_true(h->pid >= 0);
+    if (h->pid == 0) {
+        dup2(pin[0], 0);
+        dup2(pout[1], 1);
+        close(pin[1]);
+        close(pout[0]);
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    free(envp);
+    close(pin[0]);
+    close(pout[1]);
+    h->in = pin[1];
+    h->out = fdopen(pout[0], "r");
+    assert_non_null(h->out);
+    /* Its first line, its "why stdcpu" line, then "holding": the leases are taken. */
+    h->first[0] = h->why[0] = '\0';
+    char line[1024];
+    while (fgets(line, sizeof line, h->out)) {
+        if (!h->first[0]) snprintf(h->first, sizeof h->first, "%s", line);
+        if (strncmp(line, "why stdcpu:", 11) == 0) snprintf(h->why, sizeof h->why, "%s", line);
+        if (strncmp(line, "holding", 7) == 0) break;
+    }
+}
+
+static void hold_stop(holder* h, int kill_it)
+{
+    int st = 0;
+    if (kill_it) kill(h->pid, SIGKILL);
+    close(h->in);
+    waitpid(h->pid, &st, 0);
+    fclose(h->out);
+}
+
+/* A lock key and lock folder of this test only. */
+static void lock_env(char* key, size_t ksize, char* tmpdir, size_t tsize)
+{
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    snprintf(tmpdir, tsize, "TMPDIR=%s", dir);
+    snprintf(key, ksize, "STDCPU_LOCK=t%ld", (long)getpid());
+    free(dir);
+}
+
+static void test_env_stdcpu_lock_leases_devices_exclusively(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200], buf[1024];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    const char* env1[] = {key, tmpdir, "STDCPU_MAX_NDEV=1", NULL};
+    holder a;
+    hold_start(&a, env1);
+    assert_true(strncmp(a.first, "stdcpu=1 ", 9) == 0);
+    assert_contains(a.why, "leased platform device(s) 0");
+
+    /* A second process with the same key gets the other device. */
+    tu_proc r;
+    run_env_helper(&r, env1, 1);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
+    assert_contains(r.out, "run stdcpu 0 ok");
+    tu_proc_free(&r);
+
+    /* Without a cap it gets every free device: only device 1. */
+    const char* env2[] = {key, tmpdir, "STDCPU_MAX_NDEV", NULL};
+    run_env_helper(&r, env2, 0);
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
+    tu_proc_free(&r);
+
+    /* The kernel drops the lease when its holder dies, even by SIGKILL. */
+    hold_stop(&a, 1);
+    run_env_helper(&r, env1, 0);
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdcpu_lock_all_leased_gives_null_with_warning(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    const char* env[] = {key, tmpdir, "STDCPU_MAX_NDEV", NULL};
+    holder a;
+    hold_start(&a, env);
+    assert_true(strncmp(a.first, "stdcpu=2 ", 9) == 0);
+    tu_proc r;
+    run_env_helper(&r, env, 0);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 0);
+    assert_int_equal(dev, 2); /* other contexts are not affected by STDCPU_LOCK */
+    assert_contains(r.err, "every stdcpu device is leased to another process");
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    tu_proc_free(&r);
+    hold_stop(&a, 0);
+}
+
+static void test_env_stdcpu_lock_bad_key_warns_and_ignores(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCPU_LOCK=a/b", "STDCPU_MAX_NDEV", NULL};
+    tu_proc r;
+    run_env_helper(&r, env, 0);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 2);
+    assert_contains(r.err, "STDCPU_LOCK='a/b' is not a valid key");
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -520,6 +673,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_env_stddev_platform_name_pocl_selects),
         cmocka_unit_test(test_env_platform_name_is_case_insensitive_list),
         cmocka_unit_test(test_env_stdcl_trace_prints_context_choice),
+        cmocka_unit_test(test_env_stdcpu_lock_leases_devices_exclusively),
+        cmocka_unit_test(test_env_stdcpu_lock_all_leased_gives_null_with_warning),
+        cmocka_unit_test(test_env_stdcpu_lock_bad_key_warns_and_ignores),
     };
     return cmocka_run_group_tests_name("context", tests, NULL, NULL);
 }
