@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace stdcl;
 
@@ -411,16 +412,29 @@ void destroy_context(CLCONTEXT* cp)
     delete cp;
 }
 
-void release_defaults()
+void release_defaults_now()
 {
-    // Runs from atexit, registered after the OpenCL drivers initialised, so it runs
-    // before their own exit handlers and before any shared library is unloaded.
     CLCONTEXT** all[] = {&stddev, &stdcpu, &stdgpu, &stdacc};
     for (auto pp : all) {
         CLCONTEXT* cp = *pp;
         if (!cp) continue;
         *pp = nullptr;
         destroy_context(cp);
+    }
+}
+
+void release_defaults()
+{
+    // Runs from atexit, registered after the OpenCL drivers initialised, so it runs
+    // before their own exit handlers and before any shared library is unloaded.
+    // glibc has already run the exiting thread's thread_local destructors by now,
+    // and some drivers (Oclgrind) keep per-thread state that their API calls use:
+    // so the release runs in a fresh thread, where that state is new.
+    try {
+        std::thread t(release_defaults_now);
+        t.join();
+    } catch (...) {
+        release_defaults_now();  // no thread to be had: release here
     }
 }
 

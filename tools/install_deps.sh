@@ -8,7 +8,7 @@
 # cannot find).  STDCL_SKIP_DEPS=1 skips the check.  The Makefile runs this
 # before autoconf/configure; .ci/run runs it first of all.
 PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
-pocl-opencl-icd clinfo oclgrind libcmocka-dev libpng-dev"
+pocl-opencl-icd clinfo oclgrind libcmocka-dev libpng-dev valgrind"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
 
