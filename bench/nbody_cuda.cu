@@ -130,6 +130,7 @@ int main(int argc, char** argv)
             nbody_progress_step(&pl, done - warm);
     }
     CUDA_CHECK(cudaMemcpy(hpos.data(), d_pos[cur], bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(hvel.data(), d_vel, bytes, cudaMemcpyDeviceToHost));
 
     char extra[64];
     snprintf(extra, sizeof extra, "device=gpu wg=%d bpw=1", nt);
@@ -137,7 +138,7 @@ int main(int argc, char** argv)
 
     int rc = NBODY_EXIT_OK;
     if (o.check && !nbody_check("cuda vs double reference", o.n, total, pos0.data(),
-                                vel0.data(), hpos.data(), o.dt, o.eps))
+                                vel0.data(), hpos.data(), hvel.data(), o.dt, o.eps))
         rc = NBODY_EXIT_FAIL;
     nbody_timing_free(&tim);
     cudaFree(d_pos[0]);

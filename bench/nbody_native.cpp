@@ -126,15 +126,19 @@ int main(int argc, char** argv)
     nbody_summary("native", &o, 1, &tim, extra);
 
     int rc = NBODY_EXIT_OK;
-    std::vector<float> pos(4 * (size_t)o.n);
+    std::vector<float> pos(4 * (size_t)o.n), vel(4 * (size_t)o.n);
     for (long i = 0; i < o.n; i++) {
         pos[4 * i] = s.x[i];
         pos[4 * i + 1] = s.y[i];
         pos[4 * i + 2] = s.z[i];
         pos[4 * i + 3] = s.m[i];
+        vel[4 * i] = s.vx[i];
+        vel[4 * i + 1] = s.vy[i];
+        vel[4 * i + 2] = s.vz[i];
+        vel[4 * i + 3] = 0.0f;
     }
     if (o.check && !nbody_check("native vs double reference", o.n, total, pos0.data(),
-                                vel0.data(), pos.data(), o.dt, o.eps))
+                                vel0.data(), pos.data(), vel.data(), o.dt, o.eps))
         rc = NBODY_EXIT_FAIL;
     if (o.png && nbody_png(o.png, o.n, pos.data(), o.png_size) != 0)
         rc = rc ? rc : NBODY_EXIT_RUNTIME;

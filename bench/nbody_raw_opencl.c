@@ -235,11 +235,8 @@ int main(int argc, char** argv)
     CHECK_CL(clEnqueueNDRangeKernel(q, kinfo, 1, NULL, &one, &one, 0, NULL, NULL));
     CHECK_CL(clEnqueueReadBuffer(q, info_buf, CL_TRUE, 0, sizeof info, info, 0, NULL, NULL));
     const int bpw = info[0], jsplit = info[1];
-    if (bpw < 1 || jsplit < 1 || wg % jsplit) {
-        fprintf(stderr, "%s: work-group size %d does not suit the kernel variant "
-                "(%d bodies per work-item, %d-way j split)\n", nbody_prog, wg, bpw, jsplit);
+    if (!nbody_shape_ok(info, wg))
         return NBODY_EXIT_USAGE;
-    }
     const long gran = (long)bpw * wg;
     const long nalloc = (o.n + gran - 1) / gran * gran;
 
@@ -308,6 +305,7 @@ int main(int argc, char** argv)
             nbody_progress_step(&prog_line, done - warm);
     }
     CHECK_CL(clEnqueueReadBuffer(q, cur, CL_TRUE, 0, bytes, hpos, 0, NULL, NULL));
+    CHECK_CL(clEnqueueReadBuffer(q, vel, CL_TRUE, 0, bytes, hvel, 0, NULL, NULL));
 
     char extra[128];
     snprintf(extra, sizeof extra, "device=%s wg=%d bpw=%d", is_gpu ? "gpu" : "cpu", wg, bpw);
@@ -315,7 +313,7 @@ int main(int argc, char** argv)
 
     int rc = NBODY_EXIT_OK;
     if (o.check && !nbody_check("opencl vs double reference", o.n, total, pos0, vel0, hpos,
-                                o.dt, o.eps))
+                                hvel, o.dt, o.eps))
         rc = NBODY_EXIT_FAIL;
     if (o.png && nbody_png(o.png, o.n, hpos, o.png_size) != 0)
         rc = rc ? rc : NBODY_EXIT_RUNTIME;

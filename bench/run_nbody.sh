@@ -24,8 +24,8 @@
 #   --max-devices K       nbody_multi up to K devices (default: all GPUs)
 #   --sweep               first try GPU kernel variants (-D NBODY_IPT, _UNROLL,
 #                         _JSPLIT, work-group size) with the plain OpenCL
-#                         baseline at each GPU size, print them ranked, then
-#                         run the table with the best variant per size
+#                         baseline at each GPU size, print each and the best,
+#                         then run the table with the best variant per size
 #   --variants "OPTS;..." the variants --sweep tries (';'-separated -o strings;
 #                         a leading "wg=128 " sets -w)
 #   --opts "OPTS"         extra kernel build options for every OpenCL run
@@ -33,10 +33,13 @@
 #   --quick               fewer steps (for a smoke test)
 #   --out DIR             build and result folder (default build/bench-nbody)
 #
+# The library must be built first (make; on the GPU machine, where there is
+# no configure, bench/gpu_run.sh builds it and then calls this script).
 # On the GPU machine (NVIDIA OpenCL is not registered there by default):
 #   echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-#   bench/run_nbody.sh --sweep --check
-# (the script registers it itself when it can write /etc/OpenCL/vendors).
+#   bench/run_nbody.sh --check --gpu-sizes "65536 131072 262144 1048576"
+#   bench/run_nbody.sh --sweep --no-cpu       (tries the kernel variants)
+# (the script registers NVIDIA's ICD itself when it can write there).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,19 +53,19 @@ SWEEP=0
 CHECK=0
 QUICK=0
 EXTRA_OPTS=""
-VARIANTS="wg=256 -D NBODY_IPT=1 -D NBODY_UNROLL=4;\
-wg=256 -D NBODY_IPT=1 -D NBODY_UNROLL=16;\
-wg=256 -D NBODY_IPT=2 -D NBODY_UNROLL=8;\
-wg=256 -D NBODY_IPT=2 -D NBODY_UNROLL=16;\
-wg=128 -D NBODY_IPT=4 -D NBODY_UNROLL=8;\
-wg=256 -D NBODY_IPT=4 -D NBODY_UNROLL=8;\
-wg=256 -D NBODY_IPT=4 -D NBODY_UNROLL=16;\
-wg=512 -D NBODY_IPT=4 -D NBODY_UNROLL=8;\
-wg=256 -D NBODY_IPT=8 -D NBODY_UNROLL=8;\
-wg=256 -D NBODY_IPT=4 -D NBODY_UNROLL=8 -D NBODY_JSPLIT=2;\
-wg=256 -D NBODY_IPT=4 -D NBODY_UNROLL=8 -D NBODY_JSPLIT=4;\
-wg=256 -D NBODY_IPT=2 -D NBODY_UNROLL=8 -D NBODY_JSPLIT=2;\
-wg=256 -D NBODY_IPT=4 -D NBODY_UNROLL=8 -D NBODY_RSQRT=0"
+# Variants for --sweep: the default (IPT=2 UNROLL=8 JSPLIT=4 on NVIDIA) and
+# its neighbours; see the tuning notes at the top of nbody_kern.cl.
+VARIANTS="wg=256 ;\
+wg=256 -D NBODY_JSPLIT=1;\
+wg=256 -D NBODY_JSPLIT=2;\
+wg=256 -D NBODY_UNROLL=16;\
+wg=128 -D NBODY_JSPLIT=2;\
+wg=512 -D NBODY_IPT=4 -D NBODY_JSPLIT=4;\
+wg=256 -D NBODY_IPT=4 -D NBODY_JSPLIT=4;\
+wg=256 -D NBODY_IPT=4 -D NBODY_JSPLIT=1;\
+wg=256 -D NBODY_IPT=1 -D NBODY_UNROLL=16 -D NBODY_JSPLIT=2;\
+wg=256 -D NBODY_IPT=8 -D NBODY_JSPLIT=4;\
+wg=256 -D NBODY_RSQRT=1"
 
 while [ $# -gt 0 ]; do
     case "$1" in

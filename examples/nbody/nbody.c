@@ -21,6 +21,14 @@
 
 #include "nbody_common.h"
 
+/* libstdcl's message for the last failure (clerror() gives it once, like
+ * dlerror(), and NULL when there is none). */
+static const char* why(void)
+{
+    const char* e = clerror();
+    return e ? e : "(no detail)";
+}
+
 /* The context named by -c, or stdgpu if there is one, else stdcpu. */
 static CONTEXT* pick_context(const char* name)
 {
@@ -70,13 +78,13 @@ int main(int argc, char** argv)
     double tb = nbody_now();
     void* clh = clopen(cp, kernel_file(argv[0], kbuf, sizeof kbuf), CLLD_NOBUILD);
     if (!clh || !clbuild(cp, clh, options, 0)) {
-        fprintf(stderr, "%s: cannot build nbody_kern.cl: %s\n", nbody_prog, clerror());
-        return NBODY_EXIT_RUNTIME;
+        fprintf(stderr, "%s: cannot build nbody_kern.cl: %s\n", nbody_prog, why());
+        return *o.clopts ? NBODY_EXIT_USAGE : NBODY_EXIT_RUNTIME; /* -o is suspect */
     }
     cl_kernel krn = clsym(cp, clh, "nbody_kern", CLLD_NOW);
     cl_kernel kinfo = clsym(cp, clh, "nbody_info", CLLD_NOW);
     if (!krn || !kinfo) {
-        fprintf(stderr, "%s: kernel missing: %s\n", nbody_prog, clerror());
+        fprintf(stderr, "%s: kernel missing: %s\n", nbody_prog, why());
         return NBODY_EXIT_RUNTIME;
     }
     double build_s = nbody_now() - tb;
@@ -86,15 +94,12 @@ int main(int argc, char** argv)
     clndrange_t ndr1 = clndrange_init1d(0, 1, 1);
     if (!info || !clforka(cp, 0, kinfo, &ndr1, CL_EVENT_WAIT, info) ||
         !clmsync(cp, 0, info, CL_MEM_HOST | CL_EVENT_WAIT)) {
-        fprintf(stderr, "%s: nbody_info failed: %s\n", nbody_prog, clerror());
+        fprintf(stderr, "%s: nbody_info failed: %s\n", nbody_prog, why());
         return NBODY_EXIT_RUNTIME;
     }
     const int bpw = info[0], jsplit = info[1];
-    if (bpw < 1 || jsplit < 1 || nthread % jsplit) {
-        fprintf(stderr, "%s: work-group size %d does not suit the kernel variant "
-                "(%d bodies per work-item, %d-way j split)\n", nbody_prog, nthread, bpw, jsplit);
+    if (!nbody_shape_ok(info, nthread))
         return NBODY_EXIT_USAGE;
-    }
     clfree(info);
 
     /* Bodies, padded with zero-mass ones to a whole number of work-groups. */
@@ -108,7 +113,7 @@ int main(int argc, char** argv)
     float* vel0 = (float*)malloc(4 * sizeof(float) * o.n);
     if (!pos1 || !pos2 || !vel || !pos0 || !vel0) {
         fprintf(stderr, "%s: cannot allocate %ld bodies: %s\n", nbody_prog, nparticle,
-                clerror() ? clerror() : "out of memory");
+                why());
         return NBODY_EXIT_RUNTIME;
     }
     nbody_init(o.n, pos0, vel0, o.ic, o.seed);
@@ -130,8 +135,9 @@ int main(int argc, char** argv)
                 "build %.2f s, options: %s\n", nbody_prog, devname, o.n, nparticle, nthread,
                 bpw, build_s, options);
 
-    /* Time steps in bursts; pos1 holds the latest positions between steps
-     * (the tutorial swaps in pairs; here any burst length works). */
+    /* Time steps in bursts of clfork calls joined by clwait, swapping the
+     * position buffers at each step; cur holds the latest positions (the
+     * tutorial swaps in pairs so that pos1 does; any burst length works). */
     cl_float4* cur = pos1;
     cl_float4* nxt = pos2;
     const int warm = o.bench ? o.burst : 0; /* first launches compile/codegen */
@@ -149,7 +155,7 @@ int main(int argc, char** argv)
             clarg_set_global(krn, 2, cur);
             clarg_set_global(krn, 3, nxt);
             if (!clfork(cp, 0, krn, &ndr, CL_EVENT_NOWAIT)) {
-                fprintf(stderr, "%s: clfork failed: %s\n", nbody_prog, clerror());
+                fprintf(stderr, "%s: clfork failed: %s\n", nbody_prog, why());
                 return NBODY_EXIT_RUNTIME;
             }
             cl_float4* t = cur;
@@ -157,7 +163,7 @@ int main(int argc, char** argv)
             nxt = t;
         }
         if (clwait(cp, 0, CL_KERNEL_EVENT | CL_EVENT_RELEASE) < 0) {
-            fprintf(stderr, "%s: kernel failed: %s\n", nbody_prog, clerror());
+            fprintf(stderr, "%s: kernel failed: %s\n", nbody_prog, why());
             return NBODY_EXIT_RUNTIME;
         }
         double t1 = nbody_now();
@@ -168,6 +174,7 @@ int main(int argc, char** argv)
             nbody_progress_step(&progress, step - warm);
     }
     clmsync(cp, 0, cur, CL_MEM_HOST | CL_EVENT_WAIT | CL_EVENT_RELEASE);
+    clmsync(cp, 0, vel, CL_MEM_HOST | CL_EVENT_WAIT | CL_EVENT_RELEASE);
 
     char extra[128];
     snprintf(extra, sizeof extra, "device=%s wg=%d bpw=%d", is_gpu ? "gpu" : "cpu", nthread, bpw);
@@ -175,7 +182,7 @@ int main(int argc, char** argv)
 
     int rc = NBODY_EXIT_OK;
     if (o.check && !nbody_check("stdcl vs double reference", o.n, total, pos0, vel0,
-                                (const float*)cur, o.dt, o.eps))
+                                (const float*)cur, (const float*)vel, o.dt, o.eps))
         rc = NBODY_EXIT_FAIL;
     if (o.png && nbody_png(o.png, o.n, (const float*)cur, o.png_size) != 0)
         rc = rc ? rc : NBODY_EXIT_RUNTIME;
@@ -187,5 +194,6 @@ int main(int argc, char** argv)
     clfree(vel);
     free(pos0);
     free(vel0);
+    fflush(stdout); /* before the library's exit-time clean-up runs */
     return rc;
 }

@@ -21,7 +21,7 @@ extern "C" {
 #define NBODY_EXIT_RUNTIME 3 /* OpenCL/library/IO failure */
 
 /* Initial conditions. */
-#define NBODY_IC_COLLISION 0 /* two Plummer clusters on a grazing collision */
+#define NBODY_IC_COLLISION 0 /* two disk galaxies on a prograde encounter */
 #define NBODY_IC_PLUMMER   1 /* one Plummer sphere in equilibrium */
 
 /* Which options a program accepts (bits). */
@@ -48,6 +48,7 @@ typedef struct {
     int quiet;          /* -q: no progress lines */
     int n_given;        /* -n was given */
     int steps_given;    /* -s was given */
+    int ic_given;       /* --ic was given */
 } nbody_opts;
 
 /* Fills o from the command line.  Prints help and exits 0 for --help; prints
@@ -58,9 +59,10 @@ typedef struct {
 void nbody_parse_args(int argc, char** argv, nbody_opts* o, int which,
                       const char* what);
 
-/* Applies the default size when -n / -s were not given: `gpu` selects the
- * bigger defaults; --check selects small ones (the reference is O(N^2) in
- * double on one host thread). */
+/* Applies the defaults that depend on the device and on --check, for what
+ * the command line left out: -n and -s (`gpu` selects the bigger sizes;
+ * --check small ones, as the reference is O(N^2) in double on the host)
+ * and, with --check, the Plummer initial conditions (see nbody_common.c). */
 void nbody_default_size(nbody_opts* o, int gpu);
 
 /* Prints "prog: message" on stderr and exits NBODY_EXIT_USAGE. */
@@ -88,22 +90,34 @@ void nbody_pad(long n, long nalloc, float* pos, float* vel,
 void nbody_reference(long n, int steps, double* pos, double* vel, double dt,
                      double eps);
 
-/* Largest relative position difference between a (float, 4 per body) and b
- * (double, 4 per body): max_i |a_i - b_i| / max(|b_i|, L), L the RMS radius
- * of b.  Also for float-float via nbody_compare_ff. */
-double nbody_compare(long n, const float* a, const double* b);
-double nbody_compare_ff(long n, const float* a, const float* b);
+/* Largest relative difference of 3-vectors (4 floats per body, the 4th
+ * ignored) between a (float) and b (double): max_i |a_i - b_i| /
+ * max(|b_i - o_i|, L), with L the RMS of |b_i - o_i| over all bodies and
+ * o an origin per body (NULL: zero).  With o = NULL it is the relative
+ * error of positions; with o = the initial velocities, the relative error
+ * of the velocity changes, i.e. of the integrated forces.
+ * nbody_compare_ff: b in floats too. */
+double nbody_compare(long n, const float* a, const double* b, const float* o);
+double nbody_compare_ff(long n, const float* a, const float* b, const float* o);
 
-/* The tolerance of --check after `steps` steps, with its reasoning in
- * nbody_common.c. */
+/* The tolerances of --check after `steps` steps, for positions and for
+ * velocity changes, with their reasoning in nbody_common.c. */
 double nbody_check_tolerance(int steps);
+double nbody_check_tolerance_vel(int steps);
 
 /* Runs the reference from the initial conditions (pos0, vel0: floats) and
- * compares the final float positions with it, printing the error and
- * PASS/FAIL.  Returns 1 on PASS, 0 on FAIL. */
+ * compares the final float positions and velocities with it, printing the
+ * errors and PASS/FAIL.  Returns 1 on PASS, 0 on FAIL. */
 int nbody_check(const char* label, long n, int steps, const float* pos0,
-                const float* vel0, const float* pos_final, double dt,
-                double eps);
+                const float* vel0, const float* pos_final,
+                const float* vel_final, double dt, double eps);
+
+/* Compares two float runs from the same initial velocities vel0 (positions
+ * and velocity changes) with the same tolerances, printing the errors and
+ * PASS/FAIL; returns 1 on PASS. */
+int nbody_check_pair(const char* label, long n, int steps, const float* vel0,
+                     const float* pos_a, const float* vel_a, const float* pos_b,
+                     const float* vel_b);
 
 /* Writes a picture of the bodies (a projection, additive, log brightness,
  * coloured by which cluster a body started in) as a PNG.  Returns 0, or -1
@@ -141,6 +155,12 @@ void nbody_timing_free(nbody_timing* t);
 /* Prints the human summary (stdout) and the RESULT line for a run. */
 void nbody_summary(const char* impl, const nbody_opts* o, int devices,
                    const nbody_timing* t, const char* extra);
+
+/* Checks a kernel variant's launch shape, as nbody_info reports it (info[0]
+ * bodies per work-item, [1] j split, [2] compiled-in local size or 0, [3] 1
+ * for the CPU variant, [4] unrolling) against the work-group size wg.
+ * Returns 1 if it fits; else prints why on stderr and returns 0. */
+int nbody_shape_ok(const int* info, int wg);
 
 /* Default kernel build options that the host adds before the user's -o:
  * "-D NBODY_WG=<wg>" and the math flags (see nbody_common.c). */

@@ -10,26 +10,43 @@
  *   nbody_kern       the tutorial's one-device kernel, same arguments:
  *                    (dt, eps, pos_old, pos_new, vel, pblock).
  *   nbody_kern_multi one device's share of a k-device step, launched once per
- *                    block of bodies that acts on it (see below).
+ *                    source block of positions (dt, eps, pos_old, pos_new,
+ *                    vel, pblock, pos_remote, acc, mode): the tutorial's
+ *                    local/remote kernel generalised to k blocks.  Each
+ *                    launch sums one block's pull from zero; acc carries the
+ *                    sum between launches; the NBODY_LAST launch updates.
  *   nbody_info       writes the variant's shape so the host sizes the launch.
  *
  * Two implementations of the force loop, chosen by the device type macro that
  * clopen defines (-D __GPU__ or -D __CPU__):
- *   GPU: the tutorial's tiling through __local memory, tuned for NVIDIA:
- *        NBODY_IPT bodies per work-item (each tile entry read from local memory
- *        feeds IPT interactions), the tile loop unrolled NBODY_UNROLL times,
- *        hardware rsqrt, and optionally NBODY_JSPLIT work-items sharing one
- *        body's sum (more work-items when there are few bodies per device).
+ *   GPU: the tutorial's tiling through __local memory, tuned for NVIDIA
+ *        Hopper: NBODY_IPT bodies per work-item (each tile entry read from
+ *        local memory feeds IPT interactions), the tile loop unrolled by
+ *        hand NBODY_UNROLL times, one MUFU.RSQ per interaction (rsqrt with
+ *        -cl-fast-relaxed-math), and NBODY_JSPLIT work-items sharing one
+ *        body's j range (more work-items when a device has few bodies).
+ *        The inner loop is 12 FP32 operations + 1 rsqrt + ~0.4 local load
+ *        and loop overhead per interaction (13.4 instructions in SASS).
  *   CPU: no local memory; each work-item owns NBODY_VEC bodies held across
- *        the lanes of floatN vectors (structure of arrays) and loops over all
- *        j with the j body broadcast, which compiles to SIMD on PoCL/LLVM.
+ *        the lanes of floatN vectors (structure of arrays: x, y, z each a
+ *        float16) and loops over all j with the j body broadcast.  PoCL's
+ *        work-group vectoriser cannot vectorise the tutorial kernel's
+ *        inner loop (it vectorises across work-items only in innermost
+ *        loops), but explicit vector types compile straight to AVX-512:
+ *        vsubps/vfmadd/vrsqrt14ps on zmm registers, 16 interactions each.
  * Force a variant with -D NBODY_FORCE_GPU or -D NBODY_FORCE_CPU.
  *
  * Launch shape (the host reads it from nbody_info):
  *   work-items = nbodies / BPW * JSPLIT, where BPW = bodies per work-item;
  *   nbodies must be a multiple of BPW * local size (the host pads with
- *   zero-mass bodies).  GPU: the tile is the work-group, so the local size
- *   must equal NBODY_WG when that is defined (the host passes -D NBODY_WG).
+ *   zero-mass bodies).  GPU: the tile is the work-group; the host passes
+ *   -D NBODY_WG=<local size>, which fixes the tile size at compile time
+ *   (reqd_work_group_size), and the local size must be a multiple of
+ *   NBODY_JSPLIT * NBODY_UNROLL.
+ *
+ * Measured (bench/run_nbody.sh): H200 ~1.93e12 - 2.03e12 interactions/s for
+ * N = 65536 .. 1048576 (1.20x - 1.29x the plain CUDA port); 2-core Zen 4
+ * PoCL 3.1 ~7.0e9 (1.35x g++ -O3 -march=native -ffast-math -fopenmp).
  */
 
 /* ------------------------------------------------------------------------ */
@@ -51,37 +68,40 @@
 #define NBODY_WG 0
 #endif
 
+/* GPU tuning.  Defaults for NVIDIA from a sweep on one H200 (raw OpenCL
+ * baseline, N = 65536 .. 1048576; bench/run_nbody.sh --sweep repeats it):
+ * every variant with >= 2 bodies per work-item and enough work-items lands
+ * at 1.93e12 - 2.03e12 interactions/s; IPT=2, UNROLL=8, JSPLIT=4 was within
+ * 1% of the best at every size.  Other GPUs: the tutorial's shape. */
+
 /* GPU: bodies per work-item (1, 2, 4 or 8). */
 #ifndef NBODY_IPT
 #if defined(__NVIDIA__)
-#define NBODY_IPT 4
+#define NBODY_IPT 2
 #else
 #define NBODY_IPT 1
 #endif
 #endif
 
-/* GPU: unrolling of the loop over a tile (1, 2, 4, 8 or 16; must divide the
- * tile slice, i.e. local size / NBODY_JSPLIT). */
+/* GPU: unrolling of the loop over a tile slice (1, 2, 4, 8 or 16; must
+ * divide local size / NBODY_JSPLIT). */
 #ifndef NBODY_UNROLL
+#if defined(__NVIDIA__)
 #define NBODY_UNROLL 8
+#else
+#define NBODY_UNROLL 4
+#endif
 #endif
 
-/* GPU: work-items sharing the j range of one body (1, 2, 4 ...; must divide
- * the local size). */
+/* GPU: work-items sharing the j range of one body (1, 2, 4, 8; must divide
+ * the local size).  Splitting keeps the GPU full when a device has few
+ * bodies (nbody_multi's blocks) at the cost of one reduction at the end. */
 #ifndef NBODY_JSPLIT
+#if defined(__NVIDIA__)
+#define NBODY_JSPLIT 4
+#else
 #define NBODY_JSPLIT 1
 #endif
-
-/* GPU: 1 = double-buffered tile with the next entry prefetched into a
- * register, one barrier per tile; 0 = the tutorial's two barriers.  Needs
- * NBODY_WG (the host passes it). */
-#ifndef NBODY_PIPE
-#define NBODY_PIPE 1
-#endif
-
-/* GPU: factor out a common mass (see NB_GPU_MASS_SCAN). */
-#ifndef NBODY_MASS_CHECK
-#define NBODY_MASS_CHECK 1
 #endif
 
 /* CPU: bodies per work-item = SIMD lanes (4, 8 or 16). */
@@ -213,33 +233,43 @@ static inline void soa_store(__global float4* p, soa4 s)
         vecf r2 = fma(dx, dx, fma(dy, dy, fma(dz, dz, eps4)));               \
         vecf inv = NB_RSQRT(r2);                                             \
         vecf f = ((q).w * inv) * (inv * inv);                                \
-        ax = fma(f, dx, ax);                                                 \
-        ay = fma(f, dy, ay);                                                 \
-        az = fma(f, dz, az);                                                 \
+        tx = fma(f, dx, tx);                                                 \
+        ty = fma(f, dy, ty);                                                 \
+        tz = fma(f, dz, tz);                                                 \
     } while (0)
 
-/* Accumulates the pull of pj[0..nj-1] on the bodies in (px, py, pz). */
+/* Accumulates the pull of pj[0..nj-1] on the bodies in (px, py, pz), in
+ * chunks of NB_CPU_CHUNK j bodies each summed from zero (see the GPU
+ * variant's NB_GPU_ACCUMULATE for why). */
+#define NB_CPU_CHUNK 256
 #define NB_CPU_ACCUMULATE(pj, nj)                                            \
     do {                                                                     \
         const vecf eps4 = (vecf)(eps);                                       \
-        int j = 0;                                                           \
-        for (; j + NBODY_CPU_UNROLL <= (nj); j += NBODY_CPU_UNROLL) {        \
-            float4 q0 = (pj)[j];                                             \
-            NB_CPU_INTERACT(q0);                                             \
-            if (NBODY_CPU_UNROLL >= 2) {                                     \
-                float4 q1 = (pj)[j + 1];                                     \
-                NB_CPU_INTERACT(q1);                                         \
+        for (int jc = 0; jc < (nj); jc += NB_CPU_CHUNK) {                    \
+            const int je = min(jc + NB_CPU_CHUNK, (int)(nj));                \
+            vecf tx = (vecf)(0.0f), ty = (vecf)(0.0f), tz = (vecf)(0.0f);    \
+            int j = jc;                                                      \
+            for (; j + NBODY_CPU_UNROLL <= je; j += NBODY_CPU_UNROLL) {      \
+                float4 q0 = (pj)[j];                                         \
+                NB_CPU_INTERACT(q0);                                         \
+                if (NBODY_CPU_UNROLL >= 2) {                                 \
+                    float4 q1 = (pj)[j + 1];                                 \
+                    NB_CPU_INTERACT(q1);                                     \
+                }                                                            \
+                if (NBODY_CPU_UNROLL >= 4) {                                 \
+                    float4 q2 = (pj)[j + 2];                                 \
+                    NB_CPU_INTERACT(q2);                                     \
+                    float4 q3 = (pj)[j + 3];                                 \
+                    NB_CPU_INTERACT(q3);                                     \
+                }                                                            \
             }                                                                \
-            if (NBODY_CPU_UNROLL >= 4) {                                     \
-                float4 q2 = (pj)[j + 2];                                     \
-                NB_CPU_INTERACT(q2);                                         \
-                float4 q3 = (pj)[j + 3];                                     \
-                NB_CPU_INTERACT(q3);                                         \
+            for (; j < je; j++) {                                            \
+                float4 q0 = (pj)[j];                                         \
+                NB_CPU_INTERACT(q0);                                         \
             }                                                                \
-        }                                                                    \
-        for (; j < (nj); j++) {                                              \
-            float4 q0 = (pj)[j];                                             \
-            NB_CPU_INTERACT(q0);                                             \
+            ax += tx;                                                        \
+            ay += ty;                                                        \
+            az += tz;                                                        \
         }                                                                    \
     } while (0)
 
@@ -292,15 +322,19 @@ __kernel void nbody_kern_multi(float dt1, float eps,
 
     soa4 ps = soa_load(pos_old + i0);
     const vecf px = ps.x, py = ps.y, pz = ps.z;
-    vecf ax, ay, az;
-    if (mode & NBODY_FIRST) {
-        ax = ay = az = (vecf)(0.0f);
-    } else {
-        soa4 as = soa_load(acc + i0);
-        ax = as.x; ay = as.y; az = as.z;
-    }
+    vecf ax = (vecf)(0.0f), ay = (vecf)(0.0f), az = (vecf)(0.0f);
 
+    /* This block's pull is summed from zero and only then added to the
+     * other blocks' (as the GPU variant does): adding a far block's many
+     * small, similar terms one by one to a large partial sum would round
+     * them all the same way. */
     NB_CPU_ACCUMULATE(pos_remote, n);
+    if (!(mode & NBODY_FIRST)) {
+        soa4 as = soa_load(acc + i0);
+        ax += as.x;
+        ay += as.y;
+        az += as.z;
+    }
 
     if (mode & NBODY_LAST) {
         soa4 vs = soa_load(vel + i0);
@@ -334,10 +368,24 @@ __kernel void nbody_kern_multi(float dt1, float eps,
 #error "NBODY_IPT must be 1, 2, 4 or 8"
 #endif
 
+/* NBODY_TILESUM=1: per-tile partial sums (see NB_GPU_ACCUMULATE); 0 (the
+ * default): one running sum per body slice.  The partial sums cost 8% on
+ * an H200 (1.80e12 against 1.97e12 interactions/s at N = 131072) for an
+ * accuracy gain that only shows with many far, similar terms; --check
+ * passes either way.  (The CPU variant always sums in chunks: free there.)
+ * nbody_kern_multi sums each source block from zero in both cases. */
+#ifndef NBODY_TILESUM
+#define NBODY_TILESUM 0
+#endif
+#if NBODY_TILESUM
+#define NB_GPU_TDECL t[NBODY_IPT]
+#else
+#define NB_GPU_TDECL *t = a
+#endif
+
 /* NB_EACH_K(M): M(0) M(1) ... M(IPT-1).  The per-body loops are spelled
  * out so that p[] and a[] are only ever indexed by constants and stay in
- * registers on every compiler (a loop left rolled would put them in
- * memory). */
+ * registers on every compiler (a loop left rolled puts them in memory). */
 #if NBODY_IPT == 1
 #define NB_EACH_K(M) M(0)
 #elif NBODY_IPT == 2
@@ -348,60 +396,52 @@ __kernel void nbody_kern_multi(float dt1, float eps,
 #define NB_EACH_K(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 #endif
 
-/* Tile entry q (a float4 named q) acting on body k of this work-item; F is
- * the force factor: m_j / r^3 in general, 1 / r^3 when every mass of the
- * source block is the same (the mass is then applied once at the end). */
-#define NB_GPU_INTERACT(k, F)                                                \
+/* Tile entry q (a float4 named q) acting on body k of this work-item: 12
+ * FP32 operations and one reciprocal square root. */
+#define NB_GPU_INTERACT(k)                                                   \
     {                                                                        \
         float dx = q.x - p[k].x, dy = q.y - p[k].y, dz = q.z - p[k].z;       \
         float r2 = fma(dx, dx, fma(dy, dy, fma(dz, dz, eps)));               \
         float inv = NB_RSQRT(r2);                                            \
-        float f = F(q, inv);                                                 \
-        a[k].x = fma(f, dx, a[k].x);                                         \
-        a[k].y = fma(f, dy, a[k].y);                                         \
-        a[k].z = fma(f, dz, a[k].z);                                         \
+        float f = (q.w * inv) * (inv * inv);                                 \
+        t[k].x = fma(f, dx, t[k].x);                                         \
+        t[k].y = fma(f, dy, t[k].y);                                         \
+        t[k].z = fma(f, dz, t[k].z);                                         \
     }
-#define NB_F_MASS(q, inv) (((q).w * (inv)) * ((inv) * (inv)))
-#define NB_F_UNIT(q, inv) (((inv) * (inv)) * (inv))
-#define NB_GPU_INTERACT_M(k) NB_GPU_INTERACT(k, NB_F_MASS)
-#define NB_GPU_INTERACT_U(k) NB_GPU_INTERACT(k, NB_F_UNIT)
 
-/* Tile entry j acting on all IPT bodies (IM: NB_GPU_INTERACT_M or _U). */
-#define NB_GPU_ONE(t, j, IM)                                                 \
+/* Tile entry j acting on all IPT bodies: one local-memory read feeds IPT
+ * interactions. */
+#define NB_GPU_ONE(t, j)                                                     \
     {                                                                        \
         const float4 q = (t)[(j)];                                           \
-        NB_EACH_K(IM)                                                        \
+        NB_EACH_K(NB_GPU_INTERACT)                                           \
     }
 
-/* The loop over one slice of the tile, unrolled by hand (portable across
+/* NBODY_UNROLL consecutive tile entries, unrolled by hand (portable across
  * OpenCL compilers that differ on #pragma unroll). */
+#define NB_GPU_STEP4(t, j)                                                   \
+    NB_GPU_ONE(t, j) NB_GPU_ONE(t, (j) + 1)                                  \
+    NB_GPU_ONE(t, (j) + 2) NB_GPU_ONE(t, (j) + 3)
 #if NBODY_UNROLL == 1
-#define NB_GPU_STEP(t, j, IM) NB_GPU_ONE(t, j, IM)
+#define NB_GPU_STEP(t, j) NB_GPU_ONE(t, j)
 #elif NBODY_UNROLL == 2
-#define NB_GPU_STEP(t, j, IM) NB_GPU_ONE(t, j, IM) NB_GPU_ONE(t, (j) + 1, IM)
+#define NB_GPU_STEP(t, j) NB_GPU_ONE(t, j) NB_GPU_ONE(t, (j) + 1)
 #elif NBODY_UNROLL == 4
-#define NB_GPU_STEP(t, j, IM)                                                \
-    NB_GPU_ONE(t, j, IM) NB_GPU_ONE(t, (j) + 1, IM)                          \
-    NB_GPU_ONE(t, (j) + 2, IM) NB_GPU_ONE(t, (j) + 3, IM)
+#define NB_GPU_STEP(t, j) NB_GPU_STEP4(t, j)
 #elif NBODY_UNROLL == 8
-#define NB_GPU_STEP4(t, j, IM)                                               \
-    NB_GPU_ONE(t, j, IM) NB_GPU_ONE(t, (j) + 1, IM)                          \
-    NB_GPU_ONE(t, (j) + 2, IM) NB_GPU_ONE(t, (j) + 3, IM)
-#define NB_GPU_STEP(t, j, IM) NB_GPU_STEP4(t, j, IM) NB_GPU_STEP4(t, (j) + 4, IM)
+#define NB_GPU_STEP(t, j) NB_GPU_STEP4(t, j) NB_GPU_STEP4(t, (j) + 4)
 #elif NBODY_UNROLL == 16
-#define NB_GPU_STEP4(t, j, IM)                                               \
-    NB_GPU_ONE(t, j, IM) NB_GPU_ONE(t, (j) + 1, IM)                          \
-    NB_GPU_ONE(t, (j) + 2, IM) NB_GPU_ONE(t, (j) + 3, IM)
-#define NB_GPU_STEP(t, j, IM)                                                \
-    NB_GPU_STEP4(t, j, IM) NB_GPU_STEP4(t, (j) + 4, IM)                      \
-    NB_GPU_STEP4(t, (j) + 8, IM) NB_GPU_STEP4(t, (j) + 12, IM)
+#define NB_GPU_STEP(t, j)                                                    \
+    NB_GPU_STEP4(t, j) NB_GPU_STEP4(t, (j) + 4)                              \
+    NB_GPU_STEP4(t, (j) + 8) NB_GPU_STEP4(t, (j) + 12)
 #else
 #error "NBODY_UNROLL must be 1, 2, 4, 8 or 16"
 #endif
 
-/* This work-item's bodies: p[k], a[k] for k < IPT; body k is number
- * base + ib + k * nsub of the block, where nsub work-items of the group
- * share each j slice. */
+/* This work-item's bodies: p[k], a[k] for k < IPT.  The nt work-items of
+ * the group form NBODY_JSPLIT slices of nsub; work-item (slice js, index ib)
+ * holds bodies base + k * nsub of the block and sums over slice js of each
+ * tile. */
 #define NB_GPU_SETUP()                                                       \
     const int nt = NB_NT;                                                    \
     const int nsub = nt / NBODY_JSPLIT;                                      \
@@ -409,107 +449,43 @@ __kernel void nbody_kern_multi(float dt1, float eps,
     const int ib = ti % nsub;                                                \
     const int js = ti / nsub;                                                \
     const int base = get_group_id(0) * (nsub * NBODY_IPT) + ib;              \
-    NB_GPU_TILE2                                                             \
-    NB_GPU_MIXED_FLAG                                                        \
-    float4 p[NBODY_IPT], a[NBODY_IPT]
+    float4 p[NBODY_IPT], a[NBODY_IPT], NB_GPU_TDECL
 
 #define NB_GPU_LOAD(k)                                                       \
     p[k] = pos_old[base + (k) * nsub];                                       \
     a[k] = (float4)(0.0f);
 
-/* One slice of a tile: the general loop, or the unit-mass one when every
- * source mass is m0 (uni). */
-#define NB_GPU_SLICE(slice)                                                  \
-    if (uni) {                                                               \
-        for (int j = 0; j < nt / NBODY_JSPLIT; j += NBODY_UNROLL) {          \
-            NB_GPU_STEP(slice, j, NB_GPU_INTERACT_U)                         \
-        }                                                                    \
-    } else {                                                                 \
-        for (int j = 0; j < nt / NBODY_JSPLIT; j += NBODY_UNROLL) {          \
-            NB_GPU_STEP(slice, j, NB_GPU_INTERACT_M)                         \
-        }                                                                    \
-    }
-
-/* NBODY_MASS_CHECK=1: before the sum, the work-group checks whether every
- * source body has the same mass m0 (one extra read of the block's masses,
- * from L2, against N/local-size interactions per work-item).  If so the
- * inner loop sums d / r^3 and the mass is applied once at the end: 11
- * instead of 12 FP32 operations per interaction, same result up to
- * rounding.  Other mass distributions take the general loop.  0: always
- * the general loop. */
-#if NBODY_MASS_CHECK
-#define NB_GPU_MASS_SCAN(pj, nj)                                             \
-    if (ti == 0)                                                             \
-        nb_mixed[0] = 0;                                                     \
-    barrier(CLK_LOCAL_MEM_FENCE);                                            \
-    const float m0 = (pj)[0].w;                                              \
-    {                                                                        \
-        int differ = 0;                                                      \
-        for (int j = ti; j < (nj); j += nt)                                  \
-            differ |= (pj)[j].w != m0;                                       \
-        if (differ)                                                          \
-            nb_mixed[0] = 1;                                                 \
-    }                                                                        \
-    barrier(CLK_LOCAL_MEM_FENCE);                                            \
-    const int uni = nb_mixed[0] == 0;
-#define NB_GPU_MIXED_FLAG __local int nb_mixed[1];
+/* Accumulates the pull of pj[0..nj-1] (nj a multiple of the local size), as
+ * the tutorial does: each work-item copies one position into the tile in
+ * local memory, barrier, every work-item runs over its slice of the tile,
+ * barrier.  With NBODY_TILESUM each slice is summed from zero into t[] and
+ * then added to a[]: adding many small, similar terms (a far cluster) one
+ * by one to a large running sum rounds them all the same way; per-tile sums
+ * keep that error at the level of one tile.  Without it t aliases a. */
+#if NBODY_TILESUM
+#define NB_GPU_TZERO(k) t[k] = (float4)(0.0f);
+#define NB_GPU_TADD(k) a[k].xyz += t[k].xyz;
 #else
-#define NB_GPU_MASS_SCAN(pj, nj) const int uni = 0; const float m0 = 1.0f;
-#define NB_GPU_MIXED_FLAG
+#define NB_GPU_TZERO(k)
+#define NB_GPU_TADD(k)
 #endif
-
-/* After the sum: the common mass, if it was factored out. */
-#define NB_GPU_SCALE1(k) a[k].xyz *= m0;
-#define NB_GPU_SCALE() if (uni) { NB_EACH_K(NB_GPU_SCALE1) }
-
-/* Accumulates the pull of pj[0..nj-1] (nj a multiple of the local size):
- * the work-group stages one position per work-item in local memory, then
- * each work-item runs over its slice of that tile.
- * NBODY_PIPE=0 is the tutorial's loop: load, barrier, compute, barrier.
- * NBODY_PIPE=1 (needs NBODY_WG) double-buffers the tile (pblock and a
- * static second buffer) and loads the next tile's entry into a register
- * before computing the current one: one barrier per tile, and the global
- * load's latency hides behind the arithmetic. */
-#if NBODY_PIPE && NBODY_WG > 0
-/* The second tile buffer (local variables must be at kernel scope). */
-#define NB_GPU_TILE2 __local float4 tile2[NBODY_WG];
 #define NB_GPU_ACCUMULATE(pj, nj)                                            \
     {                                                                        \
-        __local float4* buf0 = pblock;                                       \
-        __local float4* buf1 = tile2;                                        \
-        float4 nxt = (pj)[ti];                                               \
-        buf0[ti] = nxt;                                                      \
-        barrier(CLK_LOCAL_MEM_FENCE);                                        \
-        for (int jb = 0; jb < (nj); jb += nt) {                              \
-            const int more = jb + nt < (nj);                                 \
-            if (more)                                                        \
-                nxt = (pj)[jb + nt + ti];                                    \
-            __local const float4* slice = buf0 + js * (nt / NBODY_JSPLIT);   \
-            NB_GPU_SLICE(slice)                                              \
-            if (more)                                                        \
-                buf1[ti] = nxt;                                              \
-            barrier(CLK_LOCAL_MEM_FENCE);                                    \
-            __local float4* t = buf0;                                        \
-            buf0 = buf1;                                                     \
-            buf1 = t;                                                        \
-        }                                                                    \
-    }
-#else
-#define NB_GPU_TILE2
-#define NB_GPU_ACCUMULATE(pj, nj)                                            \
-    {                                                                        \
-        __local const float4* slice = pblock + js * (nt / NBODY_JSPLIT);     \
+        __local const float4* slice = pblock + js * nsub;                    \
         for (int jb = 0; jb < (nj); jb += nt) {                              \
             pblock[ti] = (pj)[jb + ti];                                      \
             barrier(CLK_LOCAL_MEM_FENCE);                                    \
-            NB_GPU_SLICE(slice)                                              \
+            NB_EACH_K(NB_GPU_TZERO)                                          \
+            for (int j = 0; j < nsub; j += NBODY_UNROLL) {                   \
+                NB_GPU_STEP(slice, j)                                        \
+            }                                                                \
+            NB_EACH_K(NB_GPU_TADD)                                           \
             barrier(CLK_LOCAL_MEM_FENCE);                                    \
         }                                                                    \
     }
-#endif
 
-/* With NBODY_JSPLIT > 1, sums the partial accelerations into the work-items
- * of slice 0 (through pblock); the others then have nothing left to do. */
+/* With NBODY_JSPLIT > 1, sums the slices' partial accelerations into the
+ * work-items of slice 0 (through pblock); the others are then done. */
 #if NBODY_JSPLIT > 1
 #define NB_GPU_REDUCE1(k)                                                    \
     pblock[ti] = a[k];                                                       \
@@ -544,9 +520,7 @@ void nbody_kern(float dt1, float eps,
     const int n = get_global_size(0) / NBODY_JSPLIT * NBODY_IPT;
 
     NB_EACH_K(NB_GPU_LOAD)
-    NB_GPU_MASS_SCAN(pos_old, n)
     NB_GPU_ACCUMULATE(pos_old, n);
-    NB_GPU_SCALE()
     NB_GPU_REDUCE()
     if (js == 0) {
         NB_EACH_K(NB_GPU_UPDATE)
@@ -571,9 +545,7 @@ void nbody_kern_multi(float dt1, float eps,
     const int n = get_global_size(0) / NBODY_JSPLIT * NBODY_IPT; /* block size */
 
     NB_EACH_K(NB_GPU_LOAD)
-    NB_GPU_MASS_SCAN(pos_remote, n)
     NB_GPU_ACCUMULATE(pos_remote, n);
-    NB_GPU_SCALE()
     NB_GPU_REDUCE()
     if (js == 0) {
         if (!(mode & NBODY_FIRST)) {
