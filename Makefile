@@ -46,7 +46,7 @@
 # names of include/stdcl.h (a version script made from the header).
 
 # What `make run` runs (a shell command, from the top of the tree).
-RUN_CMD = cd $(BUILD)/examples/hello_stdcl && ./hello_stdcl
+RUN_CMD = cd $(BUILD)/examples/nbody && ./nbody_multi --check && ./nbody_multi -n 16384 -s 600 --png nbody.png && echo "picture: $(BUILD)/examples/nbody/nbody.png"
 
 .DEFAULT_GOAL := all
 .SUFFIXES:
