@@ -51,13 +51,14 @@ done 2>&1 | tee "$RES/hello.txt"
 case " $WHAT " in *" core "*)
     echo "== bench_core on stdgpu device 0"
     build/bin/bench_core -c gpu 2>&1 | tee "$RES/bench_core_gpu.txt"
-    echo "== bench_core on stdcpu (PoCL)"
-    build/bin/bench_core -c cpu 2>&1 | tee "$RES/bench_core_cpu.txt"
     ;;
 esac
 case " $WHAT " in *" nbody "*)
     echo "== NBody"
     bash bench/run_nbody.sh ${NBODY_ARGS:---check} 2>&1 | tee "$RES/nbody.txt"
+    cp build/bench-nbody/results.txt "$RES/nbody_results.txt" 2>/dev/null
+    nb=build/bench-nbody/bin/nbody_multi
+    [ -x $nb ] && (cd examples/nbody && ../../$nb -c gpu -n 131072 -s 1200 -q --png "$RES/nbody_gpu.png") 2>&1 | tail -2
     ;;
 esac
 case " $WHAT " in *" cache "*)
