@@ -51,7 +51,8 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bo
     }
     cl_int err = clWaitForEvents(1, &ev);
     cl_int st = CL_COMPLETE;
-    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+    if (err != CL_SUCCESS)  // only then can the command have failed
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
     if (err != CL_SUCCESS || st < 0) {
         clReleaseEvent(ev);
         fail(STDCL_ECL, "%s on device %u failed: %s (%d)", is_kernel ? "kernel" : "transfer", devnum,

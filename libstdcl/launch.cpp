@@ -180,8 +180,9 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
              devnum, d.name.c_str());
     if (err != CL_SUCCESS)
         fail(STDCL_ECL, "clfork: kernel '%s' on device %u: %s (%d)", ki.name.c_str(), devnum, cl_error_name(err), int(err));
-    for (cl_uint i = 0; i < ki.nargs; ++i)
-        if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
+    if (flags & CL_EVENT_NOWAIT)  // a waited launch is done before clfork returns
+        for (cl_uint i = 0; i < ki.nargs; ++i)
+            if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
     if (trace_on(Trace::launch))
         trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s", ki.name.c_str(),
               devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ndr->ltsz[0],

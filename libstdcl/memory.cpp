@@ -407,7 +407,7 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         check_cl(err, dir == CL_MEM_DEVICE ? "clmsync to the device" : "clmsync to the host");
         trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
               ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
-        a->note_event(devnum, ev);
+        if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
         return event_finish(cp, devnum, ev, flags, false);
     });
 }
@@ -426,8 +426,10 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(d.queue, sm, tm, soff, doff, len, 0, nullptr, &ev), "clmcopy");
-        s->note_event(devnum, ev);
-        t->note_event(devnum, ev);
+        if (flags & CL_EVENT_NOWAIT) {  // else done when we return
+            s->note_event(devnum, ev);
+            t->note_event(devnum, ev);
+        }
         return event_finish(cp, devnum, ev, flags, false);
     });
 }

@@ -79,7 +79,7 @@ struct Allocation {
 
     std::mutex mu;                // guards everything below
     std::vector<cl_mem> mem;      // per device of cp, created on first use
-    std::vector<cl_event> last;   // per device: last enqueued command using it
+    std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
