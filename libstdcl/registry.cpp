@@ -2,7 +2,7 @@
 // its record in O(log n), without reading user memory.
 //
 // A two-level sorted index (a flat B+-tree): a small array of block minimums, and
-// blocks of at most kBlock entries sorted by base address.  A lookup is two binary
+// blocks of at most kBlock entries sorted by base address, stored as parallel arrays.  A lookup is two binary
 // searches over contiguous memory (no pointer chasing across the heap, which is what
 // made a std::map cost a cache and TLB miss per level); an insert or erase moves at
 // most one block's entries, splitting or dropping a block when needed.
@@ -16,16 +16,49 @@ namespace {
 
 constexpr size_t kBlock = 256;
 
-struct Entry {
-    uintptr_t base;
-    uintptr_t end;
-    std::shared_ptr<Allocation> a;
+// One block, as parallel arrays: a lookup's binary search reads only `base`
+// (2 KiB for a full block), then one `end` and, if wanted, one `alloc`.
+struct Block {
+    std::vector<uintptr_t> base;  // sorted
+    std::vector<uintptr_t> end;
+    std::vector<std::shared_ptr<Allocation>> alloc;
+
+    size_t size() const { return base.size(); }
+    // Index of the last entry whose base is <= x (the caller knows base[0] <= x).
+    size_t floor(uintptr_t x) const
+    {
+        return size_t(std::upper_bound(base.begin(), base.end(), x) - base.begin()) - 1;
+    }
+    void insert_at(size_t i, uintptr_t b, uintptr_t e, std::shared_ptr<Allocation> a)
+    {
+        base.insert(base.begin() + long(i), b);
+        end.insert(end.begin() + long(i), e);
+        alloc.insert(alloc.begin() + long(i), std::move(a));
+    }
+    void erase_at(size_t i)
+    {
+        base.erase(base.begin() + long(i));
+        end.erase(end.begin() + long(i));
+        alloc.erase(alloc.begin() + long(i));
+    }
+    // Moves entries [from, size) into a new block.
+    Block split(size_t from)
+    {
+        Block upper;
+        upper.base.assign(base.begin() + long(from), base.end());
+        upper.end.assign(end.begin() + long(from), end.end());
+        upper.alloc.assign(std::make_move_iterator(alloc.begin() + long(from)), std::make_move_iterator(alloc.end()));
+        base.resize(from);
+        end.resize(from);
+        alloc.resize(from);
+        return upper;
+    }
 };
 
 struct Registry {
     std::shared_mutex mu;
-    std::vector<uintptr_t> firsts;             // firsts[i] == blocks[i].front().base
-    std::vector<std::vector<Entry>> blocks;    // never empty; sorted by base
+    std::vector<uintptr_t> firsts;  // firsts[i] == blocks[i].base[0]
+    std::vector<Block> blocks;      // never empty
     size_t count = 0;
 
     // Index of the block that holds x if any does; -1 when x is below every base.
@@ -35,15 +68,17 @@ struct Registry {
         return long(it - firsts.begin()) - 1;
     }
 
-    // The entry containing x, or nullptr.
-    const Entry* find(uintptr_t x) const
+    // Block and entry containing x; false if none.
+    bool find(uintptr_t x, size_t* bi, size_t* ei) const
     {
         long b = block_of(x);
-        if (b < 0) return nullptr;
-        const auto& blk = blocks[size_t(b)];
-        auto it = std::upper_bound(blk.begin(), blk.end(), x, [](uintptr_t v, const Entry& e) { return v < e.base; });
-        --it;  // blk.front().base <= x, so it is not begin()
-        return x < it->end ? &*it : nullptr;
+        if (b < 0) return false;
+        const Block& blk = blocks[size_t(b)];
+        size_t i = blk.floor(x);
+        if (x >= blk.end[i]) return false;
+        *bi = size_t(b);
+        *ei = i;
+        return true;
     }
 };
 
@@ -59,22 +94,24 @@ std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset)
 {
     auto& r = registry();
     uintptr_t x = uintptr_t(p);
+    size_t bi, ei;
     std::shared_lock<std::shared_mutex> lock(r.mu);
-    const Entry* e = r.find(x);
-    if (!e) return nullptr;
-    if (offset) *offset = size_t(x - e->base);
-    return e->a;
+    if (!r.find(x, &bi, &ei)) return nullptr;
+    const Block& blk = r.blocks[bi];
+    if (offset) *offset = size_t(x - blk.base[ei]);
+    return blk.alloc[ei];
 }
 
 bool registry_lookup(const void* p, uintptr_t* base, size_t* size)
 {
     auto& r = registry();
     uintptr_t x = uintptr_t(p);
+    size_t bi, ei;
     std::shared_lock<std::shared_mutex> lock(r.mu);
-    const Entry* e = r.find(x);
-    if (!e) return false;
-    *base = e->base;
-    *size = size_t(e->end - e->base);
+    if (!r.find(x, &bi, &ei)) return false;
+    const Block& blk = r.blocks[bi];
+    *base = blk.base[ei];
+    *size = size_t(blk.end[ei] - blk.base[ei]);
     return true;
 }
 
@@ -82,29 +119,24 @@ void registry_insert(const std::shared_ptr<Allocation>& a)
 {
     auto& r = registry();
     uintptr_t base = uintptr_t(a->host);
-    Entry e{base, base + a->size, a};
     std::unique_lock<std::shared_mutex> lock(r.mu);
     ++r.count;
     if (r.blocks.empty()) {
         r.blocks.emplace_back();
-        r.blocks[0].reserve(kBlock + 1);
-        r.blocks[0].push_back(std::move(e));
+        r.blocks[0].insert_at(0, base, base + a->size, a);
         r.firsts.push_back(base);
         return;
     }
-    long bi = std::max(r.block_of(base), 0L);
-    auto& blk = r.blocks[size_t(bi)];
-    auto it = std::upper_bound(blk.begin(), blk.end(), base, [](uintptr_t v, const Entry& x) { return v < x.base; });
-    blk.insert(it, std::move(e));
-    r.firsts[size_t(bi)] = blk.front().base;
+    size_t bi = size_t(std::max(r.block_of(base), 0L));
+    Block& blk = r.blocks[bi];
+    size_t at = size_t(std::upper_bound(blk.base.begin(), blk.base.end(), base) - blk.base.begin());
+    blk.insert_at(at, base, base + a->size, a);
+    r.firsts[bi] = blk.base[0];
     if (blk.size() > kBlock) {  // split in two halves
-        std::vector<Entry> upper;
-        upper.reserve(kBlock + 1);
-        std::move(blk.begin() + long(kBlock / 2), blk.end(), std::back_inserter(upper));
-        blk.erase(blk.begin() + long(kBlock / 2), blk.end());
-        uintptr_t first = upper.front().base;
-        r.blocks.insert(r.blocks.begin() + bi + 1, std::move(upper));
-        r.firsts.insert(r.firsts.begin() + bi + 1, first);
+        Block upper = blk.split(kBlock / 2);
+        uintptr_t first = upper.base[0];
+        r.blocks.insert(r.blocks.begin() + long(bi) + 1, std::move(upper));
+        r.firsts.insert(r.firsts.begin() + long(bi) + 1, first);
     }
 }
 
@@ -112,25 +144,22 @@ RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size
 {
     auto& r = registry();
     uintptr_t x = uintptr_t(p);
+    size_t bi, ei;
     std::unique_lock<std::shared_mutex> lock(r.mu);
-    long bi = r.block_of(x);
-    if (bi < 0) return RegistryTake::absent;
-    auto& blk = r.blocks[size_t(bi)];
-    auto it = std::upper_bound(blk.begin(), blk.end(), x, [](uintptr_t v, const Entry& e) { return v < e.base; });
-    --it;
-    if (x >= it->end) return RegistryTake::absent;
-    *out = it->a;
-    if (x != it->base) {
-        *offset = size_t(x - it->base);
+    if (!r.find(x, &bi, &ei)) return RegistryTake::absent;
+    Block& blk = r.blocks[bi];
+    *out = blk.alloc[ei];
+    if (x != blk.base[ei]) {
+        *offset = size_t(x - blk.base[ei]);
         return RegistryTake::interior;
     }
-    blk.erase(it);
+    blk.erase_at(ei);
     --r.count;
-    if (blk.empty()) {
-        r.blocks.erase(r.blocks.begin() + bi);
-        r.firsts.erase(r.firsts.begin() + bi);
+    if (blk.size() == 0) {
+        r.blocks.erase(r.blocks.begin() + long(bi));
+        r.firsts.erase(r.firsts.begin() + long(bi));
     } else {
-        r.firsts[size_t(bi)] = blk.front().base;
+        r.firsts[bi] = blk.base[0];
     }
     return RegistryTake::removed;
 }
@@ -148,8 +177,8 @@ std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp)
     std::vector<std::shared_ptr<Allocation>> out;
     std::shared_lock<std::shared_mutex> lock(r.mu);
     for (const auto& blk : r.blocks)
-        for (const auto& e : blk)
-            if (e.a->cp == cp) out.push_back(e.a);
+        for (const auto& a : blk.alloc)
+            if (a->cp == cp) out.push_back(a);
     return out;
 }
 
