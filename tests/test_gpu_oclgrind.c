@@ -131,6 +131,11 @@ static void test_exit_releases_contexts_without_invalid_writes(void** state)
         print_message("valgrind is not installed: skipped\n");
         skip();
     }
+    const char* san = getenv("STDCL_TEST_CFLAGS");
+    if (san && strstr(san, "-fsanitize")) {
+        print_message("sanitizer build: valgrind cannot run it: skipped\n");
+        skip();
+    }
     char vendors[PATH_MAX + 32];
     snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
     const char* env[] = {vendors, "STDGPU_PLATFORM_NAME=oclgrind", NULL};
