@@ -48,7 +48,7 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
 {
     if (!k) fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
     if (cp) context_check(cp);
-    auto ki = kernel_find(k, cp);
+    auto ki = kernel_find(k);
     if (cp && ki->cp && ki->cp != cp)
         fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
              cp->label.c_str());
@@ -215,9 +215,8 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 
 }  // namespace
 
-std::shared_ptr<KernelInfo> kernel_find(cl_kernel k, CLCONTEXT* hint)
+std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
-    (void)hint;
     auto& t = kernels();
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);

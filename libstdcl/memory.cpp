@@ -188,7 +188,6 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     auto a = std::make_shared<Allocation>();
     a->host = static_cast<char*>(host);
     a->size = size;
-    a->mapped = rounded;
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;

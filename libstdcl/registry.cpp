@@ -59,7 +59,6 @@ struct Registry {
     std::shared_mutex mu;
     std::vector<uintptr_t> firsts;  // firsts[i] == blocks[i].base[0]
     std::vector<Block> blocks;      // never empty
-    size_t count = 0;
 
     // Index of the block that holds x if any does; -1 when x is below every base.
     long block_of(uintptr_t x) const
@@ -120,7 +119,6 @@ void registry_insert(const std::shared_ptr<Allocation>& a)
     auto& r = registry();
     uintptr_t base = uintptr_t(a->host);
     std::unique_lock<std::shared_mutex> lock(r.mu);
-    ++r.count;
     if (r.blocks.empty()) {
         r.blocks.emplace_back();
         r.blocks[0].insert_at(0, base, base + a->size, a);
@@ -154,7 +152,6 @@ RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size
         return RegistryTake::interior;
     }
     blk.erase_at(ei);
-    --r.count;
     if (blk.size() == 0) {
         r.blocks.erase(r.blocks.begin() + long(bi));
         r.firsts.erase(r.firsts.begin() + long(bi));
@@ -162,13 +159,6 @@ RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size
         r.firsts[bi] = blk.base[0];
     }
     return RegistryTake::removed;
-}
-
-size_t registry_count()
-{
-    auto& r = registry();
-    std::shared_lock<std::shared_mutex> lock(r.mu);
-    return r.count;
 }
 
 std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp)

@@ -40,8 +40,6 @@ struct Device {
     std::unique_ptr<EventList> events{new EventList};
 };
 
-struct stdcl_context_impl;
-
 }  // namespace stdcl
 
 // The public CLCONTEXT.
@@ -67,7 +65,6 @@ namespace stdcl {
 struct Allocation {
     char* host = nullptr;
     size_t size = 0;
-    size_t mapped = 0;            // bytes actually reserved (page rounded)
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
@@ -101,7 +98,6 @@ void registry_insert(const std::shared_ptr<Allocation>& a);
 // pointer nothing is removed: *out is its allocation and *offset the offset.
 enum class RegistryTake { removed, interior, absent };
 RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size_t* offset);
-size_t registry_count();
 std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp);
 // Detaches every allocation of cp (before cp is destroyed).
 void memory_forget_context(CLCONTEXT* cp);
@@ -112,7 +108,6 @@ struct KernelArg {
     std::shared_ptr<Allocation> alloc;  // for global
     size_t offset = 0;                  // for global (interior pointer)
     cl_mem bound[8] = {};               // per device group: cl_mem last set (skip resets)
-    int bound_dev = -1;                 // device whose cl_mem is currently set
 };
 
 struct KernelInfo {
@@ -128,7 +123,7 @@ struct KernelInfo {
 };
 
 // Kernel registry: cl_kernel (any group's) -> info.
-std::shared_ptr<KernelInfo> kernel_find(cl_kernel k, CLCONTEXT* hint);
+std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
 void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 void kernel_unregister(cl_kernel k);
 
