@@ -151,6 +151,7 @@ if [ -e "$LIBDIR/libstdcl.so" ]; then
     for p in nbody nbody_multi; do
         build $p $CC -std=gnu99 -O2 -fopenmp -I"$ROOT/include" $PNG_FLAGS \
             "$ROOT/examples/nbody/$p.c" "$ROOT/examples/nbody/nbody_common.c" \
+            "$ROOT/examples/nbody/nbody_stdcl.c" \
             -o "$BIN/$p" -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lstdcl -lOpenCL $PNG_LIBS -lm || ok=0
     done
     [ $ok = 1 ] && HAVE_STDCL=1

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "nbody_common.h"
+#include "nbody_stdcl.h"
 
 /* libstdcl's message for the last failure (clerror() gives it once, like
  * dlerror(), and NULL when there is none). */
@@ -29,36 +30,13 @@ static const char* why(void)
     return e ? e : "(no detail)";
 }
 
-/* The context named by -c, or stdgpu if there is one, else stdcpu. */
-static CONTEXT* pick_context(const char* name)
-{
-    if (!name)
-        return stdgpu ? stdgpu : stdcpu;
-    CONTEXT* cp = !strcmp(name, "gpu") ? stdgpu : !strcmp(name, "cpu") ? stdcpu : stddev;
-    if (!cp)
-        nbody_usage_error("-c %s: this machine has no such OpenCL context (std%s is NULL)",
-                          name, name);
-    return cp;
-}
-
-/* nbody_kern.cl from the current folder or STDCL_KERNEL_PATH (clopen looks
- * there), else from the folder holding this program. */
-static const char* kernel_file(const char* argv0, char* buf, size_t cap)
-{
-    const char* slash = strrchr(argv0, '/');
-    if (access("nbody_kern.cl", R_OK) == 0 || getenv("STDCL_KERNEL_PATH") || !slash)
-        return "nbody_kern.cl";
-    snprintf(buf, cap, "%.*s/nbody_kern.cl", (int)(slash - argv0), argv0);
-    return buf;
-}
-
 int main(int argc, char** argv)
 {
     nbody_opts o;
     nbody_parse_args(argc, argv, &o, NBODY_OPT_OPENCL,
                      "NBody on one OpenCL device with libstdcl (the tutorial's program).");
 
-    CONTEXT* cp = pick_context(o.ctx);
+    CONTEXT* cp = nbody_pick_context(o.ctx);
     if (!cp) {
         fprintf(stderr, "%s: no OpenCL GPU or CPU device (stdgpu and stdcpu are NULL)\n",
                 nbody_prog);
@@ -76,7 +54,7 @@ int main(int argc, char** argv)
     char kbuf[4096], options[2048];
     nbody_kernel_options(options, sizeof options, nthread, o.clopts);
     double tb = nbody_now();
-    void* clh = clopen(cp, kernel_file(argv[0], kbuf, sizeof kbuf), CLLD_NOBUILD);
+    void* clh = clopen(cp, nbody_kernel_file(argv[0], kbuf, sizeof kbuf), CLLD_NOBUILD);
     if (!clh || !clbuild(cp, clh, options, 0)) {
         fprintf(stderr, "%s: cannot build nbody_kern.cl: %s\n", nbody_prog, why());
         return *o.clopts ? NBODY_EXIT_USAGE : NBODY_EXIT_RUNTIME; /* -o is suspect */

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "nbody_common.h"
+#include "nbody_stdcl.h"
 
 /* libstdcl's message for the last failure (clerror() gives it once, like
  * dlerror(), and NULL when there is none). */
@@ -54,26 +55,6 @@ static const char* why(void)
 #define NBODY_LAST  2
 #define NRING 3       /* position buffers per block */
 #define MAXDEV 64
-
-static CONTEXT* pick_context(const char* name)
-{
-    if (!name)
-        return stdgpu ? stdgpu : stdcpu;
-    CONTEXT* cp = !strcmp(name, "gpu") ? stdgpu : !strcmp(name, "cpu") ? stdcpu : stddev;
-    if (!cp)
-        nbody_usage_error("-c %s: this machine has no such OpenCL context (std%s is NULL)",
-                          name, name);
-    return cp;
-}
-
-static const char* kernel_file(const char* argv0, char* buf, size_t cap)
-{
-    const char* slash = strrchr(argv0, '/');
-    if (access("nbody_kern.cl", R_OK) == 0 || getenv("STDCL_KERNEL_PATH") || !slash)
-        return "nbody_kern.cl";
-    snprintf(buf, cap, "%.*s/nbody_kern.cl", (int)(slash - argv0), argv0);
-    return buf;
-}
 
 static void die(const char* what)
 {
@@ -247,7 +228,7 @@ int main(int argc, char** argv)
 
     multi_t m;
     memset(&m, 0, sizeof m);
-    m.cp = pick_context(o.ctx);
+    m.cp = nbody_pick_context(o.ctx);
     if (!m.cp) {
         fprintf(stderr, "%s: no OpenCL GPU or CPU device (stdgpu and stdcpu are NULL)\n",
                 nbody_prog);
@@ -279,7 +260,7 @@ int main(int argc, char** argv)
     char kbuf[4096], options[2048];
     nbody_kernel_options(options, sizeof options, m.nthread, o.clopts);
     double tb = nbody_now();
-    void* clh = clopen(m.cp, kernel_file(argv[0], kbuf, sizeof kbuf), CLLD_NOBUILD);
+    void* clh = clopen(m.cp, nbody_kernel_file(argv[0], kbuf, sizeof kbuf), CLLD_NOBUILD);
     if (!clh || !clbuild(m.cp, clh, options, 0)) {
         fprintf(stderr, "%s: cannot build nbody_kern.cl: %s\n", nbody_prog, why());
         return *o.clopts ? NBODY_EXIT_USAGE : NBODY_EXIT_RUNTIME; /* -o is suspect */
