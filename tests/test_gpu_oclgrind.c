@@ -149,12 +149,54 @@ static void test_exit_releases_contexts_without_invalid_writes(void** state)
     tu_proc_free(&r);
 }
 
+/* The NBody GPU kernels (examples/nbody/nbody_kern.cl, one- and multi-device,
+ * generic and NVIDIA-tuned variants) on Oclgrind: right results, and no
+ * out-of-bounds access or data race in Oclgrind's log. */
+static void test_nbody_gpu_kernels_clean_under_oclgrind(void** state)
+{
+    oclgrind_env_t* e = (oclgrind_env_t*)*state;
+    if (!e) {
+        print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
+        skip();
+    }
+    char dir[PATH_MAX + 64], prog[PATH_MAX + 96];
+    snprintf(dir, sizeof dir, "%s/../examples/nbody", tu_bindir());
+    char vendors[PATH_MAX + 32], log[PATH_MAX + 32];
+    snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
+    snprintf(log, sizeof log, "OCLGRIND_LOG=%s", e->log);
+    const char* env[] = {vendors, log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
+    static const char* const progs[] = {"nbody", "nbody_multi"};
+    static const char* const variants[] = {"", "-D NBODY_IPT=2 -D NBODY_UNROLL=8 -D NBODY_JSPLIT=4"};
+    for (size_t p = 0; p < 2; p++)
+        for (size_t v = 0; v < 2; v++) {
+            snprintf(prog, sizeof prog, "%s/%s", dir, progs[p]);
+            if (!tu_is_file(prog)) {
+                print_message("%s is not built: skipped\n", prog);
+                skip();
+            }
+            const char* args[] = {"-c", "gpu", "-n", "256", "-s", "2", "-w", "64", "--check", "-q",
+                                  "-o", variants[v], NULL};
+            tu_proc r;
+            tu_spawn(&r, prog, args, env, dir, 240);
+            if (r.status != 0 || !tu_contains(r.out, "PASS")) tu_proc_dump(&r, progs[p]);
+            assert_int_equal(r.status, 0);
+            assert_contains(r.out, "device=gpu");
+            assert_contains(r.out, ": PASS");
+            char* text = tu_read_file(e->log, NULL);
+            if (text && *text) print_error("Oclgrind log (%s, %s):\n%s\n", progs[p], variants[v], text);
+            assert_true(!text || !*text);
+            free(text);
+            tu_proc_free(&r);
+        }
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stdgpu_runs_kernels_on_oclgrind),
         cmocka_unit_test(test_exit_releases_contexts_without_invalid_writes),
+        cmocka_unit_test(test_nbody_gpu_kernels_clean_under_oclgrind),
     };
     return cmocka_run_group_tests_name("gpu_oclgrind", tests, setup, teardown);
 }
