@@ -271,13 +271,16 @@ typedef struct {
 } clndrange_t;
 
 /* Initialisers: clndrange_t ndr = clndrange_init1d(0, n, 64); */
+#define STDCL_SZ(x) ((size_t)(x))
 #define clndrange_init1d(o0, g0, l0) \
-    { 1, { (o0), 0, 0, 0 }, { (g0), 1, 1, 1 }, { (l0), 1, 1, 1 } }
+    { 1, { STDCL_SZ(o0), 0, 0, 0 }, { STDCL_SZ(g0), 1, 1, 1 }, { STDCL_SZ(l0), 1, 1, 1 } }
 #define clndrange_init2d(o0, g0, l0, o1, g1, l1) \
-    { 2, { (o0), (o1), 0, 0 }, { (g0), (g1), 1, 1 }, { (l0), (l1), 1, 1 } }
+    { 2, { STDCL_SZ(o0), STDCL_SZ(o1), 0, 0 }, { STDCL_SZ(g0), STDCL_SZ(g1), 1, 1 }, \
+      { STDCL_SZ(l0), STDCL_SZ(l1), 1, 1 } }
 #define clndrange_init3d(o0, g0, l0, o1, g1, l1, o2, g2, l2) \
-    { 3, { (o0), (o1), (o2), 0 }, { (g0), (g1), (g2), 1 }, \
-      { (l0), (l1), (l2), 1 } }
+    { 3, { STDCL_SZ(o0), STDCL_SZ(o1), STDCL_SZ(o2), 0 }, \
+      { STDCL_SZ(g0), STDCL_SZ(g1), STDCL_SZ(g2), 1 }, \
+      { STDCL_SZ(l0), STDCL_SZ(l1), STDCL_SZ(l2), 1 } }
 
 /* Assignments: clndrange_set1d(ndr, 0, n, 64); (ndr is a clndrange_t) */
 #define clndrange_set1d(ndr, o0, g0, l0) \
