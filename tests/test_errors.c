@@ -21,15 +21,9 @@ static cl_kernel g_two_args;  /* two_args(__global float* out, float x) */
 static int setup(void** state)
 {
     (void)state;
-    if (!stdcpu || clgetndev(stdcpu) != 2) {
-        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
-        return -1;
-    }
-    g_h = clopen(stdcpu, tu_kernel("errors.cl"), CLLD_NOW);
-    if (!g_h) {
-        print_error("setup: clopen(errors.cl): %s\n", clerror());
-        return -1;
-    }
+    if (tu_need_two_cpu_devices() != 0) return -1;
+    g_h = tu_open_kernels("errors.cl");
+    if (!g_h) return -1;
     g_add_one = clsym(stdcpu, g_h, "add_one", 0);
     g_two_args = clsym(stdcpu, g_h, "two_args", 0);
     return g_add_one && g_two_args ? 0 : -1;

@@ -22,15 +22,9 @@ static clndrange_t g_static_ndr = clndrange_init1d(0, 64, 16);
 static int setup(void** state)
 {
     (void)state;
-    if (!stdcpu || clgetndev(stdcpu) != 2) {
-        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
-        return -1;
-    }
-    g_h = clopen(stdcpu, tu_kernel("launch.cl"), CLLD_NOW);
-    if (!g_h) {
-        print_error("setup: clopen(launch.cl): %s\n", clerror());
-        return -1;
-    }
+    if (tu_need_two_cpu_devices() != 0) return -1;
+    g_h = tu_open_kernels("launch.cl");
+    if (!g_h) return -1;
     g_ids1d = clsym(stdcpu, g_h, "ids1d", 0);
     g_ids2d = clsym(stdcpu, g_h, "ids2d", 0);
     g_ids3d = clsym(stdcpu, g_h, "ids3d", 0);

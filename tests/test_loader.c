@@ -23,10 +23,7 @@ static void* g_h;       /* loader.cl opened by absolute path */
 static int setup(void** state)
 {
     (void)state;
-    if (!stdcpu || clgetndev(stdcpu) != 2) {
-        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
-        return -1;
-    }
+    if (tu_need_two_cpu_devices() != 0) return -1;
     if (!tu_srcdir()) {
         print_error("setup: tests/ not found next to the binary nor in STDCL_TEST_SRCDIR\n");
         return -1;
@@ -34,11 +31,8 @@ static int setup(void** state)
     if (!getcwd(g_oldcwd, sizeof g_oldcwd)) return -1;
     g_tmp = tu_mkdtemp();
     if (!g_tmp || chdir(g_tmp) != 0) return -1;
-    g_h = clopen(stdcpu, tu_kernel("loader.cl"), CLLD_NOW);
-    if (!g_h) {
-        print_error("setup: clopen(loader.cl): %s\n", clerror());
-        return -1;
-    }
+    g_h = tu_open_kernels("loader.cl");
+    if (!g_h) return -1;
     return 0;
 }
 

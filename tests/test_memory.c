@@ -25,15 +25,9 @@ static cl_kernel g_double;  /* double_ro(__global const int* in, __global int* o
 static int setup(void** state)
 {
     (void)state;
-    if (!stdcpu || clgetndev(stdcpu) != 2) {
-        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
-        return -1;
-    }
-    g_h = clopen(stdcpu, tu_kernel("memory.cl"), CLLD_NOW);
-    if (!g_h) {
-        print_error("setup: clopen(memory.cl): %s\n", clerror());
-        return -1;
-    }
+    if (tu_need_two_cpu_devices() != 0) return -1;
+    g_h = tu_open_kernels("memory.cl");
+    if (!g_h) return -1;
     g_add = clsym(stdcpu, g_h, "add_int", 0);
     g_fill = clsym(stdcpu, g_h, "fill_index", 0);
     g_double = clsym(stdcpu, g_h, "double_ro", 0);

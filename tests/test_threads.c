@@ -25,21 +25,12 @@ static cl_kernel g_spin;  /* spin(__global int* a, int n) from threads.cl */
 static int setup(void** state)
 {
     (void)state;
-    if (!stdcpu || clgetndev(stdcpu) != 2) {
-        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
-        return -1;
-    }
-    g_h = clopen(stdcpu, tu_kernel("memory.cl"), CLLD_NOW);
-    if (!g_h) {
-        print_error("setup: clopen(memory.cl): %s\n", clerror());
-        return -1;
-    }
+    if (tu_need_two_cpu_devices() != 0) return -1;
+    g_h = tu_open_kernels("memory.cl");
+    if (!g_h) return -1;
     g_add = clsym(stdcpu, g_h, "add_int", 0);
-    g_th = clopen(stdcpu, tu_kernel("threads.cl"), CLLD_NOW);
-    if (!g_th) {
-        print_error("setup: clopen(threads.cl): %s\n", clerror());
-        return -1;
-    }
+    g_th = tu_open_kernels("threads.cl");
+    if (!g_th) return -1;
     g_spin = clsym(stdcpu, g_th, "spin", 0);
     return g_add && g_spin ? 0 : -1;
 }

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdcl.h>
+
 extern char** environ;
 
 /* ------------------------------------------------------------------------ */
@@ -289,6 +291,25 @@ static inline void tu_proc_free(tu_proc* r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+/* Group setup of the programs that run on PoCL's two pthread devices: 0 when
+ * stdcpu has them, else a message and -1. */
+static inline int tu_need_two_cpu_devices(void)
+{
+    if (!stdcpu || clgetndev(stdcpu) != 2) {
+        print_error("setup: stdcpu must have 2 devices (POCL_DEVICES=\"pthread pthread\")\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* clopen of tests/kernels/<name> in stdcpu; NULL with a setup message. */
+static inline void* tu_open_kernels(const char* name)
+{
+    void* h = clopen(stdcpu, tu_kernel(name), CLLD_NOW);
+    if (!h) print_error("setup: clopen(%s): %s\n", name, clerror());
+    return h;
 }
 
 /* Prints what a spawned program wrote (for a failing test's log). */
