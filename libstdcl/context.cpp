@@ -57,7 +57,8 @@ LoadReport& load_report()
     return *r;
 }
 
-void note_load_failure(const char* label, const std::string& msg) noexcept
+// Records msg for the load report; a failure also warns once on stderr.
+void note_load(const char* label, const std::string& msg, bool is_failure) noexcept
 {
     try {
         std::string line = strprintf("%s: %s", label, msg.c_str());
@@ -66,12 +67,14 @@ void note_load_failure(const char* label, const std::string& msg) noexcept
             std::string& t = load_report().text;
             t += (t.empty() ? "" : "; ") + line;
         }
-        warn_once(label, "%s is NULL: %s", label, msg.c_str());
-        trace(Trace::ctx, "%s is NULL: %s", label, msg.c_str());
+        if (is_failure) warn_once(label, "%s is NULL: %s", label, msg.c_str());
+        trace(Trace::ctx, "%s", line.c_str());
     } catch (...) {
         // Out of memory while reporting: nothing more can be said.
     }
 }
+
+void note_load_failure(const char* label, const std::string& msg) noexcept { note_load(label, msg, true); }
 
 std::string info_string(cl_platform_id p, cl_platform_info what)
 {
@@ -550,7 +553,13 @@ __attribute__((constructor)) void init_defaults() noexcept
         plats = list_platforms();
         if (plats.empty())
             trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
-        for (const auto& p : plats) trace(Trace::ctx, "platform '%s' (%s)", p.name.c_str(), p.vendor.c_str());
+        for (const auto& p : plats) {
+            trace(Trace::ctx, "platform '%s' (%s)", p.name.c_str(), p.vendor.c_str());
+            // A platform without any device is worth a word: PoCL, for one, reports
+            // none when its cache folder (POCL_CACHE_DIR) cannot be written.
+            if (list_devices(p.id, CL_DEVICE_TYPE_ALL).empty())
+                note_load(("platform '" + p.name + "'").c_str(), "reports no devices (CL_DEVICE_NOT_FOUND)", false);
+        }
     } catch (const Error& e) {
         note_load_failure("every default context", "the platforms could not be listed: " + e.msg);
         return;

@@ -19,7 +19,11 @@ static void print_context(const char* name, CLCONTEXT* cp)
 {
     char buf[1024];
     if (!cp) {
-        printf("%s: none\n", name);
+        /* The first call given a NULL context says why it is NULL (disabled, no such
+         * device, or what failed while the library loaded). */
+        (void)stdcl_context_why(cp);
+        const char* why = clerror();
+        printf("%s: none\n  why: %s\n", name, why ? why : "unknown");
         return;
     }
     buf[0] = '\0';

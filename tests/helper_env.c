@@ -4,7 +4,8 @@
  *
  * stdout, first line: "stdcpu=N stdgpu=N stddev=N stdacc=N" (device counts,
  * 0 for a NULL context); then "why <name>: <stdcl_context_why>" per non-NULL
- * context.  With the argument "run", it then runs a small kernel on every
+ * context, and "null <name>: <clerror>" per NULL one (what the first call given
+ * that context says).  With the argument "run", it then runs a small kernel on every
  * device of every non-NULL context and prints "run <name> <devnum> ok" (or
  * "run <name> <devnum> FAILED: <clerror>").  With the argument "hold", it
  * prints "holding" and then waits until its standard input closes (it keeps
@@ -55,7 +56,13 @@ int main(int argc, char** argv)
     printf("stdcpu=%u stdgpu=%u stddev=%u stdacc=%u\n", clgetndev(stdcpu), clgetndev(stdgpu), clgetndev(stddev),
            clgetndev(stdacc));
     for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
-        if (ctx[i].cp) printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+        if (ctx[i].cp) {
+            printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+        } else {
+            (void)stdcl_context_why(ctx[i].cp); /* fails: clerror says why */
+            const char* e = clerror();
+            printf("null %s: %s\n", ctx[i].name, e ? e : "(no message)");
+        }
     int failed = 0;
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
