@@ -62,6 +62,7 @@ STDCL_API const char* stdcl_version(void);
 #define STDCL_EBUILD   (-9004) /* the OpenCL compiler rejected a program */
 #define STDCL_ESTATE   (-9005) /* the object is not in a state for the call */
 #define STDCL_ECL      (-9006) /* an OpenCL call failed (see clerror()) */
+#define STDCL_EOVERRUN (-9007) /* STDCL_CHECK=1 found memory written out of bounds */
 
 /* Message for the last failure in this thread, then NULL until the next
  * failure (like dlerror()).  For a failed build it holds the device, the

@@ -120,7 +120,14 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
             for (cl_event e : evs) clReleaseEvent(e);
             fail_cl(rerr, "clwait: clRetainEvent on device %u (nothing was waited for)", devnum);
         }
-        if (evs.empty()) return 0;
+        auto check_guards = [&] {  // STDCL_CHECK=1: every allocation's zones on this device
+            if (check_mode())
+                for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
+        };
+        if (evs.empty()) {
+            check_guards();
+            return 0;
+        }
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
         cl_int worst = CL_SUCCESS;
         if (err != CL_SUCCESS)
@@ -144,6 +151,7 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
         for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
+        check_guards();
         return 0;
     });
 }

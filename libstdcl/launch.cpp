@@ -161,6 +161,10 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         KernelArg& a = ki.args[i];
         if (a.kind != KernelArg::global) continue;
+        if (a.alloc->guard) {
+            std::lock_guard<std::mutex> lock(a.alloc->mu);
+            a.alloc->last_kernel = ki.name;
+        }
         cl_mem m = a.alloc->device_mem(devnum, a.offset);
         if (a.bound[g] != m) {
             check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: clSetKernelArg of a __global argument");

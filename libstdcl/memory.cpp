@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 namespace stdcl {
 
@@ -108,11 +109,19 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
             check_cl(err, "clCreateImage (image2d allocation)");
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
-            mem[devnum] = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size, zc ? host : nullptr, &err);
+            cl_mem m = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
+                                      zc ? host : nullptr, &err);
             if (err != CL_SUCCESS)
-                fail(err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? STDCL_ENOMEM : STDCL_ECL,
-                     "clCreateBuffer of %zu bytes on device %u (%s): %s (%d)", size, devnum, d.name.c_str(),
-                     cl_error_name(err), int(err));
+                fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
+            if (guard) {
+                try {
+                    guard_init_device(*this, d, m);
+                } catch (...) {
+                    clReleaseMemObject(m);
+                    throw;
+                }
+            }
+            mem[devnum] = m;
             trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
                   zc ? ": host memory, zero-copy" : "");
         }
@@ -226,12 +235,22 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     size_t ps = page_size();
     if (size > SIZE_MAX - ps) fail(STDCL_ENOMEM, "%s: %zu bytes cannot be allocated", call, size);
     size_t rounded = (size + ps - 1) / ps * ps;
-    void* host = nullptr;
-    if (posix_memalign(&host, ps, rounded) != 0 || !host)
+    size_t front = guard_front_bytes(ps), back = guard_back_bytes(size, ps);  // 0, 0 unless STDCL_CHECK=1
+    void* block = nullptr;
+    if (posix_memalign(&block, ps, back ? front + size + back : rounded) != 0 || !block)
         fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-    auto a = std::make_shared<Allocation>();
-    a->host = static_cast<char*>(host);
+    std::shared_ptr<Allocation> a;
+    try {
+        a = std::make_shared<Allocation>();
+    } catch (...) {
+        free(block);
+        throw;
+    }
+    a->block = static_cast<char*>(block);
+    a->host = a->block + front;
+    a->guard = back;
     a->size = size;
+    guard_init_host(*a, front);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;
@@ -245,8 +264,17 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
         a->wait_unused(lock);
     }
     a->wait_idle();
+    std::exception_ptr overrun;
+    if (a->guard) {
+        try {
+            guard_check(*a, -1, "clfree");
+        } catch (...) {
+            overrun = std::current_exception();  // reported once the memory is freed
+        }
+    }
     a->release_device_objects();
-    free(a->host);
+    free(a->block);
+    if (overrun) std::rethrow_exception(overrun);
 }
 
 int check_sync_flags(int flags, const char* call)
@@ -459,7 +487,9 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
               ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
         if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
-        return event_finish(cp, devnum, ev, flags, false);
+        cl_event done = event_finish(cp, devnum, ev, flags, false);
+        if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), "clmsync");
+        return done;
     });
 }
 

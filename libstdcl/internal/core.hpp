@@ -66,6 +66,8 @@ namespace stdcl {
 struct Allocation {
     char* host = nullptr;
     size_t size = 0;
+    char* block = nullptr;        // what posix_memalign returned (host, or before it: STDCL_CHECK)
+    size_t guard = 0;             // STDCL_CHECK: guard bytes behind host + size (0: off)
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
@@ -81,6 +83,7 @@ struct Allocation {
     std::vector<cl_mem> mem;      // per device of cp, created on first use
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
+    std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
     cl_mem device_mem(unsigned devnum, size_t offset);
@@ -152,6 +155,16 @@ struct KernelInfo {
     // launch still in flight in another thread) releases them.
     ~KernelInfo();
 };
+
+// The overrun check mode, STDCL_CHECK=1 (guard.cpp).
+bool check_mode();
+size_t guard_front_bytes(size_t page);                // before the host memory
+size_t guard_back_bytes(size_t size, size_t page);    // from host + size on
+void guard_init_host(Allocation& a, size_t front);
+void guard_init_device(Allocation& a, const Device& d, cl_mem m);
+// Throws STDCL_EOVERRUN (and restores the zone) when a zone of a was written: the
+// host's, and device devnum's (-1: every device).
+void guard_check(Allocation& a, int devnum, const char* call);
 
 // Kernel registry: cl_kernel (any group's) -> info.
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
