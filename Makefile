@@ -5,9 +5,10 @@
 # missing or configure.ac, config.mk.in, stdcl.pc.in changed).
 #
 #   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
-#   make check      all, then tools/run_tests.sh (every tests/test_*.c program
-#                   and tests/check_exports.sh); `make check T=test_x F='pat*'`
-#                   runs one program, with a CMocka test-name filter
+#   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
+#                   tests/check_exports.sh and tests/check_man.sh);
+#                   `make check T=test_x F='pat*'` runs one program, with a
+#                   CMocka test-name filter
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make asan | tsan | ubsan
 #                   rebuilds the library, tools and tests with that sanitizer
@@ -15,7 +16,8 @@
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
-#                   its soname links, libstdcl.a, stdcl.pc, tools)
+#                   its soname links, libstdcl.a, stdcl.pc, tools, and the
+#                   manual pages under $(PREFIX)/share/man: `man stdcl`)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
 #   make clean      removes build*/; distclean also the configure outputs
 #
@@ -37,6 +39,9 @@
 #                            relative to the folder; # starts a comment).
 #                            A .cl file among them is embedded in the
 #                            program with build/bin/clcc (`prog: prog.c k.cl`).
+#   docs/man/manN/*.N        manual pages (man(7) macros; a page of a family
+#                            of calls, and a one-line `.so man3/page.3` link
+#                            for each other name), installed as they are
 #   bench/<name>.c|.cpp      build/bench/<name>; bench/<name>.cu only with
 #                            `make bench-cuda`
 # The kernel files of each examples/ folder (*.cl, *.clh and *.h, which
@@ -368,6 +373,13 @@ asan tsan ubsan:
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
+# Manual pages: docs/man/manN/*.N -> $(mandir)/manN/ (the .so links too:
+# man-db and mandoc follow them).  `make install mandir=...` moves them.
+mandir = $(PREFIX)/share/man
+MAN1 := $(wildcard docs/man/man1/*.1)
+MAN3 := $(wildcard docs/man/man3/*.3)
+MAN7 := $(wildcard docs/man/man7/*.7)
+
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
 install: lib tools
@@ -386,6 +398,10 @@ install: lib tools
 ifneq ($(TOOLS),)
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 endif
+	install -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man7
+	install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
+	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
@@ -395,6 +411,9 @@ uninstall:
 ifneq ($(TOOLS),)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
 endif
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man7/,$(notdir $(MAN7)))
 
 clean:
 	rm -rf build build-asan build-tsan build-ubsan $(BUILD)

@@ -2,11 +2,13 @@
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
-#                                         then tests/check_exports.sh
+#                                         then tests/check_exports.sh and
+#                                         tests/check_man.sh
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
-#                                         check_exports is one), passing
+#                                         check_exports and check_man are
+#                                         two), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -29,12 +31,14 @@ timeout_s=${TEST_TIMEOUT:-300}
 
 programs=()
 run_exports=0
+run_man=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
     for name in ${1//,/ }; do
         case $(basename "$name") in
             check_exports|check_exports.sh) run_exports=1 ;;
+            check_man|check_man.sh) run_man=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -44,6 +48,7 @@ if [ $# -ge 1 ]; then
     done
 else
     run_exports=1
+    run_man=1
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         [ -f "$f" ] && [ -x "$f" ] && programs+=("$f")
@@ -106,6 +111,18 @@ if [ $run_exports -eq 1 ]; then
     else
         total_failed=$((total_failed + 1))
         failures+=("check_exports")
+    fi
+fi
+
+# The manual pages: every API name has one, each renders cleanly, and
+# make install / uninstall handle them (see tests/check_man.sh).
+if [ $run_man -eq 1 ]; then
+    echo "=== check_man"
+    if BUILD_DIR=$build sh "$top/tests/check_man.sh"; then
+        total_passed=$((total_passed + 1))
+    else
+        total_failed=$((total_failed + 1))
+        failures+=("check_man")
     fi
 fi
 
