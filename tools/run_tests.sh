@@ -2,11 +2,14 @@
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
-#                                         then tests/check_exports.sh
+#                                         then tests/check_exports.sh and
+#                                         tools/check_faults.sh at a stride
+#                                         ($FAULTS_STRIDE, default 150)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
-#                                         check_exports is one), passing
+#                                         check_exports and check_faults
+#                                         are two), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -29,12 +32,14 @@ timeout_s=${TEST_TIMEOUT:-300}
 
 programs=()
 run_exports=0
+run_faults=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
     for name in ${1//,/ }; do
         case $(basename "$name") in
             check_exports|check_exports.sh) run_exports=1 ;;
+            check_faults|check_faults.sh) run_faults=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -44,6 +49,7 @@ if [ $# -ge 1 ]; then
     done
 else
     run_exports=1
+    run_faults=1
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         [ -f "$f" ] && [ -x "$f" ] && programs+=("$f")
@@ -106,6 +112,18 @@ if [ $run_exports -eq 1 ]; then
     else
         total_failed=$((total_failed + 1))
         failures+=("check_exports")
+    fi
+fi
+
+# A stride of the fault-injection sweep (make check-faults runs all of it):
+# a few injection points per memory mode and kind, one pass or one failure.
+if [ $run_faults -eq 1 ]; then
+    echo "=== check_faults (stride ${FAULTS_STRIDE:-150})"
+    if BUILD_DIR=$build bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-150}"; then
+        total_passed=$((total_passed + 1))
+    else
+        total_failed=$((total_failed + 1))
+        failures+=("check_faults")
     fi
 fi
 
