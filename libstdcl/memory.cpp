@@ -136,9 +136,17 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
 
 void Allocation::note_event(unsigned devnum, cl_event ev)
 {
+    cl_int err = clRetainEvent(ev);
+    if (err != CL_SUCCESS) {
+        // Without a reference of its own the allocation cannot track the command:
+        // finish it now, so clfree never releases memory a command still uses.
+        clWaitForEvents(1, &ev);
+        trace(Trace::mem, "clRetainEvent failed (%s): waited for the command on %p instead of tracking it",
+              cl_error_name(err), (void*)host);
+        return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
-    clRetainEvent(ev);
     if (last[devnum]) clReleaseEvent(last[devnum]);
     last[devnum] = ev;
 }
@@ -146,13 +154,49 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
 void Allocation::wait_idle()
 {
     std::vector<cl_event> pending;
+    CLCONTEXT* owner = nullptr;
     {
         std::lock_guard<std::mutex> lock(mu);
+        owner = cp.load();
         for (auto& e : last)
             if (e) pending.push_back(e), e = nullptr;
     }
-    if (!pending.empty()) clWaitForEvents(cl_uint(pending.size()), pending.data());
+    if (!pending.empty() && clWaitForEvents(cl_uint(pending.size()), pending.data()) != CL_SUCCESS) {
+        // A failed command makes the wait fail; a failed wait itself may return before
+        // the commands end.  Either way: nothing may use the memory after this.
+        for (cl_event e : pending) clWaitForEvents(1, &e);
+        if (owner)
+            for (auto& d : owner->devs) clFinish(d.queue);
+    }
     for (cl_event e : pending) clReleaseEvent(e);
+}
+
+void Allocation::wait_unused(std::unique_lock<std::mutex>& lock)
+{
+    idle.wait(lock, [this] { return users == 0; });
+}
+
+AllocUse::AllocUse(std::shared_ptr<Allocation> a) : a_(std::move(a))
+{
+    std::lock_guard<std::mutex> lock(a_->mu);
+    if (a_->dead) {
+        void* h = a_->host;
+        a_.reset();
+        fail(STDCL_ENOENT, "the allocation at %p was freed", h);
+    }
+    if (!a_->cp) {
+        void* h = a_->host;
+        a_.reset();
+        fail(STDCL_ESTATE, "the allocation at %p is detached", h);
+    }
+    ++a_->users;
+}
+
+AllocUse::~AllocUse()
+{
+    if (!a_) return;
+    std::lock_guard<std::mutex> lock(a_->mu);
+    if (--a_->users == 0) a_->idle.notify_all();
 }
 
 void Allocation::release_device_objects()
@@ -195,8 +239,12 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
 
 void destroy_allocation(const std::shared_ptr<Allocation>& a)
 {
+    {
+        std::unique_lock<std::mutex> lock(a->mu);
+        a->dead = true;  // no new AllocUse from here on
+        a->wait_unused(lock);
+    }
     a->wait_idle();
-    a->dead = true;
     a->release_device_objects();
     free(a->host);
 }
@@ -312,10 +360,14 @@ STDCL_API int clmdetach(void* ptr)
         size_t off = 0;
         auto a = ptr ? registry_find(ptr, &off) : nullptr;
         if (!a || off) fail(STDCL_ENOENT, "clmdetach: %p is not the start of a clmalloc allocation", ptr);
-        if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+        {
+            std::unique_lock<std::mutex> lock(a->mu);
+            if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+            a->cp = nullptr;  // no new AllocUse from here on
+            a->wait_unused(lock);
+        }
         a->wait_idle();
         a->release_device_objects();
-        a->cp = nullptr;
         return 0;
     });
 }
@@ -375,7 +427,7 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         int dir = check_sync_flags(flags, "clmsync");
         Device& d = context_device(cp, devnum);
         size_t off = 0;
-        auto a = attached(cp, ptr, "clmsync", &off);
+        AllocUse a(attached(cp, ptr, "clmsync", &off));
         cl_mem m = a->device_mem(devnum, 0);
         cl_event ev = nullptr;
         cl_int err;
@@ -418,8 +470,8 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         event_flags_check(flags);
         Device& d = context_device(cp, devnum);
         size_t soff = 0, doff = 0;
-        auto s = attached(cp, src, "clmcopy (source)", &soff);
-        auto t = attached(cp, dst, "clmcopy (destination)", &doff);
+        AllocUse s(attached(cp, src, "clmcopy (source)", &soff));
+        AllocUse t(attached(cp, dst, "clmcopy (destination)", &doff));
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);

@@ -4,6 +4,7 @@
 #include <stdcl.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,8 @@ struct Allocation {
     cl_image_format img_fmt{CL_RGBA, CL_FLOAT};
 
     std::mutex mu;                // guards everything below
+    std::condition_variable idle; // signalled when users drops to 0
+    int users = 0;                // calls using the memory now (AllocUse)
     std::vector<cl_mem> mem;      // per device of cp, created on first use
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
@@ -85,8 +88,28 @@ struct Allocation {
     void note_event(unsigned devnum, cl_event ev);
     // Waits for every command still using this allocation.
     void wait_idle();
+    // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
+    void wait_unused(std::unique_lock<std::mutex>& lock);
     // Releases device objects (after wait_idle).
     void release_device_objects();
+};
+
+// A call's claim on an allocation while it enqueues and waits for commands on it:
+// clfree and clmdetach wait for every claim to end before they release memory, so
+// a blocking clmsync in one thread never reads memory another thread freed.
+// Throws STDCL_ENOENT if the allocation was freed, STDCL_ESTATE if detached.
+class AllocUse {
+public:
+    AllocUse() = default;
+    explicit AllocUse(std::shared_ptr<Allocation> a);
+    AllocUse(AllocUse&& o) noexcept : a_(std::move(o.a_)) {}
+    AllocUse& operator=(AllocUse&&) = delete;
+    AllocUse(const AllocUse&) = delete;
+    ~AllocUse();
+    Allocation* operator->() const { return a_.get(); }
+    Allocation& operator*() const { return *a_; }
+private:
+    std::shared_ptr<Allocation> a_;
 };
 
 // The registry (registry.cpp): address -> allocation, O(log n), never reads user memory.
@@ -120,12 +143,22 @@ struct KernelInfo {
     std::mutex mu;                      // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
     bool external = false;              // a cl_kernel libstdcl did not create
+    bool closed = false;                // a tombstone: its program was clclosed
+
+    KernelInfo() = default;
+    KernelInfo(const KernelInfo&) = delete;
+    KernelInfo& operator=(const KernelInfo&) = delete;
+    // Releases the kernel objects libstdcl created: the last holder (clclose, or a
+    // launch still in flight in another thread) releases them.
+    ~KernelInfo();
 };
 
 // Kernel registry: cl_kernel (any group's) -> info.
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
 void kernel_register(const std::shared_ptr<KernelInfo>& ki);
-void kernel_unregister(cl_kernel k);
+// Forgets ki's kernels: a later use of them is an error, never a driver call on a
+// released object.
+void kernel_unregister(const KernelInfo& ki);
 
 // A program handle returned by clopen/clsopen.
 struct Program {
@@ -138,8 +171,9 @@ struct Program {
     std::string key;                    // identity for reuse: content + options
     int flags = 0;
     int refs = 1;
-    bool built = false;
-    bool nobuild_pending = false;       // opened with CLLD_NOBUILD, not yet built
+    std::mutex build_mu;                // one build at a time; guards cl and kernels
+    std::atomic<bool> built{false};
+    std::atomic<bool> nobuild_pending{false};  // opened with CLLD_NOBUILD, not yet built
     std::string user_options;
     // [unit][group] built programs.
     std::vector<std::vector<cl_program>> cl;
