@@ -202,15 +202,18 @@ elapsed=$(( $(date +%s) - start ))
 
 # One line per run that is not clean, with its site in the source.
 sym() { # sym OFFSET: the innermost libstdcl source line of a return address, and its entry
-    local off=$(( $1 - 1 )) fn loc first= last=
+    local off=$(( $1 - 1 )) fn loc first= last= outer=
     while IFS= read -r fn && IFS= read -r loc; do
         fn=${fn//(anonymous namespace)::/}
         fn=${fn%%(*}
         case $loc in
             */libstdcl/*) [ -z "$first" ] && first="$fn ${loc##*/libstdcl/}"; last=$fn ;;
+            *) outer=$fn ;;
         esac
     done < <(addr2line -f -C -i -e "$lib" "$(printf '0x%x' "$off")" 2>/dev/null)
-    echo "${first:-?}${last:+ in $last}"
+    # Out of line template code (std::vector growth...): its outermost function.
+    [ -z "$first" ] && first="${outer:-?} (library template code; see the stack below)"
+    echo "$first${last:+ in $last}"
 }
 cat "$work"/runs/*-cl-*/result "$work"/runs/*-alloc-*/result 2>/dev/null | sort -k1,1 -k2,2 -k3,3n > "$work/results"
 while read -r mode kind k cls rc rest; do
