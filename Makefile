@@ -6,9 +6,15 @@
 #
 #   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
 #   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
-#                   tests/check_exports.sh and tests/check_man.sh);
-#                   `make check T=test_x F='pat*'` runs one program, with a
-#                   CMocka test-name filter
+#                   tests/check_exports.sh, tests/check_man.sh and a stride
+#                   of check-faults); `make check T=test_x F='pat*'` runs one
+#                   program, with a CMocka test-name filter
+#   make check-faults
+#                   the fault-injection sweep (tools/check_faults.sh): the
+#                   workload tests/faults/fault_workload.c under the preloaded
+#                   shim tests/faults/faultcl_shim.cpp, failing each OpenCL
+#                   call and each allocation libstdcl makes in turn, in both
+#                   memory modes (make check runs a stride of it)
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make asan | tsan | ubsan
 #                   rebuilds the library, tools and tests with that sanitizer
@@ -253,10 +259,27 @@ $(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
 $(TEST_PROGS) $(TEST_HELPERS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_SO)
 	$(LINK_PROG) $(CMOCKA_LIBS)
 
+# Fault injection (tools/check_faults.sh): tests/faults/faultcl_shim.cpp, a
+# preloaded interposer (never sanitized: it stands in front of the sanitizer
+# runtime's malloc), and tests/faults/fault_workload.c, linked with
+# LeakSanitizer (or the build's sanitizer) so a leak ends the run in a report.
+FAULT_SHIM = $(BUILD)/tests/faults/faultcl_shim.so
+FAULT_WORKLOAD = $(BUILD)/tests/faults/fault_workload
+FAULT_PROGS = $(FAULT_SHIM) $(FAULT_WORKLOAD)
+FAULT_LEAK_FLAGS = $(if $(strip $(SAN_FLAGS)),,-fsanitize=leak)
+
+$(FAULT_SHIM): tests/faults/faultcl_shim.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(CXXSTD) -fPIC -shared -pthread $(WARN) $(CXXFLAGS) \
+	    -fno-omit-frame-pointer -o $@ $< -ldl
+
+$(FAULT_WORKLOAD): $(BUILD)/tests/faults/fault_workload.o $(LIB_SO)
+	$(LINK_PROG) $(FAULT_LEAK_FLAGS) -ldl
+
 # Everything the tests use, tools included (a test may run one).
 .PHONY: tests
 ifeq ($(HAVE_CMOCKA),1)
-tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA)
+tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA) $(FAULT_PROGS)
 else
 tests: lib tools
 	@echo "warning: CMocka not found by configure: tests not built (run tools/install_deps.sh, then rm config.mk)" >&2
@@ -361,6 +384,14 @@ endif
 
 run: all
 	bash tools/test_env.sh sh -c '$(RUN_CMD)'
+
+# The whole fault-injection sweep (tools/check_faults.sh): both memory modes,
+# OpenCL calls and allocations.  FAULTS_FLAGS adds options (--jobs 4,
+# --every, --valgrind, --keep DIR ...).
+FAULTS_FLAGS ?=
+.PHONY: check-faults
+check-faults: lib $(FAULT_PROGS)
+	BUILD_DIR=$(BUILD) bash tools/check_faults.sh $(FAULTS_FLAGS)
 
 # Sanitizers: the library, tools and tests rebuilt into build-<name>/.
 SAN_asan := -fsanitize=address -fno-omit-frame-pointer

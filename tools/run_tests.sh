@@ -3,12 +3,14 @@
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
 #                                         then tests/check_exports.sh and
-#                                         tests/check_man.sh
+#                                         tests/check_man.sh and
+#                                         tools/check_faults.sh at a stride
+#                                         ($FAULTS_STRIDE, default 150)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
-#                                         check_exports and check_man are
-#                                         two), passing
+#                                         check_exports, check_man and
+#                                         check_faults are three), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -32,6 +34,7 @@ timeout_s=${TEST_TIMEOUT:-300}
 programs=()
 run_exports=0
 run_man=0
+run_faults=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
@@ -39,6 +42,7 @@ if [ $# -ge 1 ]; then
         case $(basename "$name") in
             check_exports|check_exports.sh) run_exports=1 ;;
             check_man|check_man.sh) run_man=1 ;;
+            check_faults|check_faults.sh) run_faults=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -49,6 +53,7 @@ if [ $# -ge 1 ]; then
 else
     run_exports=1
     run_man=1
+    run_faults=1
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         [ -f "$f" ] && [ -x "$f" ] && programs+=("$f")
@@ -123,6 +128,18 @@ if [ $run_man -eq 1 ]; then
     else
         total_failed=$((total_failed + 1))
         failures+=("check_man")
+    fi
+fi
+
+# A stride of the fault-injection sweep (make check-faults runs all of it):
+# a few injection points per memory mode and kind, one pass or one failure.
+if [ $run_faults -eq 1 ]; then
+    echo "=== check_faults (stride ${FAULTS_STRIDE:-150})"
+    if BUILD_DIR=$build bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-150}"; then
+        total_passed=$((total_passed + 1))
+    else
+        total_failed=$((total_failed + 1))
+        failures+=("check_faults")
     fi
 fi
 
