@@ -3,8 +3,10 @@
  * the contexts are made when libstdcl loads).
  *
  * stdout, first line: "stdcpu=N stdgpu=N stddev=N stdacc=N" (device counts,
- * 0 for a NULL context); then "why <name>: <stdcl_context_why>" per non-NULL
- * context.  With the argument "run", it then runs a small kernel on every
+ * 0 for a NULL context); then "load error: <clerror()>" when clerror() holds
+ * a message before any call (a default context left NULL by a lease); then
+ * "why <name>: <stdcl_context_why>" per non-NULL context and "null <name>:
+ * <clerror()>" per NULL one (the message a call given that context gets).  With the argument "run", it then runs a small kernel on every
  * device of every non-NULL context and prints "run <name> <devnum> ok" (or
  * "run <name> <devnum> FAILED: <clerror>").  With the argument "hold", it
  * prints "holding" and then waits until its standard input closes (it keeps
@@ -52,10 +54,21 @@ int main(int argc, char** argv)
 {
     struct { const char* name; CLCONTEXT* cp; } ctx[] = {
         {"stdcpu", stdcpu}, {"stdgpu", stdgpu}, {"stddev", stddev}, {"stdacc", stdacc}};
+    char load_error[1024] = "";
+    const char* e = clerror(); /* before any other call */
+    if (e) snprintf(load_error, sizeof load_error, "%s", e);
     printf("stdcpu=%u stdgpu=%u stddev=%u stdacc=%u\n", clgetndev(stdcpu), clgetndev(stdgpu), clgetndev(stddev),
            clgetndev(stdacc));
-    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
-        if (ctx[i].cp) printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+    if (load_error[0]) printf("load error: %s\n", load_error);
+    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++) {
+        if (ctx[i].cp) {
+            printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+        } else {
+            stdcl_context_why(NULL);
+            e = clerror();
+            printf("null %s: %s\n", ctx[i].name, e ? e : "(no message)");
+        }
+    }
     int failed = 0;
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
