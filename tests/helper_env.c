@@ -10,10 +10,17 @@
  * device of every non-NULL context and prints "run <name> <devnum> ok" (or
  * "run <name> <devnum> FAILED: <clerror>").  With the argument "hold", it
  * prints "holding" and then waits until its standard input closes (it keeps
- * its contexts, and so any STDX_LOCK device leases, until then).  Exit status:
+ * its contexts, and so any STDX_LOCK device leases, until then).  With
+ * "barrier N DIR" (the ranks of an mpirun job), it writes a file into DIR and
+ * waits until DIR holds N files, i.e. until every rank has taken its leases,
+ * before it exits (60 s at most).  Exit status:
  * 0, or 1 if a run failed. */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <stdcl.h>
 
@@ -77,6 +84,23 @@ int main(int argc, char** argv)
         printf("holding\n");
         fflush(stdout);
         while (getchar() != EOF) continue;
+    }
+    if (argc > 3 && strcmp(argv[1], "barrier") == 0) {
+        fflush(stdout);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/arrived.%ld", argv[3], (long)getpid());
+        FILE* f = fopen(path, "w");
+        if (f) fclose(f);
+        const int want = atoi(argv[2]);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        for (int waited = 0; waited < 6000; waited++) {
+            int n = 0;
+            DIR* d = opendir(argv[3]);
+            for (struct dirent* e; d && (e = readdir(d));) n += strncmp(e->d_name, "arrived.", 8) == 0;
+            if (d) closedir(d);
+            if (n >= want) break;
+            nanosleep(&ts, NULL);
+        }
     }
     fflush(stdout);
     return failed;
