@@ -3,7 +3,8 @@
  * with the one-process result and the double-precision reference (--check)
  * on 2 and 3 ranks (more ranks than cores: --oversubscribe), and
  * STDCPU_LOCK=auto gives 4 ranks on a host of 2 devices one device each for
- * two of them and a NULL stdcpu with a warning for the other two.  (The
+ * two of them and a NULL stdcpu with a warning for the other two; stdclinfo
+ * shows each rank's rank and lease.  (The
  * lease itself, SIGKILL included, is tested rank by rank in test_context.c.)
  *
  * Each test skips, saying why, when mpirun cannot run at all (not installed,
@@ -159,6 +160,32 @@ static void test_stdcpu_lock_auto_four_ranks_two_devices(void** state)
     free(dir);
 }
 
+/* stdclinfo under mpirun: each rank says which rank it is and what it leased. */
+static void test_stdclinfo_shows_rank_and_lease_under_mpirun(void** state)
+{
+    (void)state;
+    need_mpirun();
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char tmpdir[PATH_MAX + 16], tool[PATH_MAX + 32];
+    snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+    snprintf(tool, sizeof tool, "%s/../bin/stdclinfo", tu_bindir());
+    const char* extra[] = {"-x", "STDCPU_LOCK=auto", "-x", "STDCPU_MAX_NDEV=1", "-x", tmpdir, NULL};
+    tu_proc r;
+    run_mpi(&r, 2, extra, tool, NULL, NULL);
+    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 2 stdclinfo");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "rank 0 of 2 on ");
+    assert_contains(r.out, "rank 1 of 2 on ");
+    assert_contains(r.out, "(Open MPI; local rank 1)");
+    /* Local rank r starts at device r: each rank has its own. */
+    assert_contains(r.out, "STDCPU_LOCK=auto (local rank 0 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 0");
+    assert_contains(r.out, "STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1");
+    assert_contains(r.out, "  STDCPU_LOCK=auto\n");
+    tu_proc_free(&r);
+    free(dir);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -166,6 +193,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_nbody_mpi_two_ranks_match_one_process),
         cmocka_unit_test(test_nbody_mpi_three_ranks_uneven_match_one_process),
         cmocka_unit_test(test_stdcpu_lock_auto_four_ranks_two_devices),
+        cmocka_unit_test(test_stdclinfo_shows_rank_and_lease_under_mpirun),
     };
     return cmocka_run_group_tests_name("mpi", tests, find_mpirun, NULL);
 }
