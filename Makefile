@@ -45,6 +45,12 @@
 #                            relative to the folder; # starts a comment).
 #                            A .cl file among them is embedded in the
 #                            program with build/bin/clcc (`prog: prog.c k.cl`).
+#                            Sources may lie in another example folder
+#                            (`prog: prog.c ../nbody/nbody_common.c`): their
+#                            folder is added to the include path.  A folder
+#                            named *_mpi holds MPI programs: compiled and
+#                            linked with $(MPICC), built only when configure
+#                            found MPI (HAVE_MPI=1).
 #   docs/man/manN/*.N        manual pages (man(7) macros; a page of a family
 #                            of calls, and a one-line `.so man3/page.3` link
 #                            for each other name), installed as they are
@@ -290,18 +296,26 @@ endif
 # --------------------------------------------------------------------------
 EXAMPLE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard examples/*/*.c \
                 examples/*/*.cpp examples/*/PROGRAMS))))
+MPI_EXAMPLE_DIRS := $(filter %_mpi,$(EXAMPLE_DIRS))
+ifneq ($(HAVE_MPI),1)
+EXAMPLE_DIRS := $(filter-out $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS))
+endif
 EXAMPLES :=
 comma := ,
 
 # The object of a source: x.c, x.cpp -> x.o; x.cl (embedded) -> x_cl.o.
 example_objs = $(patsubst %.cl,%_cl.o,$(patsubst %.c,%.o,$(patsubst %.cpp,%.o,$(1))))
+# Sources relative to a folder, as paths from the top ("a/../b/x.c" -> "b/x.c").
+example_srcs = $(patsubst $(CURDIR)/%,%,$(abspath $(addprefix $(1)/,$(2))))
 
 # $(call example_program,folder,program,sources relative to the folder)
 define example_program
 EXAMPLES += $(BUILD)/$(strip $(1))/$(strip $(2))
 $(BUILD)/$(strip $(1))/$(strip $(2)): \
-    $(addprefix $(BUILD)/$(strip $(1))/,$(call example_objs,$(3))) \
+    $(addprefix $(BUILD)/,$(call example_objs,$(call example_srcs,$(1),$(3)))) \
     $(addprefix $(BUILD)/,$(wildcard $(1)/*.cl $(1)/*.clh $(1)/*.h)) $(LIB_SO)
+EXAMPLE_INC_$(strip $(1)) += $(addprefix -I,$(filter-out $(1),$(patsubst %/,%,\
+    $(dir $(call example_srcs,$(1),$(3))))))
 endef
 
 # A PROGRAMS line `prog: a.c b.c` becomes the word prog=a.c,b.c.
@@ -321,6 +335,12 @@ PNG_LINK = $(PNG_LIBS)
 endif
 $(BUILD)/examples/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
 $(BUILD)/examples/%.o: DIR_CFLAGS = $(OPENMP_CFLAGS)
+$(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
+    $(eval $(BUILD)/$(d)/%.o: DIR_CPPFLAGS = $$(PNG_DEFS) $$(sort $$(EXAMPLE_INC_$(d))))))
+# MPI programs: compiled and linked with mpicc (`private`: the objects of
+# other folders they use are compiled as usual).
+$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)),\
+    $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
 
 $(EXAMPLES):
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)

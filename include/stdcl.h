@@ -86,7 +86,14 @@ typedef CLCONTEXT CONTEXT;
  * (case-insensitive match on platform name and vendor, in priority order),
  * STDX_MAX_NDEV=n, STDX_LOCK=key (lease devices exclusively among all
  * processes using the same key, e.g. one GPU per MPI rank; a lease is an
- * flock() that ends when the process does, however it ends).  stdrpu and
+ * flock() that ends when the process does, however it ends).
+ * STDX_LOCK=auto: the key "auto", and each MPI rank starts at the device of
+ * its local rank (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+ * MV2_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID): local rank r of n with d
+ * devices takes at most STDX_MAX_NDEV (default d/n, at least 1) devices from
+ * device (r * that) mod d on.  When every device is leased the context is
+ * NULL: a warning on stderr, the reason in clerror() at the start of main()
+ * and in the message of any call given the NULL context.  stdrpu and
  * stdnpu exist for source compatibility and are always NULL. */
 STDCL_API extern CLCONTEXT* stddev;
 STDCL_API extern CLCONTEXT* stdcpu;

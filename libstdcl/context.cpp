@@ -3,11 +3,9 @@
 // clcontext_create/destroy with the raw-object accessors.
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/lease.hpp"
 
-#include <fcntl.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,7 +55,8 @@ LoadReport& load_report()
     return *r;
 }
 
-// Records msg for the load report; a failure also warns once on stderr.
+}  // namespace
+
 void note_load(const char* label, const std::string& msg, bool is_failure) noexcept
 {
     try {
@@ -73,6 +72,8 @@ void note_load(const char* label, const std::string& msg, bool is_failure) noexc
         // Out of memory while reporting: nothing more can be said.
     }
 }
+
+namespace {
 
 void note_load_failure(const char* label, const std::string& msg) noexcept { note_load(label, msg, true); }
 
@@ -316,58 +317,6 @@ bool parse_count(const char* v, unsigned* out)
     return true;
 }
 
-// Device leases (STDX_LOCK=key): one lock file per (key, platform, device), held with
-// flock() for the life of the process.  The kernel drops the lock when the process
-// dies, however it dies, so a lease can never leak.
-struct Leases {
-    std::mutex mu;
-    std::map<std::string, int> held;  // lock file -> descriptor, kept open until exit
-};
-Leases& leases()
-{
-    static Leases* l = new Leases;  // never destroyed: the descriptors stay open until exit
-    return *l;
-}
-
-bool valid_lock_key(const std::string& key)
-{
-    if (key.empty() || key.size() > 64) return false;
-    for (char c : key)
-        if (!std::isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.') return false;
-    return true;
-}
-
-std::string lock_path(const std::string& key, const PlatformInfo& plat, size_t devindex)
-{
-    // FNV-1a of the platform name: lock files of different platforms never meet.
-    uint64_t h = 1469598103934665603ull;
-    for (char c : plat.name + "\n" + plat.vendor) h = (h ^ (unsigned char)c) * 1099511628211ull;
-    const char* tmp = std::getenv("TMPDIR");
-    return strprintf("%s/stdcl-lock-%s-%016llx-%zu", tmp && *tmp ? tmp : "/tmp", key.c_str(), (unsigned long long)h,
-                     devindex);
-}
-
-// True when this process holds (or now takes) the lease of the device.
-bool lease(const std::string& path)
-{
-    auto& l = leases();
-    std::lock_guard<std::mutex> lock(l.mu);
-    if (l.held.count(path)) return true;
-    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        warn_once(path.c_str(), "cannot open the device lock file %s: %s", path.c_str(), strerror(errno));
-        return false;
-    }
-    fchmod(fd, 0666);  // other users of the same key must be able to open it too
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        close(fd);
-        return false;
-    }
-    l.held[path] = fd;
-    return true;
-}
-
 struct Choice {
     const PlatformInfo* plat = nullptr;
     std::vector<cl_device_id> devs;
@@ -444,36 +393,9 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
             notes += strprintf("; %s=%u", mvar.c_str(), n);
         }
     }
-    std::string lvar = var + "_LOCK";
-    const char* key = std::getenv(lvar.c_str());
-    if (key && !valid_lock_key(key)) {
-        warn_once(lvar.c_str(), "%s='%s' is not a valid key (1 to 64 letters, digits, '_', '-', '.'); ignored",
-                  lvar.c_str(), key);
-        key = nullptr;
-    }
-    if (key) {
-        // Lease free devices, in device order, until the cap: exclusive among every
-        // process that uses the same key (one GPU per MPI rank).
-        auto all = list_devices(c.plat->id, CL_DEVICE_TYPE_ALL);
-        std::vector<cl_device_id> mine;
-        std::string which;
-        for (cl_device_id dev : c.devs) {
-            if (mine.size() >= cap) break;
-            size_t idx = size_t(std::find(all.begin(), all.end(), dev) - all.begin());
-            if (!lease(lock_path(key, *c.plat, idx))) continue;
-            which += strprintf("%s%zu", mine.empty() ? "" : ",", idx);
-            mine.push_back(dev);
-        }
-        if (mine.empty()) {
-            warn_once(lvar.c_str(), "%s=%s: every %s device is leased to another process; %s is NULL", lvar.c_str(),
-                      key, label, label);
-            return nullptr;
-        }
-        notes += strprintf("; %s=%s leased platform device(s) %s", lvar.c_str(), key, which.c_str());
-        c.devs = mine;
-    } else if (c.devs.size() > cap) {
-        c.devs.resize(cap);
-    }
+    if (!lease_devices(var, label, c.plat->name, c.plat->vendor, list_devices(c.plat->id, CL_DEVICE_TYPE_ALL), c.devs,
+                       cap, notes))
+        return nullptr;
     CLCONTEXT* cp = make_context(label, *c.plat, c.devs, notes);
     cp->is_default = true;
     return cp;

@@ -193,6 +193,10 @@ struct Program {
     std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
 };
 
+// Records msg ("label: msg") in the load report that a call given a NULL default
+// context quotes; is_failure also warns once on stderr.  Load time only.
+void note_load(const char* label, const std::string& msg, bool is_failure) noexcept;
+
 // Context helpers.
 CLCONTEXT* context_check(CLCONTEXT* cp);          // throws on NULL/unknown
 Device& context_device(CLCONTEXT* cp, unsigned devnum);  // throws on bad devnum
