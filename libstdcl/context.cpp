@@ -64,6 +64,7 @@ void note_load(const char* label, const std::string& msg, bool is_failure) noexc
         {
             std::lock_guard<std::mutex> lock(load_report().mu);
             std::string& t = load_report().text;
+            if (t.find(line) != std::string::npos) return;  // said already (clcontext_create lists platforms too)
             t += (t.empty() ? "" : "; ") + line;
         }
         if (is_failure) warn_once(label, "%s is NULL: %s", label, msg.c_str());
@@ -123,7 +124,12 @@ std::vector<PlatformInfo> list_platforms()
     constexpr cl_int kPlatformNotFound = -1001;  // CL_PLATFORM_NOT_FOUND_KHR
     cl_uint n = 0;
     cl_int err = clGetPlatformIDs(0, nullptr, &n);
-    if (err == kPlatformNotFound || (err == CL_SUCCESS && n == 0)) return {};
+    if (err == kPlatformNotFound || (err == CL_SUCCESS && n == 0)) {
+        note_load("the ICD loader", strprintf("no OpenCL platform (clGetPlatformIDs: %s)",
+                                              err == kPlatformNotFound ? "CL_PLATFORM_NOT_FOUND_KHR" : "0 platforms"),
+                  false);
+        return {};
+    }
     check_cl(err, "clGetPlatformIDs");
     std::vector<cl_platform_id> ids(n);
     check_cl(clGetPlatformIDs(n, ids.data(), &n), "clGetPlatformIDs");

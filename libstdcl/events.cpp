@@ -45,12 +45,19 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bo
         if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
         // The list owns the enqueue's reference; the caller gets one more with NORELEASE.
         cl_int rerr = (flags & CL_EVENT_NORELEASE) ? clRetainEvent(ev) : CL_SUCCESS;
-        {
+        try {
             EventList& el = *d.events;
             std::lock_guard<std::mutex> lock(el.mu);
             auto& list = is_kernel ? el.kernel : el.mem;
             list.push_back(ev);
             if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(list);
+        } catch (...) {
+            // Out of memory for the list: finish the command here instead of tracking it.
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            if (rerr == CL_SUCCESS && (flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
+            fail(STDCL_ENOMEM, "the %s on device %u ran to completion, but tracking its event ran out of host memory",
+                 what, devnum);
         }
         if (rerr != CL_SUCCESS) {
             // No reference to hand over: finish the command (clwait releases it) and

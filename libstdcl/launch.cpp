@@ -259,18 +259,28 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
     for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
 }
 
-void kernel_unregister(const KernelInfo& ki)
+void kernel_unregister(const KernelInfo& ki) noexcept
 {
     // A tombstone per kernel: a cl_kernel used after clclose gets a clear error
     // instead of a driver call on a released object.  A tombstone is replaced when
     // the driver hands out the same address for a new kernel.
-    auto tomb = std::make_shared<KernelInfo>();
-    tomb->closed = true;
-    tomb->external = true;  // owns nothing
-    tomb->name = ki.name;
+    std::shared_ptr<KernelInfo> tomb;
+    try {
+        tomb = std::make_shared<KernelInfo>();
+        tomb->closed = true;
+        tomb->external = true;  // owns nothing
+        tomb->name = ki.name;
+    } catch (...) {
+        tomb.reset();  // out of memory: forget the kernels without a tombstone
+    }
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
-    for (cl_kernel k : ki.per_group) t.by_kernel[k] = tomb;
+    for (cl_kernel k : ki.per_group) {
+        auto it = t.by_kernel.find(k);
+        if (it == t.by_kernel.end()) continue;
+        if (tomb) it->second = tomb;  // no allocation: the entry exists
+        else t.by_kernel.erase(it);
+    }
 }
 
 KernelInfo::~KernelInfo()

@@ -383,13 +383,15 @@ BuildResult compile_program(const BuildRequest& req)
         std::string logs;
         for (cl_device_id d : req.devices) {
             cl_build_status bs = CL_BUILD_NONE;
-            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
-            if (bs == CL_BUILD_SUCCESS) continue;
+            cl_int ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
+            if (ierr == CL_SUCCESS && bs == CL_BUILD_SUCCESS) continue;
             size_t n = 0;
-            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+            if (ierr == CL_SUCCESS) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
             std::string log(n, '\0');
-            if (n) clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
+            if (ierr == CL_SUCCESS && n) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
             log.resize(strlen(log.c_str()));
+            if (ierr != CL_SUCCESS)
+                log = strprintf("(no compiler log: clGetProgramBuildInfo failed: %s (%d))", cl_error_name(ierr), int(ierr));
             size_t dn = 0;
             clGetDeviceInfo(d, CL_DEVICE_NAME, 0, nullptr, &dn);
             std::string dname(dn, '\0');

@@ -755,7 +755,7 @@ static void test_env_stdcpu_lock_auto_four_ranks_two_devices(void** state)
         assert_contains(r.err, buf);
         assert_int_equal(tu_count(r.err, "warning"), 1);
         assert_contains(r.out, "load error: STDCPU_LOCK=auto (local rank");
-        assert_contains(r.out, "null stdcpu: the context is NULL (no such devices, or disabled); stdcpu: STDCPU_LOCK=auto");
+        assert_contains(r.out, "null stdcpu: the context is NULL; at load time: stdcpu: STDCPU_LOCK=auto");
         tu_proc_free(&r);
     }
 

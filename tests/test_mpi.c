@@ -152,7 +152,7 @@ static void test_stdcpu_lock_auto_four_ranks_two_devices(void** state)
     assert_int_equal(tu_count(r.out, "leased platform device(s) 0\n"), 1);
     assert_int_equal(tu_count(r.out, "leased platform device(s) 1\n"), 1);
     assert_int_equal(tu_count(r.err, "every stdcpu device is leased to another process (2 tried); stdcpu is NULL"), 2);
-    assert_int_equal(tu_count(r.out, "null stdcpu: the context is NULL (no such devices, or disabled); stdcpu: "
+    assert_int_equal(tu_count(r.out, "null stdcpu: the context is NULL; at load time: stdcpu: "
                                      "STDCPU_LOCK=auto (local rank"),
                      2);
     tu_proc_free(&r);

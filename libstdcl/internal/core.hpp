@@ -171,7 +171,7 @@ std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
 void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 // Forgets ki's kernels: a later use of them is an error, never a driver call on a
 // released object.
-void kernel_unregister(const KernelInfo& ki);
+void kernel_unregister(const KernelInfo& ki) noexcept;
 
 // A program handle returned by clopen/clsopen.
 struct Program {
