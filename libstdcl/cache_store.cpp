@@ -159,8 +159,8 @@ const char* kind_of(mode_t mode)
 
 // Opens name in the folder dfd as a regular file: never through a symbolic
 // link (O_NOFOLLOW: ELOOP), never blocking on a FIFO (O_NONBLOCK), and only
-// if fstat says it is a regular file with one link (a hard link could lead
-// a write in place out of the folder).  Returns the descriptor, or -1 with
+// if fstat says it is a regular file, with one link when opened for writing
+// (a hard link could lead a write in place out of the folder).  Returns the descriptor, or -1 with
 // errno set; *odd (when given) then says what is there instead of a regular
 // file, or stays null when the failure is another one (ENOENT ...).
 int open_regular(int dfd, const std::string& name, int flags, mode_t mode, const char** odd)
@@ -184,7 +184,8 @@ int open_regular(int dfd, const std::string& name, int flags, mode_t mode, const
         errno = e;
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    bool writes = (flags & O_ACCMODE) != O_RDONLY;
+    if (!S_ISREG(st.st_mode) || (writes && st.st_nlink != 1)) {
         ::close(fd);
         if (odd) *odd = S_ISREG(st.st_mode) ? "a file with several links" : kind_of(st.st_mode);
         errno = EINVAL;

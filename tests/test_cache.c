@@ -632,7 +632,7 @@ static void assert_still_precious(const char* path)
     free(text);
 }
 
-static void test_clopen_cache_stats_symlink_not_followed(void** state)
+static void test_clopen_cache_stats_link_not_written_through(void** state)
 {
     fixture* f = *state;
     char entry[PATH_MAX], stats[PATH_MAX + 8], outside[PATH_MAX + 16];
@@ -649,6 +649,16 @@ static void test_clopen_cache_stats_symlink_not_followed(void** state)
     tu_proc_free(&r);
     assert_still_precious(outside);
     assert_true(is_regular(stats));
+    assert_int_equal(file_size(stats), 16);
+
+    /* A hard link to a file outside: replaced too, not written in place. */
+    assert_int_equal(unlink(stats), 0);
+    assert_int_equal(link(outside, stats), 0);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    assert_contains(r.err, "replaced stats: it was a file with several links");
+    tu_proc_free(&r);
+    assert_still_precious(outside);
     assert_int_equal(file_size(stats), 16);
 }
 
@@ -1098,7 +1108,7 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clopen_cache_empty_entry_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_header_longer_than_file_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_huge_blob_size_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_stats_symlink_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_stats_link_not_written_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_dangling_symlinks_create_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_symlinked_entry_not_loaded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_folder_of_another_user_refused, setup, teardown),
