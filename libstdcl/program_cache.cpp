@@ -379,22 +379,19 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
 
 enum class Lookup { hit, absent, bad };
 
-// The largest entry read: the bound when there is one (nothing larger is
-// stored), else 4 GiB.
-std::uint64_t read_limit(const CacheConfig& cfg)
-{
-    return cfg.max_bytes ? cfg.max_bytes : (4ull << 30);
-}
+// The largest entry read (a larger file is damaged, not read into memory).
+// Not STDCL_CACHE_MAX: an entry stored under a larger bound is still good.
+constexpr std::uint64_t k_max_entry_bytes = 4ull << 30;
 
 // Tries the entry of key; on success r holds the program.  Anything but a
 // regular file of the right size, format and key is a damaged entry: not
 // loaded, rebuilt and replaced.
-Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const CacheDir& dir,
-                 const KeyInfo& key, BuildResult* r, std::string* why)
+Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& key,
+                 BuildResult* r, std::string* why)
 {
     std::string name = entry_name(key.hex);
     std::string bytes;
-    switch (read_cache_file(dir, name, read_limit(cfg), &bytes, why)) {
+    switch (read_cache_file(dir, name, k_max_entry_bytes, &bytes, why)) {
     case ReadStatus::ok:
         break;
     case ReadStatus::absent:
@@ -452,7 +449,7 @@ BuildResult build_with_cache(const BuildRequest& req)
 
     BuildResult r;
     std::string why;
-    Lookup first = try_entry(req, cfg, dir, key, &r, &why);
+    Lookup first = try_entry(req, dir, key, &r, &why);
     if (first == Lookup::hit) {
         record_stat(dir, true);
         trace_notes(dir);
@@ -475,7 +472,7 @@ BuildResult build_with_cache(const BuildRequest& req)
     // entry is not read twice unless someone else held the lock meanwhile.
     if (first == Lookup::absent || waited_ms > 1.0) {
         std::string why2;
-        if (try_entry(req, cfg, dir, key, &r, &why2) == Lookup::hit) {
+        if (try_entry(req, dir, key, &r, &why2) == Lookup::hit) {
             lock.release();
             record_stat(dir, true);
             trace_notes(dir);
