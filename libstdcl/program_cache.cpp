@@ -136,24 +136,33 @@ KeyInfo compute_key(const BuildRequest& req)
     return k;
 }
 
-// The cache's folder, if it may be used now.  A folder that cannot be
-// written turns the cache off for this process with one warning.
-bool usable_config(CacheConfig* cfg)
+// Traces what the store noted (a symbolic link replaced ...).
+void trace_notes(CacheDir& dir)
+{
+    for (const std::string& n : dir.take_notes()) trace(Trace::cache, "%s", n.c_str());
+}
+
+// The cache's folder, opened, if it may be used now.  A folder that cannot
+// be written, or that is not the user's own (another owner; writable by
+// group or others: see CacheDir), turns the cache off for this process
+// with one warning.  A usable folder is opened again for each build, so a
+// folder removed meanwhile is made again.
+bool usable_config(CacheConfig* cfg, CacheDir* dir)
 {
     *cfg = cache_config_from_env();
     for (const std::string& w : cfg->warnings) warn_once(w.c_str(), "%s", w.c_str());
     if (!cfg->enabled) return false;
     static std::mutex m;
-    static std::map<std::string, std::string> checked;  // folder -> "" or why not
+    static std::map<std::string, std::string> refused;  // folder -> why not
     std::string why;
     {
         std::lock_guard<std::mutex> lock(m);
-        auto it = checked.find(cfg->dir);
-        if (it == checked.end()) {
-            if (!prepare_cache_dir(cfg->dir, &why) && why.empty()) why = "unusable";
-            checked[cfg->dir] = why;
-        } else {
+        auto it = refused.find(cfg->dir);
+        if (it != refused.end()) {
             why = it->second;
+        } else if (!prepare_cache_dir(dir, cfg->dir, &why)) {
+            if (why.empty()) why = "unusable";
+            refused[cfg->dir] = why;
         }
     }
     if (!why.empty()) {
@@ -267,8 +276,11 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
     return p;
 }
 
-// Publishes an entry and keeps the folder within its bound.
-void store(const CacheConfig& cfg, const KeyInfo& key, const CacheEntry& e, const char* verb)
+// Publishes an entry and keeps the folder within its bound.  A write that
+// fails (disk full, file size limit, a folder in the entry's place) leaves
+// no file behind and gives one warning; the build goes on uncached.
+void store(const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key, const CacheEntry& e,
+           const char* verb)
 {
     std::string bytes = encode_entry(e);
     if (cfg.max_bytes && bytes.size() > cfg.max_bytes) {
@@ -277,21 +289,22 @@ void store(const CacheConfig& cfg, const KeyInfo& key, const CacheEntry& e, cons
         return;
     }
     std::string why;
-    if (!publish_file(cfg.dir, key.hex + ".clbin", bytes, &why)) {
+    if (!publish_file(dir, entry_name(key.hex), bytes, &why)) {
         warn_once(("program-cache-write:" + cfg.dir).c_str(), "program cache: %s", why.c_str());
         return;
     }
     trace(Trace::cache, "%s %s (%s)", verb, short_key(key.hex).c_str(),
           human_bytes(bytes.size()).c_str());
-    for (const std::string& name : evict_entries(cfg.dir, cfg.max_bytes, key.hex + ".clbin"))
+    for (const std::string& name : evict_entries(dir, cfg.max_bytes, entry_name(key.hex)))
         trace(Trace::cache, "evicted %s (least recently used; bound %s)",
               name.substr(0, 16).c_str(), human_bytes(cfg.max_bytes).c_str());
+    trace_notes(dir);
 }
 
 // For a miss: which part of the key changed since the most recently used
 // entry of the same program (same origin, else same source).  Reads entry
 // headers only, and only when tracing.
-std::string what_changed(const std::string& dir, const KeyInfo& key, const std::string& origin)
+std::string what_changed(const CacheDir& dir, const KeyInfo& key, const std::string& origin)
 {
     if (!trace_on(Trace::cache)) return std::string();
     std::string src = key_source_digest(key.text);
@@ -300,7 +313,7 @@ std::string what_changed(const std::string& dir, const KeyInfo& key, const std::
         EntryHeader h;
         std::string why;
         if (it->name.compare(0, 64, key.hex) == 0) continue;
-        if (!read_entry_header(it->path, &h, &why)) continue;
+        if (!read_entry_header(dir, it->name, &h, &why)) continue;
         bool same_program = !origin.empty() ? h.origin == origin
                                             : key_source_digest(h.key_text) == src;
         if (!same_program) continue;
@@ -314,7 +327,7 @@ std::string what_changed(const std::string& dir, const KeyInfo& key, const std::
 // The miss path, under the key's lock: compile and store.  When all
 // devices are alike, compiles for the first only and loads its binary on
 // the others (the compiler runs once instead of once per device).
-BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
+BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, CacheDir& dir,
                               const KeyInfo& key, const std::string& origin)
 {
     auto t0 = Clock::now();
@@ -359,23 +372,40 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
               compile_ms, why.c_str());
         return r;
     }
-    store(cfg, key, make_entry(key, origin, std::move(bins)), "stored");
+    store(cfg, dir, key, make_entry(key, origin, std::move(bins)), "stored");
     trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
     return r;
 }
 
 enum class Lookup { hit, absent, bad };
 
-// Tries the entry of key; on success r holds the program.
-Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const KeyInfo& key,
+// The largest entry read (a larger file is damaged, not read into memory).
+// Not STDCL_CACHE_MAX: an entry stored under a larger bound is still good.
+constexpr std::uint64_t k_max_entry_bytes = 4ull << 30;
+
+// Tries the entry of key; on success r holds the program.  Anything but a
+// regular file of the right size, format and key is a damaged entry: not
+// loaded, rebuilt and replaced.
+Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& key,
                  BuildResult* r, std::string* why)
 {
-    std::string path = entry_path(cfg.dir, key.hex);
+    std::string name = entry_name(key.hex);
     std::string bytes;
-    bool enoent = false;
-    if (!read_file(path, &bytes, why, &enoent)) {
-        if (enoent) *why = "no entry";
-        return enoent ? Lookup::absent : Lookup::bad;
+    switch (read_cache_file(dir, name, k_max_entry_bytes, &bytes, why)) {
+    case ReadStatus::ok:
+        break;
+    case ReadStatus::absent:
+        *why = "no entry";
+        return Lookup::absent;
+    case ReadStatus::not_regular:
+    case ReadStatus::too_large:
+        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(),
+              why->c_str());
+        *why = "damaged entry: " + *why;
+        return Lookup::bad;
+    case ReadStatus::error:
+        *why = "cannot read entry: " + *why;
+        return Lookup::bad;
     }
     CacheEntry e;
     std::string reason;
@@ -393,7 +423,7 @@ Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const KeyInfo&
               why->c_str());
         return Lookup::bad;
     }
-    touch_entry(path);
+    touch_entry(dir, name);
     r->program = p;
     r->status = CL_SUCCESS;
     r->from_cache = true;
@@ -404,7 +434,8 @@ BuildResult build_with_cache(const BuildRequest& req)
 {
     auto t0 = Clock::now();
     CacheConfig cfg;
-    if (req.devices.empty() || !usable_config(&cfg)) {
+    CacheDir dir;
+    if (req.devices.empty() || !usable_config(&cfg, &dir)) {
         if (!req.devices.empty())
             trace(Trace::cache, "off (%s): compiling", cfg.off_reason.c_str());
         BuildResult r = compile_program(req);
@@ -418,9 +449,10 @@ BuildResult build_with_cache(const BuildRequest& req)
 
     BuildResult r;
     std::string why;
-    Lookup first = try_entry(req, cfg, key, &r, &why);
+    Lookup first = try_entry(req, dir, key, &r, &why);
     if (first == Lookup::hit) {
-        record_stat(cfg.dir, true);
+        record_stat(dir, true);
+        trace_notes(dir);
         trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
               label.c_str(), ms_since(t0), key_ms);
         return r;
@@ -430,7 +462,9 @@ BuildResult build_with_cache(const BuildRequest& req)
     KeyLock lock;
     double waited_ms = 0;
     std::string lock_why;
-    if (!lock.acquire(lock_path(cfg.dir, key.hex), k_lock_timeout_s, &waited_ms, &lock_why))
+    bool locked = lock.acquire(dir, lock_name(key.hex), k_lock_timeout_s, &waited_ms, &lock_why);
+    trace_notes(dir);
+    if (!locked)
         trace(Trace::cache, "building %s without its lock: %s", short_key(key.hex).c_str(),
               lock_why.c_str());
     // Look again under the lock: another process may have published the
@@ -438,21 +472,23 @@ BuildResult build_with_cache(const BuildRequest& req)
     // entry is not read twice unless someone else held the lock meanwhile.
     if (first == Lookup::absent || waited_ms > 1.0) {
         std::string why2;
-        if (try_entry(req, cfg, key, &r, &why2) == Lookup::hit) {
+        if (try_entry(req, dir, key, &r, &why2) == Lookup::hit) {
             lock.release();
-            record_stat(cfg.dir, true);
+            record_stat(dir, true);
+            trace_notes(dir);
             trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
                   short_key(key.hex).c_str(), label.c_str(), waited_ms);
             return r;
         }
         why = why2;
     }
-    std::string change = why == "no entry" ? what_changed(cfg.dir, key, origin) : std::string();
+    std::string change = why == "no entry" ? what_changed(dir, key, origin) : std::string();
     trace(Trace::cache, "miss %s (%s): %s", short_key(key.hex).c_str(), label.c_str(),
           change.empty() ? why.c_str() : change.c_str());
-    r = compile_and_store(req, cfg, key, origin);
+    r = compile_and_store(req, cfg, dir, key, origin);
     lock.release();
-    if (r.program) record_stat(cfg.dir, false);
+    if (r.program) record_stat(dir, false);
+    trace_notes(dir);
     return r;
 }
 
