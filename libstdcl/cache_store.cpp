@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -769,8 +770,8 @@ std::vector<std::string> names_in(const CacheDir& dir)
         ::close(fd);
         return names;
     }
+    std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);  // closed if push_back throws too
     while (struct dirent* de = ::readdir(d)) names.push_back(de->d_name);
-    ::closedir(d);
     return names;
 }
 

@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,12 +70,24 @@ std::string origin_of(const R&, long)
     return std::string();
 }
 
+// A key part the driver would not give: no key can be trusted, so the build goes
+// on without the cache (build_program catches it).
+struct KeyQueryFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+void key_query(cl_int err, const char* what)
+{
+    if (err != CL_SUCCESS)
+        throw KeyQueryFailed(strprintf("%s failed: %s (%d)", what, cl_error_name(err), int(err)));
+}
+
 std::string platform_info(cl_platform_id p, cl_platform_info what)
 {
     size_t n = 0;
-    if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "?";
+    key_query(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
     std::string s(n, '\0');
-    if (clGetPlatformInfo(p, what, n, &s[0], nullptr) != CL_SUCCESS) return "?";
+    if (n) key_query(clGetPlatformInfo(p, what, n, &s[0], nullptr), "clGetPlatformInfo");
     while (!s.empty() && s.back() == '\0') s.pop_back();
     return s;
 }
@@ -82,11 +95,46 @@ std::string platform_info(cl_platform_id p, cl_platform_info what)
 std::string device_info(cl_device_id d, cl_device_info what)
 {
     size_t n = 0;
-    if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "?";
+    key_query(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
     std::string s(n, '\0');
-    if (clGetDeviceInfo(d, what, n, &s[0], nullptr) != CL_SUCCESS) return "?";
+    if (n) key_query(clGetDeviceInfo(d, what, n, &s[0], nullptr), "clGetDeviceInfo");
     while (!s.empty() && s.back() == '\0') s.pop_back();
     return s;
+}
+
+// Owns a cl_program until release(): a failure (out of memory) between making a
+// program and handing it over releases it instead of leaking it.
+class ProgramRef {
+public:
+    explicit ProgramRef(cl_program p = nullptr) : p_(p) {}
+    ProgramRef(const ProgramRef&) = delete;
+    ProgramRef& operator=(const ProgramRef&) = delete;
+    ~ProgramRef() { reset(nullptr); }
+    void reset(cl_program p)
+    {
+        if (p_) clReleaseProgram(p_);
+        p_ = p;
+    }
+    cl_program get() const { return p_; }
+    cl_program release()
+    {
+        cl_program p = p_;
+        p_ = nullptr;
+        return p;
+    }
+private:
+    cl_program p_;
+};
+
+// Runs bookkeeping (counters, traces, eviction) whose failure must not fail a
+// build that succeeded.
+template <class F>
+void quietly(F&& f) noexcept
+{
+    try {
+        f();
+    } catch (...) {
+    }
 }
 
 // What the cache needs to know about one build.
@@ -102,7 +150,8 @@ KeyInfo compute_key(const BuildRequest& req)
     parts.library = STDCL_VERSION_STRING;
     cl_platform_id platform = req.platform;
     if (!platform && !req.devices.empty())
-        clGetDeviceInfo(req.devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+        key_query(clGetDeviceInfo(req.devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr),
+                  "clGetDeviceInfo");
     parts.platform = platform ? platform_info(platform, CL_PLATFORM_NAME) + " | " +
                                     platform_info(platform, CL_PLATFORM_VERSION)
                               : "?";
@@ -262,18 +311,15 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
     cl_program p = clCreateProgramWithBinary(req.context, static_cast<cl_uint>(n),
                                              req.devices.data(), lengths.data(), ptrs.data(),
                                              status.data(), err);
+    ProgramRef ref(p);
     if (!p || *err != CL_SUCCESS) {
-        if (p) clReleaseProgram(p);
         if (*err == CL_SUCCESS) *err = CL_INVALID_BINARY;
         return nullptr;
     }
     *err = clBuildProgram(p, static_cast<cl_uint>(n), req.devices.data(), req.options.c_str(),
                           nullptr, nullptr);
-    if (*err != CL_SUCCESS) {
-        clReleaseProgram(p);
-        return nullptr;
-    }
-    return p;
+    if (*err != CL_SUCCESS) return nullptr;
+    return ref.release();
 }
 
 // Publishes an entry and keeps the folder within its bound.  A write that
@@ -335,45 +381,41 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
     std::vector<std::string> bins;
     std::string why;
     bool have_bins = false;
+    ProgramRef prog;  // released here if anything below throws
     if (key.identical_devices) {
         BuildRequest one = req;
         one.devices.assign(1, req.devices[0]);
         BuildResult r1 = compile_program(one);
         if (!r1.program) return r1;
+        ProgramRef p1(r1.program);
         std::vector<std::string> b1;
-        if (extract_binaries(r1.program, one.devices, &b1, &why)) {
+        if (extract_binaries(p1.get(), one.devices, &b1, &why)) {
             bins.assign(req.devices.size(), b1[0]);
             CacheEntry e = make_entry(key, origin, bins);
             cl_int err = CL_SUCCESS;
-            cl_program p = program_from_entry(req, e, &err);
-            if (p) {
-                clReleaseProgram(r1.program);
-                r.program = p;
-                r.status = CL_SUCCESS;
-                have_bins = true;
-            } else {
-                trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
-            }
+            prog.reset(program_from_entry(req, e, &err));
+            if (prog.get()) have_bins = true;
+            else trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
         }
-        if (!r.program) {
-            clReleaseProgram(r1.program);
-            bins.clear();
-        }
+        if (!prog.get()) bins.clear();
     }
-    if (!r.program) {
+    if (!prog.get()) {
         r = compile_program(req);
         if (!r.program) return r;
-        have_bins = extract_binaries(r.program, req.devices, &bins, &why);
+        prog.reset(r.program);
+        have_bins = extract_binaries(prog.get(), req.devices, &bins, &why);
     }
+    r.status = CL_SUCCESS;
     double compile_ms = ms_since(t0);
     r.from_cache = false;
     if (!have_bins) {
         trace(Trace::cache, "compiled %s in %.0f ms; not stored: %s", short_key(key.hex).c_str(),
               compile_ms, why.c_str());
-        return r;
+    } else {
+        quietly([&] { store(cfg, dir, key, make_entry(key, origin, std::move(bins)), "stored"); });
+        trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
     }
-    store(cfg, dir, key, make_entry(key, origin, std::move(bins)), "stored");
-    trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
+    r.program = prog.release();
     return r;
 }
 
@@ -423,7 +465,7 @@ Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& ke
               why->c_str());
         return Lookup::bad;
     }
-    touch_entry(dir, name);
+    quietly([&] { touch_entry(dir, name); });
     r->program = p;
     r->status = CL_SUCCESS;
     r->from_cache = true;
@@ -451,10 +493,12 @@ BuildResult build_with_cache(const BuildRequest& req)
     std::string why;
     Lookup first = try_entry(req, dir, key, &r, &why);
     if (first == Lookup::hit) {
-        record_stat(dir, true);
-        trace_notes(dir);
-        trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
-              label.c_str(), ms_since(t0), key_ms);
+        quietly([&] {
+            record_stat(dir, true);
+            trace_notes(dir);
+            trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
+                  label.c_str(), ms_since(t0), key_ms);
+        });
         return r;
     }
 
@@ -473,11 +517,13 @@ BuildResult build_with_cache(const BuildRequest& req)
     if (first == Lookup::absent || waited_ms > 1.0) {
         std::string why2;
         if (try_entry(req, dir, key, &r, &why2) == Lookup::hit) {
-            lock.release();
-            record_stat(dir, true);
-            trace_notes(dir);
-            trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
-                  short_key(key.hex).c_str(), label.c_str(), waited_ms);
+            quietly([&] {
+                lock.release();
+                record_stat(dir, true);
+                trace_notes(dir);
+                trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
+                      short_key(key.hex).c_str(), label.c_str(), waited_ms);
+            });
             return r;
         }
         why = why2;
@@ -486,9 +532,11 @@ BuildResult build_with_cache(const BuildRequest& req)
     trace(Trace::cache, "miss %s (%s): %s", short_key(key.hex).c_str(), label.c_str(),
           change.empty() ? why.c_str() : change.c_str());
     r = compile_and_store(req, cfg, dir, key, origin);
-    lock.release();
-    if (r.program) record_stat(dir, false);
-    trace_notes(dir);
+    quietly([&] {
+        lock.release();
+        if (r.program) record_stat(dir, false);
+        trace_notes(dir);
+    });
     return r;
 }
 
