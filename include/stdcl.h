@@ -55,7 +55,10 @@ STDCL_API const char* stdcl_version(void);
 /* Errors                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Negative return codes of libstdcl's own (OpenCL codes are also used). */
+/* Negative return codes.  An OpenCL failure is mapped to one of them by one
+ * table (memory and resources: STDCL_ENOMEM; compiler: STDCL_EBUILD; invalid
+ * sizes and arguments: STDCL_EINVAL; the rest: STDCL_ECL), and clerror() names
+ * the OpenCL function and its status. */
 #define STDCL_EINVAL   (-9001) /* an argument is invalid */
 #define STDCL_ENOMEM   (-9002) /* out of host or device memory */
 #define STDCL_ENOENT   (-9003) /* file, kernel or pointer not found */
