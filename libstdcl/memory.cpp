@@ -137,9 +137,13 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
              "aligned to %u bytes",
              (void*)(host + offset), offset, (void*)host, devnum, d.name.c_str(), d.base_align);
     cl_buffer_region region{offset, size - offset};
+    auto slot = subs.emplace(key, nullptr).first;  // the map's memory first: nothing to leak if it fails
     cl_mem sub = clCreateSubBuffer(mem[devnum], access_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-    check_cl(err, "clCreateSubBuffer for an interior pointer");
-    subs[key] = sub;
+    if (err != CL_SUCCESS) {
+        subs.erase(slot);
+        fail_cl(err, "clCreateSubBuffer for an interior pointer");
+    }
+    slot->second = sub;
     return sub;
 }
 
@@ -246,7 +250,7 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
         free(block);
         throw;
     }
-    a->block = static_cast<char*>(block);
+    a->block = static_cast<char*>(block);  // owned by a from here: freed if a goes before clfree
     a->host = a->block + front;
     a->guard = back;
     a->size = size;
@@ -274,6 +278,7 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     }
     a->release_device_objects();
     free(a->block);
+    a->block = nullptr;
     if (overrun) std::rethrow_exception(overrun);
 }
 

@@ -4,6 +4,7 @@
 #include <stdcl.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -84,6 +85,13 @@ struct Allocation {
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
     std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
+
+    Allocation() = default;
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
+    // Frees the host memory if clfree did not (an allocation that never reached the
+    // registry, when clmalloc fails after allocating it).
+    ~Allocation() { free(block); }
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
     cl_mem device_mem(unsigned devnum, size_t offset);
