@@ -5,7 +5,7 @@
 #                                         then tests/check_exports.sh and
 #                                         tests/check_man.sh and
 #                                         tools/check_faults.sh at a stride
-#                                         ($FAULTS_STRIDE, default 150)
+#                                         ($FAULTS_STRIDE, default 40)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
@@ -109,39 +109,28 @@ for prog in "${programs[@]}"; do
     [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)")
 done
 
-if [ $run_exports -eq 1 ]; then
-    echo "=== check_exports"
-    if BUILD_DIR=$build sh "$top/tests/check_exports.sh"; then
+# check NAME COMMAND...: a check script, counted as one pass or one failure.
+check() {
+    local name=$1
+    shift
+    echo "=== $name"
+    if BUILD_DIR=$build "$@"; then
         total_passed=$((total_passed + 1))
     else
         total_failed=$((total_failed + 1))
-        failures+=("check_exports")
+        failures+=("$name")
     fi
-fi
+}
 
+# The exported symbols are the header's (tests/check_exports.sh).
+[ $run_exports -eq 1 ] && check check_exports sh "$top/tests/check_exports.sh"
 # The manual pages: every API name has one, each renders cleanly, and
 # make install / uninstall handle them (see tests/check_man.sh).
-if [ $run_man -eq 1 ]; then
-    echo "=== check_man"
-    if BUILD_DIR=$build sh "$top/tests/check_man.sh"; then
-        total_passed=$((total_passed + 1))
-    else
-        total_failed=$((total_failed + 1))
-        failures+=("check_man")
-    fi
-fi
-
+[ $run_man -eq 1 ] && check check_man sh "$top/tests/check_man.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):
 # a few injection points per memory mode and kind, one pass or one failure.
-if [ $run_faults -eq 1 ]; then
-    echo "=== check_faults (stride ${FAULTS_STRIDE:-150})"
-    if BUILD_DIR=$build bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-150}"; then
-        total_passed=$((total_passed + 1))
-    else
-        total_failed=$((total_failed + 1))
-        failures+=("check_faults")
-    fi
-fi
+[ $run_faults -eq 1 ] &&
+    check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
 
 echo "==="
 for f in "${failures[@]+"${failures[@]}"}"; do
