@@ -159,29 +159,40 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
         return;
     }
     std::lock_guard<std::mutex> lock(mu);
-    if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
+    try {
+        if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
+    } catch (...) {
+        // No room to track it (out of host memory): finish the command now instead.
+        clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+        return;
+    }
     if (last[devnum]) clReleaseEvent(last[devnum]);
     last[devnum] = ev;
 }
 
 void Allocation::wait_idle()
 {
+    // Allocates nothing (clfree must not fail half way): the tracked events are
+    // taken by swapping the vector out.
     std::vector<cl_event> pending;
     CLCONTEXT* owner = nullptr;
     {
         std::lock_guard<std::mutex> lock(mu);
         owner = cp.load();
-        for (auto& e : last)
-            if (e) pending.push_back(e), e = nullptr;
+        pending.swap(last);
     }
-    if (!pending.empty() && clWaitForEvents(cl_uint(pending.size()), pending.data()) != CL_SUCCESS) {
+    size_t n = 0;
+    for (cl_event e : pending)
+        if (e) pending[n++] = e;
+    if (n && clWaitForEvents(cl_uint(n), pending.data()) != CL_SUCCESS) {
         // A failed command makes the wait fail; a failed wait itself may return before
         // the commands end.  Either way: nothing may use the memory after this.
-        for (cl_event e : pending) clWaitForEvents(1, &e);
+        for (size_t i = 0; i < n; ++i) clWaitForEvents(1, &pending[i]);
         if (owner)
             for (auto& d : owner->devs) clFinish(d.queue);
     }
-    for (cl_event e : pending) clReleaseEvent(e);
+    for (size_t i = 0; i < n; ++i) clReleaseEvent(pending[i]);
 }
 
 void Allocation::wait_unused(std::unique_lock<std::mutex>& lock)
