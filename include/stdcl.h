@@ -351,8 +351,9 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags);
 
 /* Blocks until device devnum's tracked events of the selected kinds
  * (CL_KERNEL_EVENT, CL_MEM_EVENT, CL_ALL_EVENT; 0 means all) complete, and
- * releases them (unless CL_EVENT_NORELEASE).  Returns 0 or a negative code
- * (an event that failed). */
+ * releases them; with CL_EVENT_NORELEASE they stay tracked (valid) until a
+ * later clwait without it.  Returns 0 or a negative code (an event that
+ * failed). */
 STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags);
 
 #ifdef __cplusplus

@@ -143,14 +143,14 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
                 clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
                 if (st < 0) worst = st;
             }
-        {
+        if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
             std::sort(evs.begin(), evs.end());
             std::lock_guard<std::mutex> lock(el.mu);
             for (auto* list : {&el.kernel, &el.mem}) {
                 size_t keep = 0;
                 for (cl_event e : *list) {
                     if (!std::binary_search(evs.begin(), evs.end(), e)) (*list)[keep++] = e;
-                    else if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(e);  // the list's reference
+                    else clReleaseEvent(e);  // the list's reference
                 }
                 list->resize(keep);
             }
