@@ -90,8 +90,9 @@ extern "C" {
 STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
     return guarded_int([&] {
-        (void)flags;
         Device& d = context_device(cp, devnum);
+        if (flags & ~(CL_ALL_EVENT | CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
+            fail(STDCL_EINVAL, "clflush: unknown flags 0x%x", unsigned(flags));
         check_cl(clFlush(d.queue), "clflush");
         return 0;
     });

@@ -447,7 +447,9 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
         case CL_MCTL_CLR_USRFLAGS: {
             int f = va_arg(ap, int);
             if (a->cp) fail(STDCL_ESTATE, "clmctl: user flags can only change on a detached allocation");
-            if (f & ~kAllocFlags & ~CL_MEM_DETACHED) fail(STDCL_EINVAL, "clmctl: unknown flags 0x%x", unsigned(f));
+            if (f & (~kAllocFlags | CL_MEM_DETACHED))
+                fail(STDCL_EINVAL, "clmctl: 0x%x is not a set of allocation flags (CL_MEM_DETACHED is clmdetach's)",
+                     unsigned(f));
             a->flags = op == CL_MCTL_SET_USRFLAGS ? (a->flags | f) : (a->flags & ~f);
             return 0;
         }

@@ -531,6 +531,27 @@ static void test_clflush_submits_without_waiting(void** state)
     assert_non_null(clerror());
     assert_true(clflush(NULL, 0, 0) < 0);
     assert_non_null(clerror());
+    assert_int_equal(clflush(stdcpu, 0, 0x40000), STDCL_EINVAL);
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "clflush: unknown flags 0x40000");
+    assert_int_equal(clfree(a), 0);
+}
+
+static void test_clwait_norelease_keeps_events_tracked(void** state)
+{
+    (void)state;
+    int* a = alloc_ints(4096, 1);
+    to_device(0, a);
+    clndrange_t ndr = clndrange_init1d(0, 4096, 64);
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 7, 0));
+    /* Waited, but the events stay tracked: a second clwait finds them again and
+     * releases them (before, the library's reference was dropped unreleased). */
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_EVENT_NORELEASE), 0);
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, a);
+    for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 7);
     assert_int_equal(clfree(a), 0);
 }
 
@@ -570,6 +591,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clwait_joins_more_than_1024_events),
         cmocka_unit_test(test_clflush_submits_without_waiting),
         cmocka_unit_test(test_clwait_without_events_returns_zero),
+        cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
     };
     return cmocka_run_group_tests_name("launch", tests, setup, teardown);
 }

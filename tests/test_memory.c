@@ -303,6 +303,10 @@ static void test_clmalloc_detached_attach_detach(void** state)
     assert_true(clmctl(p, CL_MCTL_GET_STATUS) & CL_MEM_RO);
     assert_int_equal(clmctl(p, CL_MCTL_CLR_USRFLAGS, CL_MEM_RO), 0);
     assert_false(clmctl(p, CL_MCTL_GET_STATUS) & CL_MEM_RO);
+    /* Detaching is clmdetach's business, not a user flag. */
+    assert_int_equal(clmctl(p, CL_MCTL_SET_USRFLAGS, CL_MEM_DETACHED), STDCL_EINVAL);
+    assert_contains(clerror(), "CL_MEM_DETACHED is clmdetach's");
+    assert_false(clmctl(p, CL_MCTL_GET_STATUS) & CL_MEM_DETACHED);
 
     assert_int_equal(clmattach(stdcpu, p), 0);
     add_on_device(p, N, 1, 3, 0);
