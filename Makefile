@@ -9,9 +9,14 @@
 #                   and tests/check_exports.sh); `make check T=test_x F='pat*'`
 #                   runs one program, with a CMocka test-name filter
 #   make run        all, then RUN_CMD (below) in the test environment
-#   make asan | tsan | ubsan
+#   make stress     tests/test_stress.c (16 threads, a random mix of every
+#                   call, all results checked; zero-copy and copy mode) for
+#                   SECONDS seconds each (default 60; make check runs it
+#                   for 3); THREADS=n, SEED=s (printed by every run) replay
+#   make asan | tsan | ubsan | asan-ubsan
 #                   rebuilds the library, tools and tests with that sanitizer
-#                   into build-asan/ (...) and runs the tests there
+#                   (asan-ubsan: both) into build-asan/ (...) and runs the
+#                   tests there
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
@@ -30,6 +35,8 @@
 #                            of libstdcl.so if it includes libstdcl/internal/)
 #   tests/test_*.c           build/tests/test_* (CMocka, one program per area)
 #   tests/helper_*.c         build/tests/helper_* (programs the tests spawn)
+#   tests/preload_*.c        build/tests/preload_*.so (LD_PRELOAD libraries
+#                            the tests spawn programs with)
 #   examples/<name>/*.c|.cpp build/examples/<name>/<name>: every source of the
 #                            folder linked into one program.  A folder holding
 #                            several programs lists them in a file PROGRAMS,
@@ -241,6 +248,7 @@ $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) -lm -lpthread -ldl $(LIBS
 # --------------------------------------------------------------------------
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_HELPERS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/helper_*.c))
+TEST_PRELOADS := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(wildcard tests/preload_*.c))
 TEST_DATA := $(addprefix $(BUILD)/,$(wildcard tests/*.cl tests/*.clh))
 
 $(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
@@ -248,10 +256,16 @@ $(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
 $(TEST_PROGS) $(TEST_HELPERS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_SO)
 	$(LINK_PROG) $(CMOCKA_LIBS)
 
+# Not sanitized: such a library stands in for the (uninstrumented) OpenCL
+# loader, and would have to come before the sanitizer's run-time otherwise.
+$(TEST_PRELOADS): $(BUILD)/tests/%.so: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(CSTD) -shared -fPIC $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+
 # Everything the tests use, tools included (a test may run one).
 .PHONY: tests
 ifeq ($(HAVE_CMOCKA),1)
-tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA)
+tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_PRELOADS) $(TEST_DATA)
 else
 tests: lib tools
 	@echo "warning: CMocka not found by configure: tests not built (run tools/install_deps.sh, then rm config.mk)" >&2
@@ -341,7 +355,7 @@ $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu
 # --------------------------------------------------------------------------
 # Main targets
 # --------------------------------------------------------------------------
-.PHONY: all check run asan tsan ubsan install uninstall clean distclean
+.PHONY: all check run stress asan tsan ubsan asan-ubsan install uninstall clean distclean
 
 all: lib tools tests examples bench
 
@@ -357,14 +371,29 @@ endif
 run: all
 	bash tools/test_env.sh sh -c '$(RUN_CMD)'
 
+# The stress test for as long as asked (each of its two tests runs SECONDS).
+SECONDS ?= 60
+THREADS ?=
+SEED ?=
+stress: tests
+	BUILD_DIR=$(BUILD) TEST_TIMEOUT=$$(( 2 * $(SECONDS) + 900 )) STDCL_STRESS_SECONDS=$(SECONDS) \
+	    STDCL_STRESS_THREADS=$(THREADS) STDCL_STRESS_SEED=$(SEED) \
+	    bash tools/run_tests.sh test_stress
+
 # Sanitizers: the library, tools and tests rebuilt into build-<name>/.
 SAN_asan := -fsanitize=address -fno-omit-frame-pointer
 SAN_tsan := -fsanitize=thread
 SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_asan-ubsan := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # (The sanitizers' run-time options are in tools/test_env.sh.)
 
-asan tsan ubsan:
-	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' tests
+# Under TSan the examples are built without OpenMP: libgomp is not
+# instrumented, so TSan does not see its barriers and reports every
+# parallel loop's results as racing with their reader.
+SAN_MAKEFLAGS_tsan := OPENMP_CFLAGS=
+
+asan tsan ubsan asan-ubsan:
+	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests examples
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
@@ -397,7 +426,7 @@ ifneq ($(TOOLS),)
 endif
 
 clean:
-	rm -rf build build-asan build-tsan build-ubsan $(BUILD)
+	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan $(BUILD)
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \

@@ -17,7 +17,8 @@
 # - run-time options for sanitized builds (ASAN_OPTIONS ..., below);
 # - every other STDCL_* and STDDEV/STDCPU/STDGPU/STDACC* variable of the
 #   caller removed (STDCL_KERNEL_PATH, STDCL_TRACE, STDDEV=0 ... would
-#   change what the tests see).
+#   change what the tests see), except STDCL_STRESS_* (test_stress.c's
+#   threads, seconds and seed, which `make stress` sets).
 # With -C the command runs in dir.  Exits with the command's status.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,7 @@ test_cc=${STDCL_TEST_CC:-cc}
 test_cflags=${STDCL_TEST_CFLAGS:-}
 for v in $(compgen -e); do
     case $v in
+        STDCL_STRESS_*) ;;
         STDCL_*|STDDEV*|STDCPU*|STDGPU*|STDACC*) unset "$v" ;;
     esac
 done
