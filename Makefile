@@ -392,10 +392,15 @@ SAN_asan-ubsan := -fsanitize=address,undefined -fno-sanitize-recover=undefined -
 # parallel loop's results as racing with their reader.
 SAN_MAKEFLAGS_tsan := OPENMP_CFLAGS=
 
+# PoCL compiles kernels 2-4 times slower in a sanitized process (LLVM's
+# allocations go through the sanitizer): the sanitizer runs share one PoCL
+# kernel cache, kept between runs (tools/test_env.sh, TEST_POCL_CACHE_DIR).
+SAN_POCL_CACHE = $(CURDIR)/build-san-pocl-cache
+
 asan tsan ubsan asan-ubsan:
 	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests examples
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
-	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
@@ -426,7 +431,7 @@ ifneq ($(TOOLS),)
 endif
 
 clean:
-	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan $(BUILD)
+	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan build-san-pocl-cache $(BUILD)
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \
