@@ -5,9 +5,16 @@
 # missing or configure.ac, config.mk.in, stdcl.pc.in changed).
 #
 #   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
-#   make check      all, then tools/run_tests.sh (every tests/test_*.c program
-#                   and tests/check_exports.sh); `make check T=test_x F='pat*'`
-#                   runs one program, with a CMocka test-name filter
+#   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
+#                   tests/check_exports.sh, tests/check_man.sh and a stride
+#                   of check-faults); `make check T=test_x F='pat*'` runs one
+#                   program, with a CMocka test-name filter
+#   make check-faults
+#                   the fault-injection sweep (tools/check_faults.sh): the
+#                   workload tests/faults/fault_workload.c under the preloaded
+#                   shim tests/faults/faultcl_shim.cpp, failing each OpenCL
+#                   call and each allocation libstdcl makes in turn, in both
+#                   memory modes (make check runs a stride of it)
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make stress     tests/test_stress.c (16 threads, a random mix of every
 #                   call, all results checked; zero-copy and copy mode) for
@@ -20,7 +27,8 @@
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
-#                   its soname links, libstdcl.a, stdcl.pc, tools)
+#                   its soname links, libstdcl.a, stdcl.pc, tools, and the
+#                   manual pages under $(PREFIX)/share/man: `man stdcl`)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
 #   make clean      removes build*/; distclean also the configure outputs
 #
@@ -35,8 +43,6 @@
 #                            of libstdcl.so if it includes libstdcl/internal/)
 #   tests/test_*.c           build/tests/test_* (CMocka, one program per area)
 #   tests/helper_*.c         build/tests/helper_* (programs the tests spawn)
-#   tests/preload_*.c        build/tests/preload_*.so (LD_PRELOAD libraries
-#                            the tests spawn programs with)
 #   examples/<name>/*.c|.cpp build/examples/<name>/<name>: every source of the
 #                            folder linked into one program.  A folder holding
 #                            several programs lists them in a file PROGRAMS,
@@ -44,6 +50,15 @@
 #                            relative to the folder; # starts a comment).
 #                            A .cl file among them is embedded in the
 #                            program with build/bin/clcc (`prog: prog.c k.cl`).
+#                            Sources may lie in another example folder
+#                            (`prog: prog.c ../nbody/nbody_common.c`): their
+#                            folder is added to the include path.  A folder
+#                            named *_mpi holds MPI programs: compiled and
+#                            linked with $(MPICC), built only when configure
+#                            found MPI (HAVE_MPI=1).
+#   docs/man/manN/*.N        manual pages (man(7) macros; a page of a family
+#                            of calls, and a one-line `.so man3/page.3` link
+#                            for each other name), installed as they are
 #   bench/<name>.c|.cpp      build/bench/<name>; bench/<name>.cu only with
 #                            `make bench-cuda`
 # The kernel files of each examples/ folder (*.cl, *.clh and *.h, which
@@ -248,7 +263,6 @@ $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) -lm -lpthread -ldl $(LIBS
 # --------------------------------------------------------------------------
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 TEST_HELPERS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/helper_*.c))
-TEST_PRELOADS := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(wildcard tests/preload_*.c))
 TEST_DATA := $(addprefix $(BUILD)/,$(wildcard tests/*.cl tests/*.clh))
 
 $(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
@@ -256,16 +270,27 @@ $(BUILD)/tests/%.o: DIR_CFLAGS = $(CMOCKA_CFLAGS)
 $(TEST_PROGS) $(TEST_HELPERS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_SO)
 	$(LINK_PROG) $(CMOCKA_LIBS)
 
-# Not sanitized: such a library stands in for the (uninstrumented) OpenCL
-# loader, and would have to come before the sanitizer's run-time otherwise.
-$(TEST_PRELOADS): $(BUILD)/tests/%.so: tests/%.c
+# Fault injection (tools/check_faults.sh): tests/faults/faultcl_shim.cpp, a
+# preloaded interposer (never sanitized: it stands in front of the sanitizer
+# runtime's malloc), and tests/faults/fault_workload.c, linked with
+# LeakSanitizer (or the build's sanitizer) so a leak ends the run in a report.
+FAULT_SHIM = $(BUILD)/tests/faults/faultcl_shim.so
+FAULT_WORKLOAD = $(BUILD)/tests/faults/fault_workload
+FAULT_PROGS = $(FAULT_SHIM) $(FAULT_WORKLOAD)
+FAULT_LEAK_FLAGS = $(if $(strip $(SAN_FLAGS)),,-fsanitize=leak)
+
+$(FAULT_SHIM): tests/faults/faultcl_shim.cpp
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(CSTD) -shared -fPIC $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(CXXSTD) -fPIC -shared -pthread $(WARN) $(CXXFLAGS) \
+	    -fno-omit-frame-pointer -o $@ $< -ldl
+
+$(FAULT_WORKLOAD): $(BUILD)/tests/faults/fault_workload.o $(LIB_SO)
+	$(LINK_PROG) $(FAULT_LEAK_FLAGS) -ldl
 
 # Everything the tests use, tools included (a test may run one).
 .PHONY: tests
 ifeq ($(HAVE_CMOCKA),1)
-tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_PRELOADS) $(TEST_DATA)
+tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA) $(FAULT_PROGS)
 else
 tests: lib tools
 	@echo "warning: CMocka not found by configure: tests not built (run tools/install_deps.sh, then rm config.mk)" >&2
@@ -276,18 +301,26 @@ endif
 # --------------------------------------------------------------------------
 EXAMPLE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard examples/*/*.c \
                 examples/*/*.cpp examples/*/PROGRAMS))))
+MPI_EXAMPLE_DIRS := $(filter %_mpi,$(EXAMPLE_DIRS))
+ifneq ($(HAVE_MPI),1)
+EXAMPLE_DIRS := $(filter-out $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS))
+endif
 EXAMPLES :=
 comma := ,
 
 # The object of a source: x.c, x.cpp -> x.o; x.cl (embedded) -> x_cl.o.
 example_objs = $(patsubst %.cl,%_cl.o,$(patsubst %.c,%.o,$(patsubst %.cpp,%.o,$(1))))
+# Sources relative to a folder, as paths from the top ("a/../b/x.c" -> "b/x.c").
+example_srcs = $(patsubst $(CURDIR)/%,%,$(abspath $(addprefix $(1)/,$(2))))
 
 # $(call example_program,folder,program,sources relative to the folder)
 define example_program
 EXAMPLES += $(BUILD)/$(strip $(1))/$(strip $(2))
 $(BUILD)/$(strip $(1))/$(strip $(2)): \
-    $(addprefix $(BUILD)/$(strip $(1))/,$(call example_objs,$(3))) \
+    $(addprefix $(BUILD)/,$(call example_objs,$(call example_srcs,$(1),$(3)))) \
     $(addprefix $(BUILD)/,$(wildcard $(1)/*.cl $(1)/*.clh $(1)/*.h)) $(LIB_SO)
+EXAMPLE_INC_$(strip $(1)) += $(addprefix -I,$(filter-out $(1),$(patsubst %/,%,\
+    $(dir $(call example_srcs,$(1),$(3))))))
 endef
 
 # A PROGRAMS line `prog: a.c b.c` becomes the word prog=a.c,b.c.
@@ -307,6 +340,12 @@ PNG_LINK = $(PNG_LIBS)
 endif
 $(BUILD)/examples/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
 $(BUILD)/examples/%.o: DIR_CFLAGS = $(OPENMP_CFLAGS)
+$(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
+    $(eval $(BUILD)/$(d)/%.o: DIR_CPPFLAGS = $$(PNG_DEFS) $$(sort $$(EXAMPLE_INC_$(d))))))
+# MPI programs: compiled and linked with mpicc (`private`: the objects of
+# other folders they use are compiled as usual).
+$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)),\
+    $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
 
 $(EXAMPLES):
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
@@ -380,6 +419,14 @@ stress: tests
 	    STDCL_STRESS_THREADS=$(THREADS) STDCL_STRESS_SEED=$(SEED) \
 	    bash tools/run_tests.sh test_stress
 
+# The whole fault-injection sweep (tools/check_faults.sh): both memory modes,
+# OpenCL calls and allocations.  FAULTS_FLAGS adds options (--jobs 4,
+# --every, --valgrind, --keep DIR ...).
+FAULTS_FLAGS ?=
+.PHONY: check-faults
+check-faults: lib $(FAULT_PROGS)
+	BUILD_DIR=$(BUILD) bash tools/check_faults.sh $(FAULTS_FLAGS)
+
 # Sanitizers: the library, tools and tests rebuilt into build-<name>/.
 SAN_asan := -fsanitize=address -fno-omit-frame-pointer
 SAN_tsan := -fsanitize=thread
@@ -402,6 +449,13 @@ asan tsan ubsan asan-ubsan:
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
 	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
+# Manual pages: docs/man/manN/*.N -> $(mandir)/manN/ (the .so links too:
+# man-db and mandoc follow them).  `make install mandir=...` moves them.
+mandir = $(PREFIX)/share/man
+MAN1 := $(wildcard docs/man/man1/*.1)
+MAN3 := $(wildcard docs/man/man3/*.3)
+MAN7 := $(wildcard docs/man/man7/*.7)
+
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
 install: lib tools
@@ -420,6 +474,10 @@ install: lib tools
 ifneq ($(TOOLS),)
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 endif
+	install -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man7
+	install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
+	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
@@ -429,6 +487,9 @@ uninstall:
 ifneq ($(TOOLS),)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
 endif
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
+	      $(addprefix $(DESTDIR)$(mandir)/man7/,$(notdir $(MAN7)))
 
 clean:
 	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan build-san-pocl-cache $(BUILD)

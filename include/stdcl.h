@@ -55,13 +55,17 @@ STDCL_API const char* stdcl_version(void);
 /* Errors                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Negative return codes of libstdcl's own (OpenCL codes are also used). */
+/* Negative return codes.  An OpenCL failure is mapped to one of them by one
+ * table (memory and resources: STDCL_ENOMEM; compiler: STDCL_EBUILD; invalid
+ * sizes and arguments: STDCL_EINVAL; the rest: STDCL_ECL), and clerror() names
+ * the OpenCL function and its status. */
 #define STDCL_EINVAL   (-9001) /* an argument is invalid */
 #define STDCL_ENOMEM   (-9002) /* out of host or device memory */
 #define STDCL_ENOENT   (-9003) /* file, kernel or pointer not found */
 #define STDCL_EBUILD   (-9004) /* the OpenCL compiler rejected a program */
 #define STDCL_ESTATE   (-9005) /* the object is not in a state for the call */
 #define STDCL_ECL      (-9006) /* an OpenCL call failed (see clerror()) */
+#define STDCL_EOVERRUN (-9007) /* STDCL_CHECK=1 found memory written out of bounds */
 
 /* Message for the last failure in this thread, then NULL until the next
  * failure (like dlerror()).  For a failed build it holds the device, the
@@ -85,7 +89,14 @@ typedef CLCONTEXT CONTEXT;
  * (case-insensitive match on platform name and vendor, in priority order),
  * STDX_MAX_NDEV=n, STDX_LOCK=key (lease devices exclusively among all
  * processes using the same key, e.g. one GPU per MPI rank; a lease is an
- * flock() that ends when the process does, however it ends).  stdrpu and
+ * flock() that ends when the process does, however it ends).
+ * STDX_LOCK=auto: the key "auto", and each MPI rank starts at the device of
+ * its local rank (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+ * MV2_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID): local rank r of n with d
+ * devices takes at most STDX_MAX_NDEV (default d/n, at least 1) devices from
+ * device (r * that) mod d on.  When every device is leased the context is
+ * NULL: a warning on stderr, the reason in clerror() at the start of main()
+ * and in the message of any call given the NULL context.  stdrpu and
  * stdnpu exist for source compatibility and are always NULL. */
 STDCL_API extern CLCONTEXT* stddev;
 STDCL_API extern CLCONTEXT* stdcpu;

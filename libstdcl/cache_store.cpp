@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <thread>
 
@@ -114,6 +116,8 @@ bool write_all(int fd, const char* p, std::size_t n)
     return true;
 }
 
+// Makes dir and its missing parents, each with mode 0700.  Existing
+// components are followed as they are (see CacheDir in the header).
 bool mkdirs(const std::string& dir, std::string* reason)
 {
     if (dir.empty()) {
@@ -141,6 +145,78 @@ bool mkdirs(const std::string& dir, std::string* reason)
         }
     }
     return true;
+}
+
+// What is at name instead of a regular file, from its mode.
+const char* kind_of(mode_t mode)
+{
+    if (S_ISLNK(mode)) return "a symbolic link";
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    return "not a regular file";
+}
+
+// Opens name in the folder dfd as a regular file: never through a symbolic
+// link (O_NOFOLLOW: ELOOP), never blocking on a FIFO (O_NONBLOCK), and only
+// if fstat says it is a regular file, with one link when opened for writing
+// (a hard link could lead a write in place out of the folder).  Returns the descriptor, or -1 with
+// errno set; *odd (when given) then says what is there instead of a regular
+// file, or stays null when the failure is another one (ENOENT ...).
+int open_regular(int dfd, const std::string& name, int flags, mode_t mode, const char** odd)
+{
+    if (odd) *odd = nullptr;
+    int fd = ::openat(dfd, name.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+    if (fd < 0) {
+        int e = errno;
+        struct stat st;
+        if ((e == ELOOP || e == EISDIR || e == ENXIO || e == EMLINK) &&
+            ::fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+            if (odd) *odd = kind_of(st.st_mode);
+        }
+        errno = e;
+        return -1;
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+        int e = errno;
+        ::close(fd);
+        errno = e;
+        return -1;
+    }
+    bool writes = (flags & O_ACCMODE) != O_RDONLY;
+    if (!S_ISREG(st.st_mode) || (writes && st.st_nlink != 1)) {
+        ::close(fd);
+        if (odd) *odd = S_ISREG(st.st_mode) ? "a file with several links" : kind_of(st.st_mode);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+// open_regular for a file the cache creates and rewrites (a lock, stats):
+// something else in its place (a symbolic link, dangling or not; a FIFO) is
+// removed and noted, and the file created afresh.  A folder in its place
+// is not removed.
+int open_own_file(CacheDir& dir, const std::string& name, int flags, std::string* reason)
+{
+    for (int attempt = 0;; ++attempt) {
+        const char* odd = nullptr;
+        int fd = open_regular(dir.fd(), name, flags | O_CREAT, 0600, &odd);
+        if (fd >= 0) return fd;
+        int e = errno;
+        if (!odd || attempt > 0 || std::strcmp(odd, "a folder") == 0 ||
+            ::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+            if (reason)
+                *reason = odd ? dir.path_of(name) + " is " + odd + ", not a cache file"
+                              : "cannot open " + dir.path_of(name) + ": " + errno_text(e);
+            if (odd) dir.note(name + " is " + odd + ": not followed, left alone");
+            errno = e;
+            return -1;
+        }
+        dir.note(std::string("replaced ") + name + ": it was " + odd + " (not followed)");
+    }
 }
 
 bool equal_ci(const char* a, const char* b)
@@ -236,17 +312,71 @@ CacheConfig cache_config_from_env()
     return c;
 }
 
-bool prepare_cache_dir(const std::string& dir, std::string* reason)
+std::vector<std::string> CacheDir::take_notes()
 {
-    if (!mkdirs(dir, reason)) return false;
-    std::string probe = dir + "/" + k_tmp_prefix + "probe-" + unique_suffix();
-    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    std::vector<std::string> n;
+    n.swap(notes_);
+    return n;
+}
+
+void CacheDir::close()
+{
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+bool CacheDir::open(const std::string& dir, bool create, std::string* reason)
+{
+    close();
+    missing_ = false;
+    path_ = dir;
+    if (create && !mkdirs(dir, reason)) return false;
+    // The one place the folder's path is resolved (see the header).
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        *reason = "cannot write in " + dir + ": " + errno_text(errno);
+        missing_ = errno == ENOENT;
+        *reason = "cannot open " + dir + ": " + errno_text(errno);
+        return false;
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+        *reason = "cannot stat " + dir + ": " + errno_text(errno);
+        ::close(fd);
+        return false;
+    }
+    char buf[160];
+    if (st.st_uid != ::geteuid()) {
+        std::snprintf(buf, sizeof buf, " is owned by uid %ld, not by this user (uid %ld)",
+                      static_cast<long>(st.st_uid), static_cast<long>(::geteuid()));
+        *reason = dir + buf;
+        ::close(fd);
+        return false;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        std::snprintf(buf, sizeof buf, " is writable by %s (mode %04o)",
+                      (st.st_mode & S_IWOTH) ? "others" : "its group",
+                      static_cast<unsigned>(st.st_mode & 07777));
+        *reason = dir + buf;
+        ::close(fd);
+        return false;
+    }
+    fd_ = fd;
+    return true;
+}
+
+bool prepare_cache_dir(CacheDir* dir, const std::string& path, std::string* reason)
+{
+    if (!dir->open(path, true, reason)) return false;
+    std::string probe = std::string(k_tmp_prefix) + "probe-" + unique_suffix();
+    int fd = ::openat(dir->fd(), probe.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *reason = "cannot write in " + path + ": " + errno_text(errno);
+        dir->close();
         return false;
     }
     ::close(fd);
-    ::unlink(probe.c_str());
+    ::unlinkat(dir->fd(), probe.c_str(), 0);
     return true;
 }
 
@@ -368,12 +498,16 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
             return false;
         }
     }
+    // Each size is checked against what is left before it is added, so a
+    // size that claims more than the file holds fails here, before any
+    // allocation, and the sum cannot wrap.
     std::vector<std::uint64_t> sizes(h.nblobs);
     std::uint64_t total = 0;
+    const std::uint64_t room = body_end - pos - 8ull * h.nblobs;
     for (std::uint32_t i = 0; i < h.nblobs; ++i, pos += 8) {
         sizes[i] = get_u64(p + pos);
-        if (sizes[i] > body_end) {
-            *reason = "bad blob size";
+        if (sizes[i] > room - total) {
+            *reason = "bad blob size (more bytes than the file holds)";
             return false;
         }
         total += sizes[i];
@@ -390,18 +524,29 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
     return true;
 }
 
-bool read_entry_header(const std::string& path, EntryHeader* out, std::string* reason)
+bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader* out,
+                       std::string* reason)
 {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const char* odd = nullptr;
+    int fd = open_regular(dir.fd(), name, O_RDONLY, 0, &odd);
     if (fd < 0) {
-        *reason = errno_text(errno);
+        *reason = odd ? std::string(odd) + ", not followed" : errno_text(errno);
         return false;
     }
-    std::string buf(4096, '\0');
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+        *reason = errno_text(errno);
+        ::close(fd);
+        return false;
+    }
+    // Reads in growing steps, never past the file's size: a header that
+    // claims a huge key text is "truncated" without a huge allocation.
+    const std::size_t file_size = static_cast<std::size_t>(st.st_size);
+    std::string buf(std::min<std::size_t>(4096, file_size), '\0');
     std::size_t have = 0;
     bool ok = false;
     for (;;) {
-        ssize_t r = ::read(fd, &buf[have], buf.size() - have);
+        ssize_t r = buf.size() > have ? ::read(fd, &buf[have], buf.size() - have) : 0;
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             *reason = errno_text(errno);
@@ -415,73 +560,100 @@ bool read_entry_header(const std::string& path, EntryHeader* out, std::string* r
             ok = true;
             break;
         }
-        if (r == 0 || why != "truncated") {
+        if (why != "truncated" || have >= file_size || (r == 0 && have < buf.size())) {
             *reason = why;
             break;
         }
-        if (have == buf.size()) {
-            if (buf.size() >= (64u << 20)) {
-                *reason = "header too large";
+        std::size_t want = std::min(file_size, buf.size() * 2);
+        if (have >= k_header_size) {
+            // The header says how much follows: more than the file holds is
+            // "truncated" now, without reading on.
+            const unsigned char* h = reinterpret_cast<const unsigned char*>(buf.data());
+            std::uint64_t need = k_header_size + std::uint64_t(get_u32(h + 12)) + get_u32(h + 16);
+            if (need > file_size) {
+                *reason = "truncated";
                 break;
             }
-            buf.resize(buf.size() * 2);
+            want = static_cast<std::size_t>(need);
         }
+        if (have == buf.size()) buf.resize(want);
     }
     ::close(fd);
     return ok;
 }
 
-std::string entry_path(const std::string& dir, const std::string& key_hex)
-{
-    return dir + "/" + key_hex + k_entry_suffix;
-}
+std::string entry_name(const std::string& key_hex) { return key_hex + k_entry_suffix; }
 
-std::string lock_path(const std::string& dir, const std::string& key_hex)
-{
-    return dir + "/" + key_hex + k_lock_suffix;
-}
+std::string lock_name(const std::string& key_hex) { return key_hex + k_lock_suffix; }
 
-bool read_file(const std::string& path, std::string* out, std::string* reason, bool* enoent)
+ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::uint64_t max_bytes,
+                           std::string* out, std::string* reason)
 {
-    if (enoent) *enoent = false;
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const char* odd = nullptr;
+    int fd = open_regular(dir.fd(), name, O_RDONLY, 0, &odd);
     if (fd < 0) {
-        if (enoent) *enoent = (errno == ENOENT);
-        *reason = errno_text(errno);
-        return false;
+        int e = errno;
+        if (odd) {
+            *reason = std::string(odd) + ", not a regular file (not followed)";
+            return ReadStatus::not_regular;
+        }
+        *reason = errno_text(e);
+        return e == ENOENT ? ReadStatus::absent : ReadStatus::error;
     }
     struct stat st;
     if (::fstat(fd, &st) != 0) {
         *reason = errno_text(errno);
         ::close(fd);
-        return false;
+        return ReadStatus::error;
     }
-    out->assign(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t have = 0;
-    for (;;) {
-        if (have == out->size()) out->resize(out->size() + 65536);
-        ssize_t r = ::read(fd, &(*out)[have], out->size() - have);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            *reason = errno_text(errno);
-            ::close(fd);
-            return false;
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        *reason = "larger than " + std::to_string(max_bytes) + " bytes";
+        ::close(fd);
+        return ReadStatus::too_large;
+    }
+    ReadStatus status = ReadStatus::ok;
+    try {
+        out->assign(static_cast<std::size_t>(st.st_size), '\0');
+        std::size_t have = 0;
+        for (;;) {
+            if (have == out->size()) {
+                // The file grew since fstat: read on, within the bound.
+                if (out->size() >= max_bytes) {
+                    *reason = "larger than " + std::to_string(max_bytes) + " bytes";
+                    status = ReadStatus::too_large;
+                    break;
+                }
+                out->resize(static_cast<std::size_t>(
+                    std::min<std::uint64_t>(max_bytes, out->size() + 65536)));
+            }
+            ssize_t r = ::read(fd, &(*out)[have], out->size() - have);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                *reason = errno_text(errno);
+                status = ReadStatus::error;
+                break;
+            }
+            if (r == 0) break;
+            have += static_cast<std::size_t>(r);
         }
-        if (r == 0) break;
-        have += static_cast<std::size_t>(r);
+        if (status == ReadStatus::ok) out->resize(have);
+    } catch (const std::bad_alloc&) {
+        *reason = "too large to read (" + std::to_string(st.st_size) + " bytes)";
+        status = ReadStatus::too_large;
     }
-    out->resize(have);
     ::close(fd);
-    return true;
+    if (status != ReadStatus::ok) out->clear();
+    return status;
 }
 
-bool publish_file(const std::string& dir, const std::string& name, const std::string& bytes,
+bool publish_file(const CacheDir& dir, const std::string& name, const std::string& bytes,
                   std::string* reason)
 {
-    std::string tmp = dir + "/" + k_tmp_prefix + name + "-" + unique_suffix();
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    std::string tmp = std::string(k_tmp_prefix) + name + "-" + unique_suffix();
+    int fd = ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                      0600);
     if (fd < 0) {
-        *reason = "cannot create " + tmp + ": " + errno_text(errno);
+        *reason = "cannot create " + dir.path_of(tmp) + ": " + errno_text(errno);
         return false;
     }
     bool ok = write_all(fd, bytes.data(), bytes.size());
@@ -490,24 +662,33 @@ bool publish_file(const std::string& dir, const std::string& name, const std::st
         ok = false;
         e = errno;
     }
-    if (ok && ::rename(tmp.c_str(), (dir + "/" + name).c_str()) != 0) {
+    // renameat replaces whatever is at name (a link is replaced, not
+    // followed); a folder there makes it fail.
+    if (ok && ::renameat(dir.fd(), tmp.c_str(), dir.fd(), name.c_str()) != 0) {
         ok = false;
         e = errno;
     }
     if (!ok) {
-        *reason = "cannot write " + dir + "/" + name + ": " + errno_text(e);
-        ::unlink(tmp.c_str());
+        *reason = "cannot write " + dir.path_of(name) + ": " + errno_text(e);
+        ::unlinkat(dir.fd(), tmp.c_str(), 0);
     }
     return ok;
 }
 
-void touch_entry(const std::string& path)
+void touch_entry(const CacheDir& dir, const std::string& name)
 {
-    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+    ::utimensat(dir.fd(), name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
-bool KeyLock::acquire(const std::string& path, double timeout_s, double* waited_ms,
-                      std::string* reason)
+bool remove_cache_file(const CacheDir& dir, const std::string& name, std::string* reason)
+{
+    if (::unlinkat(dir.fd(), name.c_str(), 0) == 0) return true;
+    *reason = "cannot remove " + dir.path_of(name) + ": " + errno_text(errno);
+    return false;
+}
+
+bool KeyLock::acquire(CacheDir& dir, const std::string& name, double timeout_s,
+                      double* waited_ms, std::string* reason)
 {
     release();
     auto start = std::chrono::steady_clock::now();
@@ -516,11 +697,8 @@ bool KeyLock::acquire(const std::string& path, double timeout_s, double* waited_
     };
     int sleep_us = 1000;
     for (;;) {
-        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            *reason = "cannot open " + path + ": " + errno_text(errno);
-            break;
-        }
+        int fd = open_own_file(dir, name, O_RDWR, reason);
+        if (fd < 0) break;
         bool locked = false;
         for (;;) {
             if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
@@ -528,11 +706,11 @@ bool KeyLock::acquire(const std::string& path, double timeout_s, double* waited_
                 break;
             }
             if (errno != EWOULDBLOCK && errno != EINTR) {
-                *reason = "cannot lock " + path + ": " + errno_text(errno);
+                *reason = "cannot lock " + dir.path_of(name) + ": " + errno_text(errno);
                 break;
             }
             if (elapsed_s() > timeout_s) {
-                *reason = "timed out waiting for " + path;
+                *reason = "timed out waiting for " + dir.path_of(name);
                 break;
             }
             std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
@@ -545,10 +723,17 @@ bool KeyLock::acquire(const std::string& path, double timeout_s, double* waited_
         // The previous holder may have removed the file after we opened it:
         // then the lock we hold is on a dead inode; retry on the live one.
         struct stat held, live;
-        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &live) == 0 &&
+        if (::fstat(fd, &held) == 0 &&
+            ::fstatat(dir.fd(), name.c_str(), &live, AT_SYMLINK_NOFOLLOW) == 0 &&
             held.st_ino == live.st_ino && held.st_dev == live.st_dev) {
+            dirfd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
+            if (dirfd_ < 0) {
+                *reason = "cannot duplicate the folder's descriptor: " + errno_text(errno);
+                ::close(fd);
+                break;
+            }
             fd_ = fd;
-            path_ = path;
+            name_ = name;
             if (waited_ms) *waited_ms = elapsed_s() * 1e3;
             return true;
         }
@@ -563,57 +748,76 @@ void KeyLock::release()
     if (fd_ < 0) return;
     // Remove the file while still holding it, so no lock file outlives its
     // build; waiters on this inode notice and retry (see acquire).
-    ::unlink(path_.c_str());
+    ::unlinkat(dirfd_, name_.c_str(), 0);
     ::close(fd_);
+    ::close(dirfd_);
     fd_ = -1;
-    path_.clear();
+    dirfd_ = -1;
+    name_.clear();
 }
 
-std::vector<EntryFile> list_entry_files(const std::string& dir)
+namespace {
+
+// The names in the folder (a fresh open of ".", so the folder's own
+// descriptor keeps no directory position).
+std::vector<std::string> names_in(const CacheDir& dir)
 {
-    std::vector<EntryFile> files;
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) return files;
-    while (struct dirent* de = ::readdir(d)) {
-        std::string name = de->d_name;
+    std::vector<std::string> names;
+    int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return names;
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+        ::close(fd);
+        return names;
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> closer(d, ::closedir);  // closed if push_back throws too
+    while (struct dirent* de = ::readdir(d)) names.push_back(de->d_name);
+    return names;
+}
+
+}  // namespace
+
+std::vector<EntryFile> list_entry_files(const CacheDir& dir, bool include_odd)
+{
+    std::vector<EntryFile> files, odd;
+    for (const std::string& name : names_in(dir)) {
         if (!is_entry_name(name)) continue;
+        struct stat st;
+        if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         EntryFile f;
         f.name = name;
-        f.path = dir + "/" + name;
-        struct stat st;
-        if (::stat(f.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
         f.bytes = static_cast<std::uint64_t>(st.st_size);
         f.mtime = st.st_mtim;
-        files.push_back(std::move(f));
+        if (S_ISREG(st.st_mode)) {
+            files.push_back(std::move(f));
+        } else if (include_odd) {
+            f.odd = kind_of(st.st_mode);
+            odd.push_back(std::move(f));
+        }
     }
-    ::closedir(d);
     std::sort(files.begin(), files.end(), mtime_before);
+    for (EntryFile& f : odd) files.push_back(std::move(f));
     return files;
 }
 
-std::vector<std::string> evict_entries(const std::string& dir, std::uint64_t max_bytes,
+std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes,
                                        const std::string& keep)
 {
     std::vector<std::string> removed;
-    std::string lock = dir + "/evict.lock";
-    int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open_own_file(dir, "evict.lock", O_RDWR, nullptr);
     if (fd < 0) return removed;
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(fd);
         return removed;
     }
     // Temporaries left by a process that died while writing.
-    if (DIR* d = ::opendir(dir.c_str())) {
-        time_t now = ::time(nullptr);
-        while (struct dirent* de = ::readdir(d)) {
-            std::string name = de->d_name;
-            if (!is_tmp_name(name)) continue;
-            std::string path = dir + "/" + name;
-            struct stat st;
-            if (::stat(path.c_str(), &st) == 0 && now - st.st_mtime > 3600)
-                ::unlink(path.c_str());
-        }
-        ::closedir(d);
+    time_t now = ::time(nullptr);
+    for (const std::string& name : names_in(dir)) {
+        if (!is_tmp_name(name)) continue;
+        struct stat st;
+        if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
+            ::unlinkat(dir.fd(), name.c_str(), 0);
     }
     if (max_bytes > 0) {
         std::vector<EntryFile> files = list_entry_files(dir);  // oldest first
@@ -622,7 +826,7 @@ std::vector<std::string> evict_entries(const std::string& dir, std::uint64_t max
         for (const EntryFile& f : files) {
             if (total <= max_bytes) break;
             if (f.name == keep) continue;
-            if (::unlink(f.path.c_str()) == 0) {
+            if (::unlinkat(dir.fd(), f.name.c_str(), 0) == 0) {
                 removed.push_back(f.name);
                 total -= f.bytes;
             }
@@ -632,10 +836,9 @@ std::vector<std::string> evict_entries(const std::string& dir, std::uint64_t max
     return removed;
 }
 
-void record_stat(const std::string& dir, bool hit)
+void record_stat(CacheDir& dir, bool hit)
 {
-    std::string path = dir + "/stats";
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open_own_file(dir, "stats", O_RDWR, nullptr);
     if (fd < 0) return;
     if (::flock(fd, LOCK_EX) == 0) {
         unsigned char b[16] = {0};
@@ -650,10 +853,10 @@ void record_stat(const std::string& dir, bool hit)
     ::close(fd);
 }
 
-CacheStats read_stats(const std::string& dir)
+CacheStats read_stats(const CacheDir& dir)
 {
     CacheStats s;
-    int fd = ::open((dir + "/stats").c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(dir.fd(), "stats", O_RDONLY, 0, nullptr);
     if (fd < 0) return s;
     ::flock(fd, LOCK_SH);
     unsigned char b[16];
@@ -665,30 +868,27 @@ CacheStats read_stats(const std::string& dir)
     return s;
 }
 
-long clear_cache_dir(const std::string& dir, std::string* reason)
+long clear_cache_dir(CacheDir& dir)
 {
-    DIR* d = ::opendir(dir.c_str());
-    if (!d) {
-        *reason = "cannot read " + dir + ": " + errno_text(errno);
-        return -1;
-    }
-    std::vector<std::string> names;
-    while (struct dirent* de = ::readdir(d)) names.push_back(de->d_name);
-    ::closedir(d);
     long removed = 0;
-    for (const std::string& name : names) {
-        std::string path = dir + "/" + name;
-        if (is_entry_name(name)) {
-            if (::unlink(path.c_str()) == 0) ++removed;
-        } else if (is_tmp_name(name) || name == "stats") {
-            ::unlink(path.c_str());
-        } else if (is_lock_name(name) || name == "evict.lock") {
+    for (const std::string& name : names_in(dir)) {
+        bool entry = is_entry_name(name), lock = is_lock_name(name) || name == "evict.lock";
+        if (!entry && !lock && !is_tmp_name(name) && name != "stats") continue;
+        struct stat st;
+        if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (!S_ISREG(st.st_mode)) {
+            dir.note("left " + name + ": " + kind_of(st.st_mode) + ", not a cache file");
+            continue;
+        }
+        if (lock) {
             // Only a lock nobody holds; removing a held one would let a
             // second builder in.
-            int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+            int fd = open_regular(dir.fd(), name, O_RDWR, 0, nullptr);
             if (fd < 0) continue;
-            if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+            if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlinkat(dir.fd(), name.c_str(), 0);
             ::close(fd);
+        } else if (::unlinkat(dir.fd(), name.c_str(), 0) == 0 && entry) {
+            ++removed;
         }
     }
     return removed;

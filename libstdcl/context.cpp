@@ -3,11 +3,9 @@
 // clcontext_create/destroy with the raw-object accessors.
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/lease.hpp"
 
-#include <fcntl.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <new>
 #include <set>
 #include <thread>
 
@@ -44,12 +43,47 @@ ContextSet& contexts()
     return *s;
 }
 
+// What went wrong while the default contexts were set up at load time, so that the
+// first call given a NULL default context can say why it is NULL.
+struct LoadReport {
+    std::mutex mu;
+    std::string text;
+};
+LoadReport& load_report()
+{
+    static LoadReport* r = new LoadReport;  // never destroyed: read during exit
+    return *r;
+}
+
+}  // namespace
+
+void note_load(const char* label, const std::string& msg, bool is_failure) noexcept
+{
+    try {
+        std::string line = strprintf("%s: %s", label, msg.c_str());
+        {
+            std::lock_guard<std::mutex> lock(load_report().mu);
+            std::string& t = load_report().text;
+            if (t.find(line) != std::string::npos) return;  // said already (clcontext_create lists platforms too)
+            t += (t.empty() ? "" : "; ") + line;
+        }
+        if (is_failure) warn_once(label, "%s is NULL: %s", label, msg.c_str());
+        trace(Trace::ctx, "%s", line.c_str());
+    } catch (...) {
+        // Out of memory while reporting: nothing more can be said.
+    }
+}
+
+namespace {
+
+void note_load_failure(const char* label, const std::string& msg) noexcept { note_load(label, msg, true); }
+
 std::string info_string(cl_platform_id p, cl_platform_info what)
 {
     size_t n = 0;
-    if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+    check_cl(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
     std::string s(n, '\0');
-    clGetPlatformInfo(p, what, n, &s[0], nullptr);
+    if (n) check_cl(clGetPlatformInfo(p, what, n, &s[0], nullptr), "clGetPlatformInfo");
     s.resize(strlen(s.c_str()));
     return s;
 }
@@ -57,11 +91,17 @@ std::string info_string(cl_platform_id p, cl_platform_info what)
 std::string info_string(cl_device_id d, cl_device_info what)
 {
     size_t n = 0;
-    if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+    check_cl(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
     std::string s(n, '\0');
-    clGetDeviceInfo(d, what, n, &s[0], nullptr);
+    if (n) check_cl(clGetDeviceInfo(d, what, n, &s[0], nullptr), "clGetDeviceInfo");
     s.resize(strlen(s.c_str()));
     return s;
+}
+
+template <class T>
+void device_info(cl_device_id d, cl_device_info what, T* out)
+{
+    check_cl(clGetDeviceInfo(d, what, sizeof *out, out, nullptr), "clGetDeviceInfo");
 }
 
 bool icontains(const std::string& hay, const std::string& needle)
@@ -77,23 +117,38 @@ struct PlatformInfo {
     std::string name, vendor;
 };
 
+// The platforms; none when there is no ICD (CL_PLATFORM_NOT_FOUND_KHR); throws on
+// any other failure, which must not pass for "no platform".
 std::vector<PlatformInfo> list_platforms()
 {
+    constexpr cl_int kPlatformNotFound = -1001;  // CL_PLATFORM_NOT_FOUND_KHR
     cl_uint n = 0;
-    if (clGetPlatformIDs(0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+    cl_int err = clGetPlatformIDs(0, nullptr, &n);
+    if (err == kPlatformNotFound || (err == CL_SUCCESS && n == 0)) {
+        note_load("the ICD loader", strprintf("no OpenCL platform (clGetPlatformIDs: %s)",
+                                              err == kPlatformNotFound ? "CL_PLATFORM_NOT_FOUND_KHR" : "0 platforms"),
+                  false);
+        return {};
+    }
+    check_cl(err, "clGetPlatformIDs");
     std::vector<cl_platform_id> ids(n);
-    if (clGetPlatformIDs(n, ids.data(), nullptr) != CL_SUCCESS) return {};
+    check_cl(clGetPlatformIDs(n, ids.data(), &n), "clGetPlatformIDs");
+    ids.resize(std::min<size_t>(n, ids.size()));
     std::vector<PlatformInfo> out;
     for (auto id : ids) out.push_back({id, info_string(id, CL_PLATFORM_NAME), info_string(id, CL_PLATFORM_VENDOR)});
     return out;
 }
 
+// The devices of that type; none for CL_DEVICE_NOT_FOUND; throws on other failures.
 std::vector<cl_device_id> list_devices(cl_platform_id p, cl_device_type type)
 {
     cl_uint n = 0;
-    if (clGetDeviceIDs(p, type, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+    cl_int err = clGetDeviceIDs(p, type, 0, nullptr, &n);
+    if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0)) return {};
+    check_cl(err, "clGetDeviceIDs");
     std::vector<cl_device_id> ids(n);
-    if (clGetDeviceIDs(p, type, n, ids.data(), nullptr) != CL_SUCCESS) return {};
+    check_cl(clGetDeviceIDs(p, type, n, ids.data(), &n), "clGetDeviceIDs");
+    ids.resize(std::min<size_t>(n, ids.size()));
     return ids;
 }
 
@@ -118,29 +173,52 @@ std::string vendor_macro(const std::string& plat_name, const std::string& plat_v
     return word.empty() ? std::string() : "__VENDOR_" + word + "__";
 }
 
-// True when a USE_HOST_PTR buffer maps to the host pointer itself on this device,
-// so the device works on host memory and clmsync has nothing to copy.
-bool probe_zero_copy(cl_context ctx, cl_device_id dev, cl_command_queue q)
+// Whether a USE_HOST_PTR buffer maps to the host pointer itself on this device, so
+// the device works on host memory and clmsync has nothing to copy.  Returns 1 (yes),
+// 0 (no), or -1 with *why set when an OpenCL call of the probe failed.
+int probe_zero_copy(cl_context ctx, cl_device_id dev, cl_command_queue q, std::string* why)
 {
     cl_bool unified = CL_FALSE;
-    if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr) != CL_SUCCESS || !unified)
-        return false;
+    cl_int err = clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr);
+    if (err != CL_SUCCESS) {
+        *why = strprintf("clGetDeviceInfo(CL_DEVICE_HOST_UNIFIED_MEMORY): %s (%d)", cl_error_name(err), int(err));
+        return -1;
+    }
+    if (!unified) return 0;
     void* host = nullptr;
-    if (posix_memalign(&host, 4096, 4096) != 0) return false;
-    bool same = false;
-    cl_int err = CL_SUCCESS;
+    if (posix_memalign(&host, 4096, 4096) != 0) {
+        *why = "out of host memory";
+        return -1;
+    }
+    int result = -1;
     cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, 4096, host, &err);
-    if (m && err == CL_SUCCESS) {
+    if (err != CL_SUCCESS) {
+        *why = strprintf("clCreateBuffer: %s (%d)", cl_error_name(err), int(err));
+    } else {
         void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 4096, 0, nullptr, nullptr, &err);
-        if (p && err == CL_SUCCESS) {
-            same = (p == host);
-            clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
-            clFinish(q);
+        if (err != CL_SUCCESS) {
+            *why = strprintf("clEnqueueMapBuffer: %s (%d)", cl_error_name(err), int(err));
+        } else {
+            cl_int uerr = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
+            cl_int ferr = clFinish(q);
+            if (uerr != CL_SUCCESS) *why = strprintf("clEnqueueUnmapMemObject: %s (%d)", cl_error_name(uerr), int(uerr));
+            else if (ferr != CL_SUCCESS) *why = strprintf("clFinish: %s (%d)", cl_error_name(ferr), int(ferr));
+            else result = p == host ? 1 : 0;
         }
         clReleaseMemObject(m);
     }
     free(host);
-    return same;
+    return result;
+}
+
+// STDCL_ZERO_COPY=0: every device copies, as a device with its own memory does.
+bool zero_copy_allowed()
+{
+    const char* v = std::getenv("STDCL_ZERO_COPY");
+    if (!v || strcmp(v, "1") == 0) return true;
+    if (strcmp(v, "0") == 0) return false;
+    warn_once("STDCL_ZERO_COPY", "STDCL_ZERO_COPY='%s' is not 0 or 1; ignored", v);
+    return true;
 }
 
 const char* type_word(cl_device_type t)
@@ -165,49 +243,72 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
     check_cl(err, "clCreateContext");
     const char* prof = std::getenv("COPRTHR_OPENCL_PROFILING_ENABLE");
     cl_command_queue_properties qprops = (prof && *prof && strcmp(prof, "0") != 0) ? CL_QUEUE_PROFILING_ENABLE : 0;
-    std::string devlist;
-    for (size_t i = 0; i < ids.size(); ++i) {
-        Device d;
-        d.id = ids[i];
-        d.queue = clCreateCommandQueue(cp->ctx, d.id, qprops, &err);
-        if (err != CL_SUCCESS) {
-            for (auto& prev : cp->devs) clReleaseCommandQueue(prev.queue);
-            clReleaseContext(cp->ctx);
+    auto release_partial = [&] {
+        for (auto& prev : cp->devs) clReleaseCommandQueue(prev.queue);
+        clReleaseContext(cp->ctx);
+    };
+    std::string probe_failure;
+    try {
+        cp->devs.reserve(ids.size());  // a queue is never made without its slot
+        for (size_t i = 0; i < ids.size(); ++i) {
+            Device d;
+            d.id = ids[i];
+            d.queue = clCreateCommandQueue(cp->ctx, d.id, qprops, &err);
             check_cl(err, "clCreateCommandQueue");
+            cp->devs.push_back(std::move(d));
+            Device& nd = cp->devs.back();
+            device_info(nd.id, CL_DEVICE_TYPE, &nd.type);
+            nd.name = info_string(nd.id, CL_DEVICE_NAME);
+            nd.vendor_macro = vendor_macro(plat.name, plat.vendor, info_string(nd.id, CL_DEVICE_VENDOR));
+            cl_uint bits = 1024;
+            device_info(nd.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &bits);
+            nd.base_align = std::max<cl_uint>(bits / 8, 1);
+            device_info(nd.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &nd.max_alloc);
+            device_info(nd.id, CL_DEVICE_GLOBAL_MEM_SIZE, &nd.global_mem);
+            cl_bool img = CL_FALSE;
+            device_info(nd.id, CL_DEVICE_IMAGE_SUPPORT, &img);
+            nd.image_support = img == CL_TRUE;
+            std::string why_not;
+            int zc = zero_copy_allowed() ? probe_zero_copy(cp->ctx, nd.id, nd.queue, &why_not) : 0;
+            nd.zero_copy = zc == 1;
+            if (zc < 0 && probe_failure.empty())
+                probe_failure = strprintf("the zero-copy probe failed on device %zu (%s)", i, why_not.c_str());
         }
-        clGetDeviceInfo(d.id, CL_DEVICE_TYPE, sizeof d.type, &d.type, nullptr);
-        d.name = info_string(d.id, CL_DEVICE_NAME);
-        d.vendor_macro = vendor_macro(plat.name, plat.vendor, info_string(d.id, CL_DEVICE_VENDOR));
-        cl_uint bits = 1024;
-        clGetDeviceInfo(d.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, nullptr);
-        d.base_align = std::max<cl_uint>(bits / 8, 1);
-        clGetDeviceInfo(d.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d.max_alloc, &d.max_alloc, nullptr);
-        clGetDeviceInfo(d.id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d.global_mem, &d.global_mem, nullptr);
-        cl_bool img = CL_FALSE;
-        clGetDeviceInfo(d.id, CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, nullptr);
-        d.image_support = img == CL_TRUE;
-        d.zero_copy = probe_zero_copy(cp->ctx, d.id, d.queue);
-        // Group devices of one type: they share build options.
-        int g = -1;
-        for (size_t j = 0; j < cp->devs.size(); ++j)
-            if (strcmp(type_word(cp->devs[j].type), type_word(d.type)) == 0) g = cp->devs[j].group;
-        if (g < 0) {
-            g = int(cp->groups.size());
-            cp->groups.emplace_back();
+        // A probe that failed decides nothing: the whole context takes the copy path,
+        // which is right on every device (a mix would be decided by chance).
+        if (!probe_failure.empty()) {
+            for (auto& d : cp->devs) d.zero_copy = false;
+            warn_once(("probe " + label).c_str(), "%s: %s; every device of the context copies (no zero-copy)",
+                      label.c_str(), probe_failure.c_str());
         }
-        d.group = g;
-        cp->groups[size_t(g)].push_back(d.id);
-        devlist += strprintf("%s%u: %s (%s%s)", i ? ", " : "", unsigned(i), d.name.c_str(), type_word(d.type),
-                             d.zero_copy ? ", zero-copy" : "");
-        cp->devs.push_back(std::move(d));
+        std::string devlist;
+        for (size_t i = 0; i < cp->devs.size(); ++i) {
+            Device& d = cp->devs[i];
+            // Group devices of one type: they share build options.
+            int g = -1;
+            for (size_t j = 0; j < i; ++j)
+                if (strcmp(type_word(cp->devs[j].type), type_word(d.type)) == 0) g = cp->devs[j].group;
+            if (g < 0) {
+                g = int(cp->groups.size());
+                cp->groups.emplace_back();
+            }
+            d.group = g;
+            cp->groups[size_t(g)].push_back(d.id);
+            devlist += strprintf("%s%u: %s (%s%s)", i ? ", " : "", unsigned(i), d.name.c_str(), type_word(d.type),
+                                 d.zero_copy ? ", zero-copy" : "");
+        }
+        if (!probe_failure.empty()) devlist += "; copy mode: " + probe_failure;
+        else if (!zero_copy_allowed()) devlist += "; copy mode: STDCL_ZERO_COPY=0";
+        cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
+                            plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
+        trace(Trace::ctx, "%s", cp->why.c_str());
+        std::unique_lock<std::shared_mutex> lock(contexts().mu);
+        contexts().live.insert(cp.get());
+    } catch (...) {
+        release_partial();
+        throw;
     }
-    cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
-                        plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
-    trace(Trace::ctx, "%s", cp->why.c_str());
-    CLCONTEXT* raw = cp.release();
-    std::unique_lock<std::shared_mutex> lock(contexts().mu);
-    contexts().live.insert(raw);
-    return raw;
+    return cp.release();
 }
 
 // Parses a positive decimal integer; false if malformed.
@@ -219,58 +320,6 @@ bool parse_count(const char* v, unsigned* out)
     long n = strtol(v, &end, 10);
     if (errno || *end || n <= 0 || n > 1 << 20) return false;
     *out = unsigned(n);
-    return true;
-}
-
-// Device leases (STDX_LOCK=key): one lock file per (key, platform, device), held with
-// flock() for the life of the process.  The kernel drops the lock when the process
-// dies, however it dies, so a lease can never leak.
-struct Leases {
-    std::mutex mu;
-    std::map<std::string, int> held;  // lock file -> descriptor, kept open until exit
-};
-Leases& leases()
-{
-    static Leases* l = new Leases;  // never destroyed: the descriptors stay open until exit
-    return *l;
-}
-
-bool valid_lock_key(const std::string& key)
-{
-    if (key.empty() || key.size() > 64) return false;
-    for (char c : key)
-        if (!std::isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.') return false;
-    return true;
-}
-
-std::string lock_path(const std::string& key, const PlatformInfo& plat, size_t devindex)
-{
-    // FNV-1a of the platform name: lock files of different platforms never meet.
-    uint64_t h = 1469598103934665603ull;
-    for (char c : plat.name + "\n" + plat.vendor) h = (h ^ (unsigned char)c) * 1099511628211ull;
-    const char* tmp = std::getenv("TMPDIR");
-    return strprintf("%s/stdcl-lock-%s-%016llx-%zu", tmp && *tmp ? tmp : "/tmp", key.c_str(), (unsigned long long)h,
-                     devindex);
-}
-
-// True when this process holds (or now takes) the lease of the device.
-bool lease(const std::string& path)
-{
-    auto& l = leases();
-    std::lock_guard<std::mutex> lock(l.mu);
-    if (l.held.count(path)) return true;
-    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        warn_once(path.c_str(), "cannot open the device lock file %s: %s", path.c_str(), strerror(errno));
-        return false;
-    }
-    fchmod(fd, 0666);  // other users of the same key must be able to open it too
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        close(fd);
-        return false;
-    }
-    l.held[path] = fd;
     return true;
 }
 
@@ -350,44 +399,31 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
             notes += strprintf("; %s=%u", mvar.c_str(), n);
         }
     }
-    std::string lvar = var + "_LOCK";
-    const char* key = std::getenv(lvar.c_str());
-    if (key && !valid_lock_key(key)) {
-        warn_once(lvar.c_str(), "%s='%s' is not a valid key (1 to 64 letters, digits, '_', '-', '.'); ignored",
-                  lvar.c_str(), key);
-        key = nullptr;
-    }
-    if (key) {
-        // Lease free devices, in device order, until the cap: exclusive among every
-        // process that uses the same key (one GPU per MPI rank).
-        auto all = list_devices(c.plat->id, CL_DEVICE_TYPE_ALL);
-        std::vector<cl_device_id> mine;
-        std::string which;
-        for (cl_device_id dev : c.devs) {
-            if (mine.size() >= cap) break;
-            size_t idx = size_t(std::find(all.begin(), all.end(), dev) - all.begin());
-            if (!lease(lock_path(key, *c.plat, idx))) continue;
-            which += strprintf("%s%zu", mine.empty() ? "" : ",", idx);
-            mine.push_back(dev);
-        }
-        if (mine.empty()) {
-            warn_once(lvar.c_str(), "%s=%s: every %s device is leased to another process; %s is NULL", lvar.c_str(),
-                      key, label, label);
-            return nullptr;
-        }
-        notes += strprintf("; %s=%s leased platform device(s) %s", lvar.c_str(), key, which.c_str());
-        c.devs = mine;
-    } else if (c.devs.size() > cap) {
-        c.devs.resize(cap);
-    }
-    try {
-        CLCONTEXT* cp = make_context(label, *c.plat, c.devs, notes);
-        cp->is_default = true;
-        return cp;
-    } catch (const Error& e) {
-        warn_once(label, "%s: could not be created: %s", label, e.msg.c_str());
+    if (!lease_devices(var, label, c.plat->name, c.plat->vendor, list_devices(c.plat->id, CL_DEVICE_TYPE_ALL), c.devs,
+                       cap, notes))
         return nullptr;
+    CLCONTEXT* cp = make_context(label, *c.plat, c.devs, notes);
+    cp->is_default = true;
+    return cp;
+}
+
+// make_default, with every failure (OpenCL, out of memory) recorded and the
+// context NULL: nothing thrown leaves the load-time constructor.
+CLCONTEXT* make_default_noexcept(const std::vector<PlatformInfo>& plats, const char* X, const char* label,
+                                 cl_device_type type) noexcept
+{
+    try {
+        return make_default(plats, X, label, type);
+    } catch (const Error& e) {
+        note_load_failure(label, "could not be created: " + e.msg);
+    } catch (const std::bad_alloc&) {
+        note_load_failure(label, "could not be created: out of host memory");
+    } catch (const std::exception& e) {
+        note_load_failure(label, std::string("could not be created: ") + e.what());
+    } catch (...) {
+        note_load_failure(label, "could not be created");
     }
+    return nullptr;
 }
 
 void destroy_context(CLCONTEXT* cp)
@@ -438,19 +474,32 @@ void release_defaults()
     }
 }
 
-__attribute__((constructor)) void init_defaults()
+__attribute__((constructor)) void init_defaults() noexcept
 {
-    auto plats = list_platforms();
-    if (plats.empty()) {
-        trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
-    } else {
-        for (const auto& p : plats) trace(Trace::ctx, "platform '%s' (%s)", p.name.c_str(), p.vendor.c_str());
+    std::vector<PlatformInfo> plats;
+    try {
+        plats = list_platforms();
+        if (plats.empty())
+            trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
+        for (const auto& p : plats) {
+            trace(Trace::ctx, "platform '%s' (%s)", p.name.c_str(), p.vendor.c_str());
+            // A platform without any device is worth a word: PoCL, for one, reports
+            // none when its cache folder (POCL_CACHE_DIR) cannot be written.
+            if (list_devices(p.id, CL_DEVICE_TYPE_ALL).empty())
+                note_load(("platform '" + p.name + "'").c_str(), "reports no devices (CL_DEVICE_NOT_FOUND)", false);
+        }
+    } catch (const Error& e) {
+        note_load_failure("every default context", "the platforms could not be listed: " + e.msg);
+        return;
+    } catch (...) {
+        note_load_failure("every default context", "the platforms could not be listed: out of host memory");
+        return;
     }
-    stddev = make_default(plats, "DEV", "stddev", CL_DEVICE_TYPE_ALL);
-    stdcpu = make_default(plats, "CPU", "stdcpu", CL_DEVICE_TYPE_CPU);
-    stdgpu = make_default(plats, "GPU", "stdgpu", CL_DEVICE_TYPE_GPU);
-    stdacc = make_default(plats, "ACC", "stdacc", CL_DEVICE_TYPE_ACCELERATOR);
-    atexit(release_defaults);
+    stddev = make_default_noexcept(plats, "DEV", "stddev", CL_DEVICE_TYPE_ALL);
+    stdcpu = make_default_noexcept(plats, "CPU", "stdcpu", CL_DEVICE_TYPE_CPU);
+    stdgpu = make_default_noexcept(plats, "GPU", "stdgpu", CL_DEVICE_TYPE_GPU);
+    stdacc = make_default_noexcept(plats, "ACC", "stdacc", CL_DEVICE_TYPE_ACCELERATOR);
+    if (stddev || stdcpu || stdgpu || stdacc) atexit(release_defaults);
 }
 
 }  // namespace
@@ -472,7 +521,15 @@ std::vector<std::string> split_list(const std::string& s, char sep)
 
 CLCONTEXT* context_check(CLCONTEXT* cp)
 {
-    if (!cp) fail(STDCL_EINVAL, "the context is NULL (no such devices, or disabled)");
+    if (!cp) {
+        std::string report;
+        {
+            std::lock_guard<std::mutex> lock(load_report().mu);
+            report = load_report().text;
+        }
+        if (!report.empty()) fail(STDCL_EINVAL, "the context is NULL; at load time: %s", report.c_str());
+        fail(STDCL_EINVAL, "the context is NULL (no such devices, or disabled)");
+    }
     if (cp == stdcpu || cp == stdgpu || cp == stddev || cp == stdacc) return cp;
     std::shared_lock<std::shared_mutex> lock(contexts().mu);
     if (!contexts().live.count(cp)) fail(STDCL_EINVAL, "%p is not a live libstdcl context", (void*)cp);

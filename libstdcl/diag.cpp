@@ -158,14 +158,57 @@ const char* cl_error_name(cl_int status)
     }
 }
 
+int code_of_cl(cl_int status)
+{
+    // The one mapping from an OpenCL status to a libstdcl code, used by every call
+    // (the OpenCL status itself is named in the message).
+    switch (status) {
+    case CL_SUCCESS: return 0;
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_OUT_OF_RESOURCES:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_INVALID_BUFFER_SIZE:
+        return STDCL_ENOMEM;
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILE_PROGRAM_FAILURE:
+    case CL_LINK_PROGRAM_FAILURE:
+    case CL_INVALID_BUILD_OPTIONS:
+    case CL_INVALID_COMPILER_OPTIONS:
+    case CL_INVALID_LINKER_OPTIONS:
+        return STDCL_EBUILD;
+    case CL_INVALID_VALUE:
+    case CL_INVALID_ARG_INDEX:
+    case CL_INVALID_ARG_VALUE:
+    case CL_INVALID_ARG_SIZE:
+    case CL_INVALID_KERNEL_ARGS:
+    case CL_INVALID_WORK_DIMENSION:
+    case CL_INVALID_WORK_GROUP_SIZE:
+    case CL_INVALID_WORK_ITEM_SIZE:
+    case CL_INVALID_GLOBAL_OFFSET:
+    case CL_INVALID_GLOBAL_WORK_SIZE:
+    case CL_INVALID_IMAGE_SIZE:
+    case CL_INVALID_IMAGE_FORMAT_DESCRIPTOR:
+    case CL_IMAGE_FORMAT_NOT_SUPPORTED:
+    case CL_MISALIGNED_SUB_BUFFER_OFFSET:
+    case CL_INVALID_KERNEL_NAME:
+        return STDCL_EINVAL;
+    default: return STDCL_ECL;
+    }
+}
+
 void check_cl(cl_int status, const char* what)
 {
     if (status == CL_SUCCESS) return;
-    int code = status;
-    if (status == CL_OUT_OF_HOST_MEMORY || status == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-        status == CL_OUT_OF_RESOURCES)
-        code = STDCL_ENOMEM;
-    fail(code, "%s: %s (%d)", what, cl_error_name(status), int(status));
+    fail(code_of_cl(status), "%s: %s (%d)", what, cl_error_name(status), int(status));
+}
+
+void fail_cl(cl_int status, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    std::string s = vformat(fmt, ap);
+    va_end(ap);
+    throw Error(code_of_cl(status), s + strprintf(": %s (%d)", cl_error_name(status), int(status)));
 }
 
 void set_error(const std::string& msg)

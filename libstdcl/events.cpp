@@ -39,14 +39,33 @@ int event_flags_check(int flags)
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel)
 {
     Device& d = cp->devs[devnum];
+    const char* what = is_kernel ? "kernel" : "transfer";
     if (flags & CL_EVENT_NOWAIT) {
+        // A failed flush is harmless: clWaitForEvents flushes the queue itself.
         if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
-        EventList& el = *d.events;
-        std::lock_guard<std::mutex> lock(el.mu);
-        auto& list = is_kernel ? el.kernel : el.mem;
-        if (flags & CL_EVENT_NORELEASE) clRetainEvent(ev);  // one reference for the caller
-        list.push_back(ev);
-        if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(list);
+        // The list owns the enqueue's reference; the caller gets one more with NORELEASE.
+        cl_int rerr = (flags & CL_EVENT_NORELEASE) ? clRetainEvent(ev) : CL_SUCCESS;
+        try {
+            EventList& el = *d.events;
+            std::lock_guard<std::mutex> lock(el.mu);
+            auto& list = is_kernel ? el.kernel : el.mem;
+            list.push_back(ev);
+            if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(list);
+        } catch (...) {
+            // Out of memory for the list: finish the command here instead of tracking it.
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            if (rerr == CL_SUCCESS && (flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
+            fail(STDCL_ENOMEM, "the %s on device %u ran to completion, but tracking its event ran out of host memory",
+                 what, devnum);
+        }
+        if (rerr != CL_SUCCESS) {
+            // No reference to hand over: finish the command (clwait releases it) and
+            // say so, rather than hand out an event the caller would release once too often.
+            clWaitForEvents(1, &ev);
+            fail_cl(rerr, "the %s on device %u ran to completion, but clRetainEvent for CL_EVENT_NORELEASE failed", what,
+                    devnum);
+        }
         return ev;
     }
     cl_int err = clWaitForEvents(1, &ev);
@@ -55,8 +74,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bo
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
     if (err != CL_SUCCESS || st < 0) {
         clReleaseEvent(ev);
-        fail(STDCL_ECL, "%s on device %u failed: %s (%d)", is_kernel ? "kernel" : "transfer", devnum,
-             cl_error_name(st < 0 ? st : err), int(st < 0 ? st : err));
+        fail_cl(st < 0 ? st : err, "the %s on device %u failed (clWaitForEvents)", what, devnum);
     }
     if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
     // Without CL_EVENT_NORELEASE the returned value only says "success": the event is gone.
@@ -91,13 +109,32 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
         // thread also finds and waits for them; whoever finishes first removes them.
         EventList& el = *d.events;
         std::vector<cl_event> evs;
+        cl_int rerr = CL_SUCCESS;
         {
             std::lock_guard<std::mutex> lock(el.mu);
             if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
-            for (cl_event e : evs) clRetainEvent(e);
+            // Our own reference on each, so a concurrent clwait that finishes first
+            // cannot release them under us.  Only events we retained are released.
+            size_t kept = 0;
+            for (cl_event e : evs) {
+                if (rerr == CL_SUCCESS) rerr = clRetainEvent(e);
+                if (rerr == CL_SUCCESS) evs[kept++] = e;
+            }
+            evs.resize(kept);
         }
-        if (evs.empty()) return 0;
+        if (rerr != CL_SUCCESS) {
+            for (cl_event e : evs) clReleaseEvent(e);
+            fail_cl(rerr, "clwait: clRetainEvent on device %u (nothing was waited for)", devnum);
+        }
+        auto check_guards = [&] {  // STDCL_CHECK=1: every allocation's zones on this device
+            if (check_mode())
+                for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
+        };
+        if (evs.empty()) {
+            check_guards();
+            return 0;
+        }
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
         cl_int worst = CL_SUCCESS;
         if (err != CL_SUCCESS)
@@ -120,8 +157,8 @@ STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
         }
         for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
         if (err != CL_SUCCESS)
-            fail(STDCL_ECL, "clwait: a command on device %u failed: %s (%d)", devnum,
-                 cl_error_name(worst ? worst : err), int(worst ? worst : err));
+            fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
+        check_guards();
         return 0;
     });
 }

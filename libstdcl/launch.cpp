@@ -28,11 +28,14 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
         fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
     ki->cp = context_of_cl(c);
     size_t n = 0;
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n);
+    check_cl(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n), "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
     ki->name.resize(n);
-    if (n) clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, &ki->name[0], nullptr);
+    if (n)
+        check_cl(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, &ki->name[0], nullptr),
+                 "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
     ki->name.resize(strlen(ki->name.c_str()));
-    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki->nargs, &ki->nargs, nullptr);
+    check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki->nargs, &ki->nargs, nullptr),
+             "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
     ki->args.assign(ki->nargs, KernelArg{});
     std::vector<cl_kernel_arg_address_qualifier> q(ki->nargs);
     bool ok = true;
@@ -49,6 +52,9 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
     if (!k) fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
     if (cp) context_check(cp);
     auto ki = kernel_find(k);
+    if (ki->closed)
+        fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
+             ki->name.c_str());
     if (cp && ki->cp && ki->cp != cp)
         fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
              cp->label.c_str());
@@ -155,11 +161,13 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         KernelArg& a = ki.args[i];
         if (a.kind != KernelArg::global) continue;
-        if (a.alloc->dead)
-            fail(STDCL_ENOENT, "clfork: %s refers to memory that was freed", arg_desc(ki, i).c_str());
+        if (a.alloc->guard) {
+            std::lock_guard<std::mutex> lock(a.alloc->mu);
+            a.alloc->last_kernel = ki.name;
+        }
         cl_mem m = a.alloc->device_mem(devnum, a.offset);
         if (a.bound[g] != m) {
-            check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: setting a __global argument");
+            check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: clSetKernelArg of a __global argument");
             a.bound[g] = m;
         }
     }
@@ -179,7 +187,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
         fail(STDCL_EINVAL, "clfork: kernel '%s': the local size is not valid for device %u (%s)", ki.name.c_str(),
              devnum, d.name.c_str());
     if (err != CL_SUCCESS)
-        fail(STDCL_ECL, "clfork: kernel '%s' on device %u: %s (%d)", ki.name.c_str(), devnum, cl_error_name(err), int(err));
+        fail_cl(err, "clfork: clEnqueueNDRangeKernel of kernel '%s' on device %u", ki.name.c_str(), devnum);
     if (flags & CL_EVENT_NOWAIT)  // a waited launch is done before clfork returns
         for (cl_uint i = 0; i < ki.nargs; ++i)
             if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
@@ -199,14 +207,29 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     if (flags & ~known) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~known));
     event_flags_check(flags);
     check_ndrange(ndr);
+    // ki (a shared reference) keeps the kernel objects alive until this launch is
+    // done, even if another thread clcloses the program meanwhile.
     auto ki = kernel_for(cp, krn, nargs >= 0 ? "clforka" : "clfork");
     cl_event ev;
+    // Claims on the memory the kernel uses, held until the launch is waited for
+    // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
+    std::vector<AllocUse> uses;
     {
         std::lock_guard<std::mutex> lock(ki->mu);
         if (nargs > 0) {
             if (cl_uint(nargs) > ki->nargs)
                 fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki->name.c_str(), ki->nargs);
             for (int i = 0; i < nargs; ++i) set_value(*ki, unsigned(i), sizes[i], values[i], "clforka");
+        }
+        uses.reserve(ki->nargs);
+        for (cl_uint i = 0; i < ki->nargs; ++i) {
+            const KernelArg& a = ki->args[i];
+            if (a.kind != KernelArg::global) continue;
+            try {
+                uses.emplace_back(a.alloc);
+            } catch (const Error& e) {
+                fail(e.code, "clfork: %s: %s", arg_desc(*ki, i).c_str(), e.msg.c_str());
+            }
         }
         ev = launch(cp, devnum, *ki, ndr, flags);
     }
@@ -236,11 +259,35 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
     for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
 }
 
-void kernel_unregister(cl_kernel k)
+void kernel_unregister(const KernelInfo& ki) noexcept
 {
+    // A tombstone per kernel: a cl_kernel used after clclose gets a clear error
+    // instead of a driver call on a released object.  A tombstone is replaced when
+    // the driver hands out the same address for a new kernel.
+    std::shared_ptr<KernelInfo> tomb;
+    try {
+        tomb = std::make_shared<KernelInfo>();
+        tomb->closed = true;
+        tomb->external = true;  // owns nothing
+        tomb->name = ki.name;
+    } catch (...) {
+        tomb.reset();  // out of memory: forget the kernels without a tombstone
+    }
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
-    t.by_kernel.erase(k);
+    for (cl_kernel k : ki.per_group) {
+        auto it = t.by_kernel.find(k);
+        if (it == t.by_kernel.end()) continue;
+        if (tomb) it->second = tomb;  // no allocation: the entry exists
+        else t.by_kernel.erase(it);
+    }
+}
+
+KernelInfo::~KernelInfo()
+{
+    if (external) return;
+    for (cl_kernel k : per_group)
+        if (k) clReleaseKernel(k);
 }
 
 }  // namespace stdcl

@@ -5,14 +5,13 @@
 #include "internal/embedded.hpp"
 #include "internal/program_build.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace stdcl {
 
@@ -26,10 +25,10 @@ std::string cwd()
     return getcwd(buf, sizeof buf) ? std::string(buf) : std::string(".");
 }
 
-bool is_file(const std::string& p)
+bool exists(const std::string& p)
 {
     struct stat st;
-    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return stat(p.c_str(), &st) == 0;
 }
 
 std::string dirname_of(const std::string& p)
@@ -41,32 +40,65 @@ std::string dirname_of(const std::string& p)
     return d[0] == '/' ? d : cwd() + "/" + d;
 }
 
-// The kernel file: as given if absolute; else the current directory, then STDCL_KERNEL_PATH.
+// The kernel file: as given if absolute; else the current directory, then
+// STDCL_KERNEL_PATH.  The first name that exists is the one (read_kernel_file
+// then says if it is not a readable regular file).
 std::string resolve(const std::string& file)
 {
     if (file[0] == '/') {
-        if (is_file(file)) return file;
+        if (exists(file)) return file;
         fail(STDCL_ENOENT, "clopen: kernel file '%s' not found", file.c_str());
     }
     std::string looked = "the current directory";
-    if (is_file(file)) return file;
+    if (exists(file)) return file;
     if (const char* path = std::getenv("STDCL_KERNEL_PATH"))
         for (const auto& dir : split_list(path, ':')) {
             std::string cand = dir + "/" + file;
-            if (is_file(cand)) return cand;
+            if (exists(cand)) return cand;
             looked += ", " + dir;
         }
     fail(STDCL_ENOENT, "clopen: kernel file '%s' not found (looked in %s; set STDCL_KERNEL_PATH to add folders)",
          file.c_str(), looked.c_str());
 }
 
-std::string read_file(const std::string& path)
+// The text of a kernel file.  Opened without blocking (a FIFO never hangs clopen)
+// and checked to be a regular file; OpenCL C text has no NUL byte, so one means
+// the wrong file (a binary) rather than a program to truncate silently.
+std::string read_kernel_file(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(STDCL_ENOENT, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    struct Fd {
+        int fd;
+        ~Fd() { if (fd >= 0) close(fd); }
+    } f{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+    if (f.fd < 0) {
+        int e = errno;
+        fail(e == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s", path.c_str(), strerror(e));
+    }
+    struct stat st;
+    if (fstat(f.fd, &st) != 0) fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+        const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                        : "not a regular file";
+        fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), what);
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(f.fd, buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
+        }
+        text.append(buf, size_t(n));
+    }
+    size_t nul = text.find('\0');
+    if (nul != std::string::npos)
+        fail(STDCL_EINVAL, "clopen: '%s' has a NUL byte at offset %zu: not OpenCL C source text", path.c_str(), nul);
+    return text;
 }
 
 std::string quote_dir(const std::string& d)
@@ -124,7 +156,8 @@ void build(Program& p)
             req.options = opt;
             auto t0 = std::chrono::steady_clock::now();
             BuildResult r = build_program(req);
-            if (!r.program) {
+            if (!r.program && (r.status == CL_BUILD_PROGRAM_FAILURE || r.status == CL_INVALID_BUILD_OPTIONS ||
+                               r.status == CL_INVALID_COMPILER_OPTIONS)) {
                 // Some drivers reject -cl-kernel-arg-info for some kernels (NVIDIA 580:
                 // kernels without parameters).  It only adds argument descriptions,
                 // which clarg_set can do without: try once more without it.
@@ -142,7 +175,8 @@ void build(Program& p)
             double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (!r.program) {
                 release_all();
-                fail(STDCL_EBUILD, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
+                int code = r.status == CL_SUCCESS ? STDCL_EBUILD : code_of_cl(r.status);
+                fail(code, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
             }
             trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
                   req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
@@ -162,19 +196,42 @@ std::shared_ptr<Program> find_handle(CLCONTEXT* cp, void* h, const char* call)
     fail(STDCL_EINVAL, "%s: %p is not a handle open in %s", call, h, cp->label.c_str());
 }
 
+// Releases p's kernels and programs (p.build_mu held, or p unreachable).  A kernel
+// still in use by a launch in another thread is released when that launch ends.
 void release_program(Program& p)
 {
-    for (auto& kv : p.kernels) {
-        for (cl_kernel k : kv.second->per_group) {
-            kernel_unregister(k);
-            clReleaseKernel(k);
-        }
-    }
+    for (auto& kv : p.kernels) kernel_unregister(*kv.second);
     p.kernels.clear();
     for (auto& unit : p.cl)
         for (cl_program q : unit)
             if (q) clReleaseProgram(q);
     p.cl.clear();
+    p.built = false;
+}
+
+// Drops one reference to p; the last one takes it out of its context and releases it.
+void drop_ref(CLCONTEXT* cp, const std::shared_ptr<Program>& p)
+{
+    {
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        if (--p->refs > 0) return;
+        for (size_t i = 0; i < cp->programs.size(); ++i)
+            if (cp->programs[i] == p) {
+                cp->programs.erase(cp->programs.begin() + long(i));
+                break;
+            }
+    }
+    std::lock_guard<std::mutex> lock(p->build_mu);
+    release_program(*p);
+}
+
+// Builds p unless it is built: one build at a time per program (a second caller
+// waits and finds it built), and never under the context's lock, so loading other
+// programs and looking up their kernels goes on during a compile.
+void build_once(Program& p)
+{
+    std::lock_guard<std::mutex> lock(p.build_mu);
+    if (!p.built) build(p);
 }
 
 void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const char* call)
@@ -182,49 +239,71 @@ void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const 
     if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kLoadFlags));
     if ((flags & CLLD_NOW) && (flags & (CLLD_LAZY | CLLD_NOBUILD)))
         fail(STDCL_EINVAL, "%s: CLLD_NOW excludes CLLD_LAZY and CLLD_NOBUILD", call);
-    std::lock_guard<std::mutex> lock(cp->load_mu);
     np->cp = cp;
     np->flags = flags;
-    if (!(flags & CLLD_NOBUILD)) {
-        for (auto& p : cp->programs)
-            if (p->key == np->key && !p->nobuild_pending && p->user_options.empty()) {
-                if (!(flags & CLLD_LAZY) && !p->built) build(*p);
-                ++p->refs;
-                trace(Trace::load, "%s: %s already open, count %d", call, p->name.c_str(), p->refs);
-                return p.get();
-            }
-    }
     np->nobuild_pending = (flags & CLLD_NOBUILD) != 0;
-    if (!(flags & (CLLD_LAZY | CLLD_NOBUILD))) build(*np);
-    else trace(Trace::load, "%s: %s opened, build deferred (%s)", call, np->name.c_str(),
-               flags & CLLD_NOBUILD ? "CLLD_NOBUILD" : "CLLD_LAZY");
-    cp->programs.push_back(np);
-    return np.get();
+    std::shared_ptr<Program> p;
+    {
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        if (!(flags & CLLD_NOBUILD))
+            for (auto& q : cp->programs)
+                if (q->key == np->key && !q->nobuild_pending && q->user_options.empty()) {
+                    p = q;
+                    ++p->refs;
+                    trace(Trace::load, "%s: %s already open, count %d", call, p->name.c_str(), p->refs);
+                    break;
+                }
+        if (!p) {
+            cp->programs.push_back(np);
+            p = np;
+        }
+    }
+    if (flags & (CLLD_LAZY | CLLD_NOBUILD)) {
+        if (p == np)
+            trace(Trace::load, "%s: %s opened, build deferred (%s)", call, np->name.c_str(),
+                  flags & CLLD_NOBUILD ? "CLLD_NOBUILD" : "CLLD_LAZY");
+        return p.get();
+    }
+    try {
+        build_once(*p);
+    } catch (...) {
+        drop_ref(cp, p);  // the handle was never returned
+        throw;
+    }
+    return p.get();
 }
 
 std::vector<std::string> kernel_names(cl_program prog)
 {
     size_t n = 0;
-    if (clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+    check_cl(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &n), "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
     std::string s(n, '\0');
-    clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, n, &s[0], nullptr);
+    if (n)
+        check_cl(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, n, &s[0], nullptr),
+                 "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
     s.resize(strlen(s.c_str()));
     return split_list(s, ';');
 }
 
 void describe_args(KernelInfo& ki, cl_kernel k)
 {
-    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr);
+    check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr),
+             "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
     ki.args.assign(ki.nargs, KernelArg{});
     std::vector<cl_kernel_arg_address_qualifier> q(ki.nargs);
     std::vector<std::string> names(ki.nargs);
     for (cl_uint i = 0; i < ki.nargs; ++i) {
-        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr) != CL_SUCCESS)
-            return;  // no argument information: arguments are classified by value
+        cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return;  // arguments are classified by value
+        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_ADDRESS_QUALIFIER)");
         size_t n = 0;
-        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n) == CL_SUCCESS && n) {
+        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) continue;  // only for messages
+        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
+        if (n) {
             names[i].resize(n);
-            clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, n, &names[i][0], nullptr);
+            check_cl(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, n, &names[i][0], nullptr),
+                     "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
             names[i].resize(strlen(names[i].c_str()));
         }
     }
@@ -232,7 +311,8 @@ void describe_args(KernelInfo& ki, cl_kernel k)
     ki.type_names = std::move(names);
 }
 
-// The kernel `name` of p, created on first request; nullptr if p has none.
+// The kernel `name` of p, created on first request; nullptr if p has none
+// (p.build_mu held).
 std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
 {
     auto it = p.kernels.find(name);
@@ -242,21 +322,24 @@ std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
         bool has = false;
         for (const auto& n : names) has = has || n == name;
         if (!has) continue;
-        auto ki = std::make_shared<KernelInfo>();
+        auto ki = std::make_shared<KernelInfo>();  // releases what it holds if we throw
         ki->cp = p.cp;
         ki->name = name;
+        ki->per_group.reserve(p.cl[u].size());
         for (cl_program prog : p.cl[u]) {
             cl_int err = CL_SUCCESS;
             cl_kernel k = clCreateKernel(prog, name.c_str(), &err);
-            if (err != CL_SUCCESS) {
-                for (cl_kernel prev : ki->per_group) clReleaseKernel(prev);
-                check_cl(err, "clCreateKernel");
-            }
+            check_cl(err, "clCreateKernel");
             ki->per_group.push_back(k);
         }
         describe_args(*ki, ki->per_group[0]);
-        kernel_register(ki);
         p.kernels[name] = ki;
+        try {
+            kernel_register(ki);
+        } catch (...) {
+            p.kernels.erase(name);
+            throw;
+        }
         trace(Trace::load, "clsym: kernel '%s' of %s, %u argument(s)", name.c_str(), p.name.c_str(), ki->nargs);
         return ki;
     }
@@ -300,13 +383,15 @@ BuildResult compile_program(const BuildRequest& req)
         std::string logs;
         for (cl_device_id d : req.devices) {
             cl_build_status bs = CL_BUILD_NONE;
-            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
-            if (bs == CL_BUILD_SUCCESS) continue;
+            cl_int ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
+            if (ierr == CL_SUCCESS && bs == CL_BUILD_SUCCESS) continue;
             size_t n = 0;
-            clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+            if (ierr == CL_SUCCESS) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
             std::string log(n, '\0');
-            if (n) clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
+            if (ierr == CL_SUCCESS && n) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
             log.resize(strlen(log.c_str()));
+            if (ierr != CL_SUCCESS)
+                log = strprintf("(no compiler log: clGetProgramBuildInfo failed: %s (%d))", cl_error_name(ierr), int(ierr));
             size_t dn = 0;
             clGetDeviceInfo(d, CL_DEVICE_NAME, 0, nullptr, &dn);
             std::string dname(dn, '\0');
@@ -328,9 +413,15 @@ BuildResult compile_program(const BuildRequest& req)
 
 void context_release_programs(CLCONTEXT* cp)
 {
-    std::lock_guard<std::mutex> lock(cp->load_mu);
-    for (auto& p : cp->programs) release_program(*p);
-    cp->programs.clear();
+    std::vector<std::shared_ptr<Program>> progs;
+    {
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        progs.swap(cp->programs);
+    }
+    for (auto& p : progs) {
+        std::lock_guard<std::mutex> lock(p->build_mu);
+        release_program(*p);
+    }
 }
 
 }  // namespace stdcl
@@ -357,7 +448,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
         } else {
             if (!*file) fail(STDCL_EINVAL, "clopen: the file name is empty");
             std::string path = resolve(file);
-            p->sources.push_back(read_file(path));
+            p->sources.push_back(read_kernel_file(path));
             p->unit_names.push_back("'" + path + "'");
             p->origins.push_back(path[0] == '/' ? path : cwd() + "/" + path);
             p->name = "'" + path + "'";
@@ -387,14 +478,23 @@ STDCL_API void* clbuild(CLCONTEXT* cp, void* handle, const char* options, int fl
     return guarded<void*>(nullptr, [&]() -> void* {
         context_check(cp);
         if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clbuild: unknown flags 0x%x", unsigned(flags));
-        std::lock_guard<std::mutex> lock(cp->load_mu);
-        auto p = find_handle(cp, handle, "clbuild");
+        std::shared_ptr<Program> p;
+        {
+            std::lock_guard<std::mutex> lock(cp->load_mu);
+            p = find_handle(cp, handle, "clbuild");
+        }
+        std::lock_guard<std::mutex> build_lock(p->build_mu);
         if (!p->nobuild_pending)
             fail(STDCL_ESTATE, "clbuild: %s was not opened with CLLD_NOBUILD (or is already built)", p->name.c_str());
-        p->user_options = options ? options : "";
+        {
+            // Read by open_program's reuse test under load_mu.
+            std::lock_guard<std::mutex> lock(cp->load_mu);
+            p->user_options = options ? options : "";
+        }
         try {
             build(*p);
         } catch (...) {
+            std::lock_guard<std::mutex> lock(cp->load_mu);
             p->user_options.clear();
             throw;
         }
@@ -408,9 +508,13 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
         context_check(cp);
         if (!name || !*name) fail(STDCL_EINVAL, "clsym: the kernel name is NULL or empty");
         if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clsym: unknown flags 0x%x", unsigned(flags));
-        std::lock_guard<std::mutex> lock(cp->load_mu);
         if (handle) {
-            auto p = find_handle(cp, handle, "clsym");
+            std::shared_ptr<Program> p;
+            {
+                std::lock_guard<std::mutex> lock(cp->load_mu);
+                p = find_handle(cp, handle, "clsym");
+            }
+            std::lock_guard<std::mutex> build_lock(p->build_mu);
             ensure_built(*p, "clsym");
             if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
             std::string avail;
@@ -419,32 +523,42 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
             fail(STDCL_ENOENT, "clsym: no kernel '%s' in %s (it has: %s)", name, p->name.c_str(),
                  avail.empty() ? "no kernels" : avail.c_str());
         }
+        std::vector<std::shared_ptr<Program>> progs;
+        std::shared_ptr<Program> embedded;
+        {
+            std::lock_guard<std::mutex> lock(cp->load_mu);
+            progs = cp->programs;
+            for (auto& p : progs)
+                if (p->name == "the embedded kernels") embedded = p;
+        }
         bool any = false;
-        for (auto& p : cp->programs) {
+        for (auto& p : progs) {
             if (p->nobuild_pending) continue;
             any = true;
+            std::lock_guard<std::mutex> build_lock(p->build_mu);
             ensure_built(*p, "clsym");
             if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
         }
-        // Not among the open programs: try the embedded ones.
-        if (!embedded_sources().empty()) {
-            void* h = nullptr;
-            for (auto& p : cp->programs)
-                if (p->name == "the embedded kernels") h = p.get();
-            if (!h) {
-                auto p = std::make_shared<Program>();
-                for (const auto& e : embedded_sources()) {
-                    p->sources.push_back(e.text);
-                    p->unit_names.push_back("embedded '" + e.name + "'");
-                    p->origins.push_back("embedded '" + e.name + "'");
-                }
-                p->name = "the embedded kernels";
-                p->key = content_key(p->sources) + "\n";
-                p->cp = cp;
-                build(*p);
-                cp->programs.push_back(p);
-                if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
+        // Not among the open programs: try the embedded ones (opened once, for good).
+        if (!embedded && !embedded_sources().empty()) {
+            auto p = std::make_shared<Program>();
+            for (const auto& e : embedded_sources()) {
+                p->sources.push_back(e.text);
+                p->unit_names.push_back("embedded '" + e.name + "'");
+                p->origins.push_back("embedded '" + e.name + "'");
             }
+            p->name = "the embedded kernels";
+            p->key = content_key(p->sources) + "\n";
+            p->cp = cp;
+            {
+                std::lock_guard<std::mutex> lock(cp->load_mu);
+                for (auto& q : cp->programs)
+                    if (q->name == "the embedded kernels") embedded = q;
+                if (!embedded) cp->programs.push_back(embedded = p);
+            }
+            std::lock_guard<std::mutex> build_lock(embedded->build_mu);
+            ensure_built(*embedded, "clsym");
+            if (auto ki = kernel_of(*embedded, name)) return ki->per_group[0];
         }
         fail(STDCL_ENOENT, "clsym: no kernel '%s' in any program open in %s%s", name, cp->label.c_str(),
              any ? "" : " (none is open)");
@@ -455,13 +569,14 @@ STDCL_API int clclose(CLCONTEXT* cp, void* handle)
 {
     return guarded_int([&] {
         context_check(cp);
-        std::lock_guard<std::mutex> lock(cp->load_mu);
-        auto p = find_handle(cp, handle, "clclose");
-        if (--p->refs > 0) return 0;
-        release_program(*p);
-        for (size_t i = 0; i < cp->programs.size(); ++i)
-            if (cp->programs[i] == p) cp->programs.erase(cp->programs.begin() + long(i));
-        trace(Trace::load, "clclose: %s released", p->name.c_str());
+        std::shared_ptr<Program> p;
+        {
+            std::lock_guard<std::mutex> lock(cp->load_mu);
+            p = find_handle(cp, handle, "clclose");
+        }
+        std::string name = p->name;
+        drop_ref(cp, p);
+        trace(Trace::load, "clclose: %s", name.c_str());
         return 0;
     });
 }

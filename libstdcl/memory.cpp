@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 namespace stdcl {
 
@@ -108,11 +109,19 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
             check_cl(err, "clCreateImage (image2d allocation)");
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
-            mem[devnum] = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size, zc ? host : nullptr, &err);
+            cl_mem m = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
+                                      zc ? host : nullptr, &err);
             if (err != CL_SUCCESS)
-                fail(err == CL_INVALID_BUFFER_SIZE || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? STDCL_ENOMEM : STDCL_ECL,
-                     "clCreateBuffer of %zu bytes on device %u (%s): %s (%d)", size, devnum, d.name.c_str(),
-                     cl_error_name(err), int(err));
+                fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
+            if (guard) {
+                try {
+                    guard_init_device(*this, d, m);
+                } catch (...) {
+                    clReleaseMemObject(m);
+                    throw;
+                }
+            }
+            mem[devnum] = m;
             trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
                   zc ? ": host memory, zero-copy" : "");
         }
@@ -128,17 +137,29 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
              "aligned to %u bytes",
              (void*)(host + offset), offset, (void*)host, devnum, d.name.c_str(), d.base_align);
     cl_buffer_region region{offset, size - offset};
+    auto slot = subs.emplace(key, nullptr).first;  // the map's memory first: nothing to leak if it fails
     cl_mem sub = clCreateSubBuffer(mem[devnum], access_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-    check_cl(err, "clCreateSubBuffer for an interior pointer");
-    subs[key] = sub;
+    if (err != CL_SUCCESS) {
+        subs.erase(slot);
+        fail_cl(err, "clCreateSubBuffer for an interior pointer");
+    }
+    slot->second = sub;
     return sub;
 }
 
 void Allocation::note_event(unsigned devnum, cl_event ev)
 {
+    cl_int err = clRetainEvent(ev);
+    if (err != CL_SUCCESS) {
+        // Without a reference of its own the allocation cannot track the command:
+        // finish it now, so clfree never releases memory a command still uses.
+        clWaitForEvents(1, &ev);
+        trace(Trace::mem, "clRetainEvent failed (%s): waited for the command on %p instead of tracking it",
+              cl_error_name(err), (void*)host);
+        return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
-    clRetainEvent(ev);
     if (last[devnum]) clReleaseEvent(last[devnum]);
     last[devnum] = ev;
 }
@@ -146,13 +167,49 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
 void Allocation::wait_idle()
 {
     std::vector<cl_event> pending;
+    CLCONTEXT* owner = nullptr;
     {
         std::lock_guard<std::mutex> lock(mu);
+        owner = cp.load();
         for (auto& e : last)
             if (e) pending.push_back(e), e = nullptr;
     }
-    if (!pending.empty()) clWaitForEvents(cl_uint(pending.size()), pending.data());
+    if (!pending.empty() && clWaitForEvents(cl_uint(pending.size()), pending.data()) != CL_SUCCESS) {
+        // A failed command makes the wait fail; a failed wait itself may return before
+        // the commands end.  Either way: nothing may use the memory after this.
+        for (cl_event e : pending) clWaitForEvents(1, &e);
+        if (owner)
+            for (auto& d : owner->devs) clFinish(d.queue);
+    }
     for (cl_event e : pending) clReleaseEvent(e);
+}
+
+void Allocation::wait_unused(std::unique_lock<std::mutex>& lock)
+{
+    idle.wait(lock, [this] { return users == 0; });
+}
+
+AllocUse::AllocUse(std::shared_ptr<Allocation> a) : a_(std::move(a))
+{
+    std::lock_guard<std::mutex> lock(a_->mu);
+    if (a_->dead) {
+        void* h = a_->host;
+        a_.reset();
+        fail(STDCL_ENOENT, "the allocation at %p was freed", h);
+    }
+    if (!a_->cp) {
+        void* h = a_->host;
+        a_.reset();
+        fail(STDCL_ESTATE, "the allocation at %p is detached", h);
+    }
+    ++a_->users;
+}
+
+AllocUse::~AllocUse()
+{
+    if (!a_) return;
+    std::lock_guard<std::mutex> lock(a_->mu);
+    if (--a_->users == 0) a_->idle.notify_all();
 }
 
 void Allocation::release_device_objects()
@@ -182,12 +239,22 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     size_t ps = page_size();
     if (size > SIZE_MAX - ps) fail(STDCL_ENOMEM, "%s: %zu bytes cannot be allocated", call, size);
     size_t rounded = (size + ps - 1) / ps * ps;
-    void* host = nullptr;
-    if (posix_memalign(&host, ps, rounded) != 0 || !host)
+    size_t front = guard_front_bytes(ps), back = guard_back_bytes(size, ps);  // 0, 0 unless STDCL_CHECK=1
+    void* block = nullptr;
+    if (posix_memalign(&block, ps, back ? front + size + back : rounded) != 0 || !block)
         fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-    auto a = std::make_shared<Allocation>();
-    a->host = static_cast<char*>(host);
+    std::shared_ptr<Allocation> a;
+    try {
+        a = std::make_shared<Allocation>();
+    } catch (...) {
+        free(block);
+        throw;
+    }
+    a->block = static_cast<char*>(block);  // owned by a from here: freed if a goes before clfree
+    a->host = a->block + front;
+    a->guard = back;
     a->size = size;
+    guard_init_host(*a, front);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;
@@ -195,10 +262,24 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
 
 void destroy_allocation(const std::shared_ptr<Allocation>& a)
 {
+    {
+        std::unique_lock<std::mutex> lock(a->mu);
+        a->dead = true;  // no new AllocUse from here on
+        a->wait_unused(lock);
+    }
     a->wait_idle();
-    a->dead = true;
+    std::exception_ptr overrun;
+    if (a->guard) {
+        try {
+            guard_check(*a, -1, "clfree");
+        } catch (...) {
+            overrun = std::current_exception();  // reported once the memory is freed
+        }
+    }
     a->release_device_objects();
-    free(a->host);
+    free(a->block);
+    a->block = nullptr;
+    if (overrun) std::rethrow_exception(overrun);
 }
 
 int check_sync_flags(int flags, const char* call)
@@ -312,10 +393,14 @@ STDCL_API int clmdetach(void* ptr)
         size_t off = 0;
         auto a = ptr ? registry_find(ptr, &off) : nullptr;
         if (!a || off) fail(STDCL_ENOENT, "clmdetach: %p is not the start of a clmalloc allocation", ptr);
-        if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+        {
+            std::unique_lock<std::mutex> lock(a->mu);
+            if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+            a->cp = nullptr;  // no new AllocUse from here on
+            a->wait_unused(lock);
+        }
         a->wait_idle();
         a->release_device_objects();
-        a->cp = nullptr;
         return 0;
     });
 }
@@ -375,7 +460,7 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         int dir = check_sync_flags(flags, "clmsync");
         Device& d = context_device(cp, devnum);
         size_t off = 0;
-        auto a = attached(cp, ptr, "clmsync", &off);
+        AllocUse a(attached(cp, ptr, "clmsync", &off));
         cl_mem m = a->device_mem(devnum, 0);
         cl_event ev = nullptr;
         cl_int err;
@@ -407,7 +492,9 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
               ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
         if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
-        return event_finish(cp, devnum, ev, flags, false);
+        cl_event done = event_finish(cp, devnum, ev, flags, false);
+        if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), "clmsync");
+        return done;
     });
 }
 
@@ -418,8 +505,8 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         event_flags_check(flags);
         Device& d = context_device(cp, devnum);
         size_t soff = 0, doff = 0;
-        auto s = attached(cp, src, "clmcopy (source)", &soff);
-        auto t = attached(cp, dst, "clmcopy (destination)", &doff);
+        AllocUse s(attached(cp, src, "clmcopy (source)", &soff));
+        AllocUse t(attached(cp, dst, "clmcopy (destination)", &doff));
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);

@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,12 +70,24 @@ std::string origin_of(const R&, long)
     return std::string();
 }
 
+// A key part the driver would not give: no key can be trusted, so the build goes
+// on without the cache (build_program catches it).
+struct KeyQueryFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+void key_query(cl_int err, const char* what)
+{
+    if (err != CL_SUCCESS)
+        throw KeyQueryFailed(strprintf("%s failed: %s (%d)", what, cl_error_name(err), int(err)));
+}
+
 std::string platform_info(cl_platform_id p, cl_platform_info what)
 {
     size_t n = 0;
-    if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "?";
+    key_query(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
     std::string s(n, '\0');
-    if (clGetPlatformInfo(p, what, n, &s[0], nullptr) != CL_SUCCESS) return "?";
+    if (n) key_query(clGetPlatformInfo(p, what, n, &s[0], nullptr), "clGetPlatformInfo");
     while (!s.empty() && s.back() == '\0') s.pop_back();
     return s;
 }
@@ -82,11 +95,46 @@ std::string platform_info(cl_platform_id p, cl_platform_info what)
 std::string device_info(cl_device_id d, cl_device_info what)
 {
     size_t n = 0;
-    if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "?";
+    key_query(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
     std::string s(n, '\0');
-    if (clGetDeviceInfo(d, what, n, &s[0], nullptr) != CL_SUCCESS) return "?";
+    if (n) key_query(clGetDeviceInfo(d, what, n, &s[0], nullptr), "clGetDeviceInfo");
     while (!s.empty() && s.back() == '\0') s.pop_back();
     return s;
+}
+
+// Owns a cl_program until release(): a failure (out of memory) between making a
+// program and handing it over releases it instead of leaking it.
+class ProgramRef {
+public:
+    explicit ProgramRef(cl_program p = nullptr) : p_(p) {}
+    ProgramRef(const ProgramRef&) = delete;
+    ProgramRef& operator=(const ProgramRef&) = delete;
+    ~ProgramRef() { reset(nullptr); }
+    void reset(cl_program p)
+    {
+        if (p_) clReleaseProgram(p_);
+        p_ = p;
+    }
+    cl_program get() const { return p_; }
+    cl_program release()
+    {
+        cl_program p = p_;
+        p_ = nullptr;
+        return p;
+    }
+private:
+    cl_program p_;
+};
+
+// Runs bookkeeping (counters, traces, eviction) whose failure must not fail a
+// build that succeeded.
+template <class F>
+void quietly(F&& f) noexcept
+{
+    try {
+        f();
+    } catch (...) {
+    }
 }
 
 // What the cache needs to know about one build.
@@ -102,7 +150,8 @@ KeyInfo compute_key(const BuildRequest& req)
     parts.library = STDCL_VERSION_STRING;
     cl_platform_id platform = req.platform;
     if (!platform && !req.devices.empty())
-        clGetDeviceInfo(req.devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+        key_query(clGetDeviceInfo(req.devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr),
+                  "clGetDeviceInfo");
     parts.platform = platform ? platform_info(platform, CL_PLATFORM_NAME) + " | " +
                                     platform_info(platform, CL_PLATFORM_VERSION)
                               : "?";
@@ -136,24 +185,33 @@ KeyInfo compute_key(const BuildRequest& req)
     return k;
 }
 
-// The cache's folder, if it may be used now.  A folder that cannot be
-// written turns the cache off for this process with one warning.
-bool usable_config(CacheConfig* cfg)
+// Traces what the store noted (a symbolic link replaced ...).
+void trace_notes(CacheDir& dir)
+{
+    for (const std::string& n : dir.take_notes()) trace(Trace::cache, "%s", n.c_str());
+}
+
+// The cache's folder, opened, if it may be used now.  A folder that cannot
+// be written, or that is not the user's own (another owner; writable by
+// group or others: see CacheDir), turns the cache off for this process
+// with one warning.  A usable folder is opened again for each build, so a
+// folder removed meanwhile is made again.
+bool usable_config(CacheConfig* cfg, CacheDir* dir)
 {
     *cfg = cache_config_from_env();
     for (const std::string& w : cfg->warnings) warn_once(w.c_str(), "%s", w.c_str());
     if (!cfg->enabled) return false;
     static std::mutex m;
-    static std::map<std::string, std::string> checked;  // folder -> "" or why not
+    static std::map<std::string, std::string> refused;  // folder -> why not
     std::string why;
     {
         std::lock_guard<std::mutex> lock(m);
-        auto it = checked.find(cfg->dir);
-        if (it == checked.end()) {
-            if (!prepare_cache_dir(cfg->dir, &why) && why.empty()) why = "unusable";
-            checked[cfg->dir] = why;
-        } else {
+        auto it = refused.find(cfg->dir);
+        if (it != refused.end()) {
             why = it->second;
+        } else if (!prepare_cache_dir(dir, cfg->dir, &why)) {
+            if (why.empty()) why = "unusable";
+            refused[cfg->dir] = why;
         }
     }
     if (!why.empty()) {
@@ -253,22 +311,22 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
     cl_program p = clCreateProgramWithBinary(req.context, static_cast<cl_uint>(n),
                                              req.devices.data(), lengths.data(), ptrs.data(),
                                              status.data(), err);
+    ProgramRef ref(p);
     if (!p || *err != CL_SUCCESS) {
-        if (p) clReleaseProgram(p);
         if (*err == CL_SUCCESS) *err = CL_INVALID_BINARY;
         return nullptr;
     }
     *err = clBuildProgram(p, static_cast<cl_uint>(n), req.devices.data(), req.options.c_str(),
                           nullptr, nullptr);
-    if (*err != CL_SUCCESS) {
-        clReleaseProgram(p);
-        return nullptr;
-    }
-    return p;
+    if (*err != CL_SUCCESS) return nullptr;
+    return ref.release();
 }
 
-// Publishes an entry and keeps the folder within its bound.
-void store(const CacheConfig& cfg, const KeyInfo& key, const CacheEntry& e, const char* verb)
+// Publishes an entry and keeps the folder within its bound.  A write that
+// fails (disk full, file size limit, a folder in the entry's place) leaves
+// no file behind and gives one warning; the build goes on uncached.
+void store(const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key, const CacheEntry& e,
+           const char* verb)
 {
     std::string bytes = encode_entry(e);
     if (cfg.max_bytes && bytes.size() > cfg.max_bytes) {
@@ -277,21 +335,22 @@ void store(const CacheConfig& cfg, const KeyInfo& key, const CacheEntry& e, cons
         return;
     }
     std::string why;
-    if (!publish_file(cfg.dir, key.hex + ".clbin", bytes, &why)) {
+    if (!publish_file(dir, entry_name(key.hex), bytes, &why)) {
         warn_once(("program-cache-write:" + cfg.dir).c_str(), "program cache: %s", why.c_str());
         return;
     }
     trace(Trace::cache, "%s %s (%s)", verb, short_key(key.hex).c_str(),
           human_bytes(bytes.size()).c_str());
-    for (const std::string& name : evict_entries(cfg.dir, cfg.max_bytes, key.hex + ".clbin"))
+    for (const std::string& name : evict_entries(dir, cfg.max_bytes, entry_name(key.hex)))
         trace(Trace::cache, "evicted %s (least recently used; bound %s)",
               name.substr(0, 16).c_str(), human_bytes(cfg.max_bytes).c_str());
+    trace_notes(dir);
 }
 
 // For a miss: which part of the key changed since the most recently used
 // entry of the same program (same origin, else same source).  Reads entry
 // headers only, and only when tracing.
-std::string what_changed(const std::string& dir, const KeyInfo& key, const std::string& origin)
+std::string what_changed(const CacheDir& dir, const KeyInfo& key, const std::string& origin)
 {
     if (!trace_on(Trace::cache)) return std::string();
     std::string src = key_source_digest(key.text);
@@ -300,7 +359,7 @@ std::string what_changed(const std::string& dir, const KeyInfo& key, const std::
         EntryHeader h;
         std::string why;
         if (it->name.compare(0, 64, key.hex) == 0) continue;
-        if (!read_entry_header(it->path, &h, &why)) continue;
+        if (!read_entry_header(dir, it->name, &h, &why)) continue;
         bool same_program = !origin.empty() ? h.origin == origin
                                             : key_source_digest(h.key_text) == src;
         if (!same_program) continue;
@@ -314,7 +373,7 @@ std::string what_changed(const std::string& dir, const KeyInfo& key, const std::
 // The miss path, under the key's lock: compile and store.  When all
 // devices are alike, compiles for the first only and loads its binary on
 // the others (the compiler runs once instead of once per device).
-BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
+BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, CacheDir& dir,
                               const KeyInfo& key, const std::string& origin)
 {
     auto t0 = Clock::now();
@@ -322,60 +381,73 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
     std::vector<std::string> bins;
     std::string why;
     bool have_bins = false;
+    ProgramRef prog;  // released here if anything below throws
     if (key.identical_devices) {
         BuildRequest one = req;
         one.devices.assign(1, req.devices[0]);
         BuildResult r1 = compile_program(one);
         if (!r1.program) return r1;
+        ProgramRef p1(r1.program);
         std::vector<std::string> b1;
-        if (extract_binaries(r1.program, one.devices, &b1, &why)) {
+        if (extract_binaries(p1.get(), one.devices, &b1, &why)) {
             bins.assign(req.devices.size(), b1[0]);
             CacheEntry e = make_entry(key, origin, bins);
             cl_int err = CL_SUCCESS;
-            cl_program p = program_from_entry(req, e, &err);
-            if (p) {
-                clReleaseProgram(r1.program);
-                r.program = p;
-                r.status = CL_SUCCESS;
-                have_bins = true;
-            } else {
-                trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
-            }
+            prog.reset(program_from_entry(req, e, &err));
+            if (prog.get()) have_bins = true;
+            else trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
         }
-        if (!r.program) {
-            clReleaseProgram(r1.program);
-            bins.clear();
-        }
+        if (!prog.get()) bins.clear();
     }
-    if (!r.program) {
+    if (!prog.get()) {
         r = compile_program(req);
         if (!r.program) return r;
-        have_bins = extract_binaries(r.program, req.devices, &bins, &why);
+        prog.reset(r.program);
+        have_bins = extract_binaries(prog.get(), req.devices, &bins, &why);
     }
+    r.status = CL_SUCCESS;
     double compile_ms = ms_since(t0);
     r.from_cache = false;
     if (!have_bins) {
         trace(Trace::cache, "compiled %s in %.0f ms; not stored: %s", short_key(key.hex).c_str(),
               compile_ms, why.c_str());
-        return r;
+    } else {
+        quietly([&] { store(cfg, dir, key, make_entry(key, origin, std::move(bins)), "stored"); });
+        trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
     }
-    store(cfg, key, make_entry(key, origin, std::move(bins)), "stored");
-    trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
+    r.program = prog.release();
     return r;
 }
 
 enum class Lookup { hit, absent, bad };
 
-// Tries the entry of key; on success r holds the program.
-Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const KeyInfo& key,
+// The largest entry read (a larger file is damaged, not read into memory).
+// Not STDCL_CACHE_MAX: an entry stored under a larger bound is still good.
+constexpr std::uint64_t k_max_entry_bytes = 4ull << 30;
+
+// Tries the entry of key; on success r holds the program.  Anything but a
+// regular file of the right size, format and key is a damaged entry: not
+// loaded, rebuilt and replaced.
+Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& key,
                  BuildResult* r, std::string* why)
 {
-    std::string path = entry_path(cfg.dir, key.hex);
+    std::string name = entry_name(key.hex);
     std::string bytes;
-    bool enoent = false;
-    if (!read_file(path, &bytes, why, &enoent)) {
-        if (enoent) *why = "no entry";
-        return enoent ? Lookup::absent : Lookup::bad;
+    switch (read_cache_file(dir, name, k_max_entry_bytes, &bytes, why)) {
+    case ReadStatus::ok:
+        break;
+    case ReadStatus::absent:
+        *why = "no entry";
+        return Lookup::absent;
+    case ReadStatus::not_regular:
+    case ReadStatus::too_large:
+        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(),
+              why->c_str());
+        *why = "damaged entry: " + *why;
+        return Lookup::bad;
+    case ReadStatus::error:
+        *why = "cannot read entry: " + *why;
+        return Lookup::bad;
     }
     CacheEntry e;
     std::string reason;
@@ -393,7 +465,7 @@ Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const KeyInfo&
               why->c_str());
         return Lookup::bad;
     }
-    touch_entry(path);
+    quietly([&] { touch_entry(dir, name); });
     r->program = p;
     r->status = CL_SUCCESS;
     r->from_cache = true;
@@ -404,7 +476,8 @@ BuildResult build_with_cache(const BuildRequest& req)
 {
     auto t0 = Clock::now();
     CacheConfig cfg;
-    if (req.devices.empty() || !usable_config(&cfg)) {
+    CacheDir dir;
+    if (req.devices.empty() || !usable_config(&cfg, &dir)) {
         if (!req.devices.empty())
             trace(Trace::cache, "off (%s): compiling", cfg.off_reason.c_str());
         BuildResult r = compile_program(req);
@@ -418,11 +491,14 @@ BuildResult build_with_cache(const BuildRequest& req)
 
     BuildResult r;
     std::string why;
-    Lookup first = try_entry(req, cfg, key, &r, &why);
+    Lookup first = try_entry(req, dir, key, &r, &why);
     if (first == Lookup::hit) {
-        record_stat(cfg.dir, true);
-        trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
-              label.c_str(), ms_since(t0), key_ms);
+        quietly([&] {
+            record_stat(dir, true);
+            trace_notes(dir);
+            trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
+                  label.c_str(), ms_since(t0), key_ms);
+        });
         return r;
     }
 
@@ -430,7 +506,9 @@ BuildResult build_with_cache(const BuildRequest& req)
     KeyLock lock;
     double waited_ms = 0;
     std::string lock_why;
-    if (!lock.acquire(lock_path(cfg.dir, key.hex), k_lock_timeout_s, &waited_ms, &lock_why))
+    bool locked = lock.acquire(dir, lock_name(key.hex), k_lock_timeout_s, &waited_ms, &lock_why);
+    trace_notes(dir);
+    if (!locked)
         trace(Trace::cache, "building %s without its lock: %s", short_key(key.hex).c_str(),
               lock_why.c_str());
     // Look again under the lock: another process may have published the
@@ -438,21 +516,27 @@ BuildResult build_with_cache(const BuildRequest& req)
     // entry is not read twice unless someone else held the lock meanwhile.
     if (first == Lookup::absent || waited_ms > 1.0) {
         std::string why2;
-        if (try_entry(req, cfg, key, &r, &why2) == Lookup::hit) {
-            lock.release();
-            record_stat(cfg.dir, true);
-            trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
-                  short_key(key.hex).c_str(), label.c_str(), waited_ms);
+        if (try_entry(req, dir, key, &r, &why2) == Lookup::hit) {
+            quietly([&] {
+                lock.release();
+                record_stat(dir, true);
+                trace_notes(dir);
+                trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
+                      short_key(key.hex).c_str(), label.c_str(), waited_ms);
+            });
             return r;
         }
         why = why2;
     }
-    std::string change = why == "no entry" ? what_changed(cfg.dir, key, origin) : std::string();
+    std::string change = why == "no entry" ? what_changed(dir, key, origin) : std::string();
     trace(Trace::cache, "miss %s (%s): %s", short_key(key.hex).c_str(), label.c_str(),
           change.empty() ? why.c_str() : change.c_str());
-    r = compile_and_store(req, cfg, key, origin);
-    lock.release();
-    if (r.program) record_stat(cfg.dir, false);
+    r = compile_and_store(req, cfg, dir, key, origin);
+    quietly([&] {
+        lock.release();
+        if (r.program) record_stat(dir, false);
+        trace_notes(dir);
+    });
     return r;
 }
 

@@ -41,7 +41,14 @@ struct Block {
         end.erase(end.begin() + long(i));
         alloc.erase(alloc.begin() + long(i));
     }
-    // Moves entries [from, size) into a new block.
+    void reserve(size_t n)
+    {
+        base.reserve(n);
+        end.reserve(n);
+        alloc.reserve(n);
+    }
+    // Moves entries [from, size) into a new block; leaves this one as it was if
+    // that throws.
     Block split(size_t from)
     {
         Block upper;
@@ -116,24 +123,36 @@ bool registry_lookup(const void* p, uintptr_t* base, size_t* size)
 
 void registry_insert(const std::shared_ptr<Allocation>& a)
 {
+    // All or nothing: every allocation that can fail happens before the index
+    // changes, so a failed insert (out of memory) leaves it as it was.
     auto& r = registry();
     uintptr_t base = uintptr_t(a->host);
     std::unique_lock<std::shared_mutex> lock(r.mu);
+    r.firsts.reserve(r.firsts.size() + 1);
+    r.blocks.reserve(r.blocks.size() + 1);
     if (r.blocks.empty()) {
-        r.blocks.emplace_back();
-        r.blocks[0].insert_at(0, base, base + a->size, a);
+        Block first;
+        first.reserve(1);
+        first.insert_at(0, base, base + a->size, a);
+        r.blocks.push_back(std::move(first));  // capacity reserved: no throw
         r.firsts.push_back(base);
         return;
     }
     size_t bi = size_t(std::max(r.block_of(base), 0L));
     Block& blk = r.blocks[bi];
+    blk.reserve(blk.size() + 1);
     size_t at = size_t(std::upper_bound(blk.base.begin(), blk.base.end(), base) - blk.base.begin());
-    blk.insert_at(at, base, base + a->size, a);
+    blk.insert_at(at, base, base + a->size, a);  // capacity reserved: no throw
     r.firsts[bi] = blk.base[0];
     if (blk.size() > kBlock) {  // split in two halves
-        Block upper = blk.split(kBlock / 2);
+        Block upper;
+        try {
+            upper = blk.split(kBlock / 2);
+        } catch (...) {
+            return;  // out of memory: the block stays whole (larger than kBlock), which is still correct
+        }
         uintptr_t first = upper.base[0];
-        r.blocks.insert(r.blocks.begin() + long(bi) + 1, std::move(upper));
+        r.blocks.insert(r.blocks.begin() + long(bi) + 1, std::move(upper));  // capacity reserved: no throw
         r.firsts.insert(r.firsts.begin() + long(bi) + 1, first);
     }
 }

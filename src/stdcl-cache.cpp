@@ -5,15 +5,24 @@
 //   stdcl-cache [-d DIR] verify [--remove]
 //                                        checks every entry's checksum and key;
 //                                        exit 1 if any is damaged (--remove
-//                                        deletes those and exits 0)
+//                                        deletes those and exits 0 unless
+//                                        one could not be removed)
 //   stdcl-cache [-d DIR] clear           removes every entry and the counters
 //   stdcl-cache [-d DIR] dir             prints the folder
 //
 // The folder is found as the library finds it: -d DIR, else STDCL_CACHE_DIR,
 // else $XDG_CACHE_HOME/stdcl, else ~/.cache/stdcl.  STDCL_CACHE_MAX is shown
 // by stat as the bound.  Needs no OpenCL.
+//
+// The tool keeps the library's rules (cache_store.hpp, CacheDir): it refuses
+// a folder that is not the user's own or that others can write (exit 2),
+// reaches every file through the folder's descriptor without following a
+// symbolic link, and removes only regular files with a cache file's name
+// (verify --remove also removes what has an entry's name but is not a
+// regular file: the link itself, never what it points to).
 #include "../libstdcl/internal/cache_store.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -73,15 +82,27 @@ std::string first_device(const std::string& key_text)
     return key_text.substr(p, e - p);
 }
 
-int cmd_list(const std::string& dir)
+// Prints what the store noted (files left alone ...).
+void print_notes(stdcl::CacheDir& dir)
 {
-    std::vector<stdcl::EntryFile> files = stdcl::list_entry_files(dir);
+    for (const std::string& n : dir.take_notes()) std::fprintf(stderr, "stdcl-cache: %s\n", n.c_str());
+}
+
+int cmd_list(const stdcl::CacheDir& dir)
+{
+    std::vector<stdcl::EntryFile> files;
+    if (dir.is_open()) files = stdcl::list_entry_files(dir, true);
     std::printf("%-16s  %9s  %-19s  %4s  %-28s  %s\n", "KEY", "SIZE", "LAST USED", "DEVS",
                 "DEVICE", "ORIGIN");
     for (const stdcl::EntryFile& f : files) {
         stdcl::EntryHeader h;
         std::string why;
-        if (!stdcl::read_entry_header(f.path, &h, &why)) {
+        if (f.odd) {
+            std::printf("%-16.16s  %9s  %-19s  %4s  (%s, not a cache entry)\n", f.name.c_str(),
+                        "-", when(f.mtime).c_str(), "?", f.odd);
+            continue;
+        }
+        if (!stdcl::read_entry_header(dir, f.name, &h, &why)) {
             std::printf("%-16.16s  %9s  %-19s  %4s  (unreadable: %s)\n", f.name.c_str(),
                         human(f.bytes).c_str(), when(f.mtime).c_str(), "?", why.c_str());
             continue;
@@ -95,13 +116,17 @@ int cmd_list(const std::string& dir)
     return 0;
 }
 
-int cmd_stat(const std::string& dir, const stdcl::CacheConfig& cfg)
+int cmd_stat(const stdcl::CacheDir& dir, const stdcl::CacheConfig& cfg)
 {
-    std::vector<stdcl::EntryFile> files = stdcl::list_entry_files(dir);
+    std::vector<stdcl::EntryFile> files;
+    stdcl::CacheStats s;
+    if (dir.is_open()) {
+        files = stdcl::list_entry_files(dir);
+        s = stdcl::read_stats(dir);
+    }
     std::uint64_t bytes = 0;
     for (const stdcl::EntryFile& f : files) bytes += f.bytes;
-    stdcl::CacheStats s = stdcl::read_stats(dir);
-    std::printf("folder: %s\n", dir.c_str());
+    std::printf("folder: %s\n", dir.path().c_str());
     std::printf("cache: %s\n", cfg.enabled ? "on" : ("off (" + cfg.off_reason + ")").c_str());
     std::printf("entries: %zu\n", files.size());
     std::printf("bytes: %llu (%s)\n", static_cast<unsigned long long>(bytes), human(bytes).c_str());
@@ -117,36 +142,39 @@ int cmd_stat(const std::string& dir, const stdcl::CacheConfig& cfg)
     return 0;
 }
 
-int cmd_verify(const std::string& dir, bool remove)
+int cmd_verify(const stdcl::CacheDir& dir, bool remove)
 {
-    std::vector<stdcl::EntryFile> files = stdcl::list_entry_files(dir);
-    int good = 0, bad = 0;
+    std::vector<stdcl::EntryFile> files;
+    if (dir.is_open()) files = stdcl::list_entry_files(dir, true);
+    int good = 0, bad = 0, left = 0;  // left: damaged and still there
     for (const stdcl::EntryFile& f : files) {
         std::string bytes, why;
         stdcl::CacheEntry e;
         std::string key = f.name.substr(0, 64);
-        if (stdcl::read_file(f.path, &bytes, &why) && stdcl::decode_entry(bytes, key, &e, &why)) {
+        // Anything the library would not load is damaged here too.
+        if (stdcl::read_cache_file(dir, f.name, UINT64_MAX, &bytes, &why) ==
+                stdcl::ReadStatus::ok &&
+            stdcl::decode_entry(bytes, key, &e, &why)) {
             ++good;
             continue;
         }
         ++bad;
-        bool removed = remove && std::remove(f.path.c_str()) == 0;
-        std::printf("%.16s: damaged: %s%s\n", f.name.c_str(), why.c_str(),
-                    removed ? " (removed)" : "");
+        std::string rm_why;
+        bool removed = remove && stdcl::remove_cache_file(dir, f.name, &rm_why);
+        if (!removed) ++left;
+        std::printf("%.16s: damaged: %s%s%s%s\n", f.name.c_str(), why.c_str(),
+                    removed ? " (removed)" : "", rm_why.empty() ? "" : " (",
+                    rm_why.empty() ? "" : (rm_why + ")").c_str());
     }
     std::printf("%d good, %d damaged\n", good, bad);
-    return bad && !remove ? 1 : 0;
+    return left ? 1 : 0;
 }
 
-int cmd_clear(const std::string& dir)
+int cmd_clear(stdcl::CacheDir& dir)
 {
-    std::string why;
-    long n = stdcl::clear_cache_dir(dir, &why);
-    if (n < 0) {
-        std::fprintf(stderr, "stdcl-cache: %s\n", why.c_str());
-        return 2;
-    }
-    std::printf("removed %ld entr%s from %s\n", n, n == 1 ? "y" : "ies", dir.c_str());
+    long n = stdcl::clear_cache_dir(dir);
+    print_notes(dir);
+    std::printf("removed %ld entr%s from %s\n", n, n == 1 ? "y" : "ies", dir.path().c_str());
     return 0;
 }
 
@@ -192,10 +220,21 @@ int main(int argc, char** argv)
         std::printf("%s\n", cfg.dir.c_str());
         return 0;
     }
-    if (cmd == "list") return cmd_list(cfg.dir);
-    if (cmd == "stat") return cmd_stat(cfg.dir, cfg);
-    if (cmd == "verify") return cmd_verify(cfg.dir, remove);
-    if (cmd == "clear") return cmd_clear(cfg.dir);
-    usage(stderr);
-    return 2;
+    if (cmd != "list" && cmd != "stat" && cmd != "verify" && cmd != "clear") {
+        usage(stderr);
+        return 2;
+    }
+    // A folder that does not exist is an empty cache (clear: an error); one
+    // that exists but is refused is an error for every command.
+    stdcl::CacheDir d;
+    std::string why;
+    if (!d.open(cfg.dir, false, &why) && (!d.missing() || cmd == "clear")) {
+        std::fprintf(stderr, "stdcl-cache: %s%s\n", why.c_str(),
+                     d.missing() ? "" : "; not used as a cache folder");
+        return 2;
+    }
+    if (cmd == "list") return cmd_list(d);
+    if (cmd == "stat") return cmd_stat(d, cfg);
+    if (cmd == "verify") return cmd_verify(d, remove);
+    return cmd_clear(d);
 }

@@ -1,11 +1,14 @@
 /* stdclinfo.c: prints the default contexts as this process gets them (platform,
  * devices with type, compute units and memory) and why they were chosen, plus the
- * environment variables that steer them.  The first thing to run when something is off. */
+ * environment variables that steer them.  The first thing to run when something is off.
+ * Under mpirun (or srun) each rank prints its rank, host and what it leased, as one
+ * block: `mpirun -np 2 -x STDGPU_LOCK=auto stdclinfo` shows which GPU each rank gets. */
 #include <stdcl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char* type_name(cl_device_type t)
 {
@@ -15,11 +18,39 @@ static const char* type_name(cl_device_type t)
     return "other";
 }
 
+/* The rank this process is in its MPI job, from the launcher's environment
+ * (libstdcl itself does not use MPI). */
+static void print_rank(void)
+{
+    static const struct { const char* who; const char* rank; const char* size; const char* local; } l[] = {
+        {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+        {"MPICH/Hydra", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
+        {"MVAPICH", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK"},
+        {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+    };
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; ++i) {
+        const char* rank = getenv(l[i].rank);
+        if (!rank) continue;
+        const char* size = getenv(l[i].size);
+        const char* local = getenv(l[i].local);
+        printf("rank %s of %s on %s (%s; local rank %s)\n", rank, size ? size : "?", host, l[i].who,
+               local ? local : "?");
+        return;
+    }
+    printf("not under an MPI launcher (host %s)\n", host);
+}
+
 static void print_context(const char* name, CLCONTEXT* cp)
 {
     char buf[1024];
     if (!cp) {
-        printf("%s: none\n", name);
+        /* The first call given a NULL context says why it is NULL (disabled, no such
+         * device, or what failed while the library loaded). */
+        (void)stdcl_context_why(cp);
+        const char* why = clerror();
+        printf("%s: none\n  why: %s\n", name, why ? why : "unknown");
         return;
     }
     buf[0] = '\0';
@@ -51,7 +82,7 @@ static void print_context(const char* name, CLCONTEXT* cp)
 static void print_env(void)
 {
     static const char* const ctx[] = {"DEV", "CPU", "GPU", "ACC"};
-    static const char* const suffix[] = {"", "_PLATFORM_NAME", "_MAX_NDEV"};
+    static const char* const suffix[] = {"", "_PLATFORM_NAME", "_MAX_NDEV", "_LOCK"};
     static const char* const other[] = {"STDCL_KERNEL_PATH", "STDCL_BUILD_OPTIONS", "STDCL_TRACE",
                                         "STDCL_CACHE", "STDCL_CACHE_DIR", "STDCL_CACHE_MAX",
                                         "OCL_ICD_VENDORS", "POCL_DEVICES"};
@@ -81,7 +112,11 @@ int main(int argc, char** argv)
         fprintf(stderr, "stdclinfo: unknown argument '%s' (try --help)\n", argv[1]);
         return 2;
     }
+    /* One block on stdout, written at once, so that ranks do not interleave. */
+    static char out[1 << 16];
+    setvbuf(stdout, out, _IOFBF, sizeof out);
     printf("libstdcl %s\n", stdcl_version());
+    print_rank();
     print_context("stddev", stddev);
     print_context("stdcpu", stdcpu);
     print_context("stdgpu", stdgpu);

@@ -3,15 +3,24 @@
  * the contexts are made when libstdcl loads).
  *
  * stdout, first line: "stdcpu=N stdgpu=N stddev=N stdacc=N" (device counts,
- * 0 for a NULL context); then "why <name>: <stdcl_context_why>" per non-NULL
- * context.  With the argument "run", it then runs a small kernel on every
+ * 0 for a NULL context); then "load error: <clerror()>" when clerror() holds
+ * a message before any call (a default context left NULL by a lease); then
+ * "why <name>: <stdcl_context_why>" per non-NULL context and "null <name>:
+ * <clerror()>" per NULL one (the message a call given that context gets).  With the argument "run", it then runs a small kernel on every
  * device of every non-NULL context and prints "run <name> <devnum> ok" (or
  * "run <name> <devnum> FAILED: <clerror>").  With the argument "hold", it
  * prints "holding" and then waits until its standard input closes (it keeps
- * its contexts, and so any STDX_LOCK device leases, until then).  Exit status:
+ * its contexts, and so any STDX_LOCK device leases, until then).  With
+ * "barrier N DIR" (the ranks of an mpirun job), it writes a file into DIR and
+ * waits until DIR holds N files, i.e. until every rank has taken its leases,
+ * before it exits (60 s at most).  Exit status:
  * 0, or 1 if a run failed. */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <stdcl.h>
 
@@ -52,10 +61,21 @@ int main(int argc, char** argv)
 {
     struct { const char* name; CLCONTEXT* cp; } ctx[] = {
         {"stdcpu", stdcpu}, {"stdgpu", stdgpu}, {"stddev", stddev}, {"stdacc", stdacc}};
+    char load_error[1024] = "";
+    const char* e = clerror(); /* before any other call */
+    if (e) snprintf(load_error, sizeof load_error, "%s", e);
     printf("stdcpu=%u stdgpu=%u stddev=%u stdacc=%u\n", clgetndev(stdcpu), clgetndev(stdgpu), clgetndev(stddev),
            clgetndev(stdacc));
-    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
-        if (ctx[i].cp) printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+    if (load_error[0]) printf("load error: %s\n", load_error);
+    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++) {
+        if (ctx[i].cp) {
+            printf("why %s: %s\n", ctx[i].name, stdcl_context_why(ctx[i].cp));
+        } else {
+            stdcl_context_why(NULL);
+            e = clerror();
+            printf("null %s: %s\n", ctx[i].name, e ? e : "(no message)");
+        }
+    }
     int failed = 0;
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
@@ -64,6 +84,23 @@ int main(int argc, char** argv)
         printf("holding\n");
         fflush(stdout);
         while (getchar() != EOF) continue;
+    }
+    if (argc > 3 && strcmp(argv[1], "barrier") == 0) {
+        fflush(stdout);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/arrived.%ld", argv[3], (long)getpid());
+        FILE* f = fopen(path, "w");
+        if (f) fclose(f);
+        const int want = atoi(argv[2]);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        for (int waited = 0; waited < 6000; waited++) {
+            int n = 0;
+            DIR* d = opendir(argv[3]);
+            for (struct dirent* e; d && (e = readdir(d));) n += strncmp(e->d_name, "arrived.", 8) == 0;
+            if (d) closedir(d);
+            if (n >= want) break;
+            nanosleep(&ts, NULL);
+        }
     }
     fflush(stdout);
     return failed;

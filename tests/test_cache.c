@@ -146,6 +146,85 @@ static long file_size(const char* path)
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* Files as they are, not through links                                      */
+/* ------------------------------------------------------------------------ */
+
+static int is_link(const char* path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+static int is_regular(const char* path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int exists(const char* path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* The number of names in dir other than . and .. (-1: unreadable). */
+static int count_names(const char* dir)
+{
+    DIR* d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent* de;
+    while ((de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+/* path with its last 6 characters (".clbin") replaced by suffix. */
+static void sibling(char* out, size_t size, const char* entry, const char* suffix)
+{
+    snprintf(out, size, "%.*s%s", (int)(strlen(entry) - 6), entry, suffix);
+}
+
+static void write_bytes(const char* path, const unsigned char* p, size_t n)
+{
+    FILE* fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(p, 1, n, fp), n);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void put_le(unsigned char* p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const unsigned char* p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* Sets the entry's trailing SHA-256 to that of the bytes before it (with
+ * sha256sum), so that only the checks after the checksum can reject it. */
+static void resum(unsigned char* p, size_t n, const char* scratch)
+{
+    assert_true(n > 32);
+    write_bytes(scratch, p, n - 32);
+    const char* args[] = {scratch, NULL};
+    tu_proc r;
+    tu_spawn(&r, "/usr/bin/sha256sum", args, NULL, NULL, 30);
+    assert_int_equal(r.status, 0);
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        assert_int_equal(sscanf(r.out + 2 * i, "%2x", &v), 1);
+        p[n - 32 + i] = (unsigned char)v;
+    }
+    tu_proc_free(&r);
+    unlink(scratch);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_clopen_cache_hit_in_second_process(void** state)
@@ -222,7 +301,8 @@ static void test_clopen_cache_option_change_named_in_trace(void** state)
 
 /* Damages the only entry with damage(path, size), then checks that the next
  * run notices, rebuilds with the right result, and leaves a good entry. */
-static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, long))
+static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, long),
+                                        const char* reason)
 {
     tu_proc r;
     run_helper(f, &r, 3);
@@ -235,6 +315,7 @@ static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, 
     damage(entry, size);
     run_helper(f, &r, 3);
     assert_contains(r.err, "damaged");
+    if (reason) assert_contains(r.err, reason);
     assert_contains(r.err, MISS);
     assert_not_contains(r.err, HIT);
     tu_proc_free(&r);
@@ -266,12 +347,62 @@ static void flip_middle_byte(const char* path, long size)
 
 static void test_clopen_cache_truncated_entry_rebuilt(void** state)
 {
-    check_damaged_entry_rebuilt(*state, truncate_half);
+    check_damaged_entry_rebuilt(*state, truncate_half, NULL);
 }
 
 static void test_clopen_cache_flipped_byte_rebuilt(void** state)
 {
-    check_damaged_entry_rebuilt(*state, flip_middle_byte);
+    check_damaged_entry_rebuilt(*state, flip_middle_byte, "checksum mismatch");
+}
+
+static void truncate_to_zero(const char* path, long size)
+{
+    (void)size;
+    assert_int_equal(truncate(path, 0), 0);
+}
+
+/* The header's key-text length says 4 GiB: more than the file holds. */
+static void claim_huge_key_text(const char* path, long size)
+{
+    (void)size;
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    unsigned char b[4];
+    put_le(b, 0xfffffff0u, 4);
+    assert_int_equal(pwrite(fd, b, 4, 12), 4);
+    close(fd);
+}
+
+/* The first blob's size says 2^62 bytes, under a valid checksum. */
+static void claim_huge_blob(const char* path, long size)
+{
+    size_t n = 0;
+    unsigned char* p = (unsigned char*)tu_read_file(path, &n);
+    assert_non_null(p);
+    assert_int_equal((long)n, size);
+    size_t at = 64 + (size_t)get_le32(p + 12) + get_le32(p + 16) + 4 * (size_t)get_le32(p + 20);
+    assert_true(get_le32(p + 24) >= 1 && at + 8 < n);
+    put_le(p + at, 1ull << 62, 8);
+    char scratch[PATH_MAX + 8];
+    snprintf(scratch, sizeof scratch, "%s.body", path);
+    resum(p, n, scratch);
+    write_bytes(path, p, n);
+    free(p);
+}
+
+static void test_clopen_cache_empty_entry_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, truncate_to_zero, "truncated");
+}
+
+static void test_clopen_cache_header_longer_than_file_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, claim_huge_key_text, "truncated");
+}
+
+static void test_clopen_cache_huge_blob_size_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, claim_huge_blob, "bad blob size");
 }
 
 static void test_clopen_cache_foreign_entry_rebuilt(void** state)
@@ -348,6 +479,12 @@ static void test_clopen_cache_folder_from_xdg_cache_home(void** state)
     assert_int_equal(r.status, 0);
     tu_proc_free(&r);
     assert_int_equal(entries(in_xdg, NULL, 0), 1);
+    /* The folders the cache made are the user's only. */
+    struct stat st;
+    assert_int_equal(stat(xdg, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(stat(in_xdg, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
 }
 
 static void test_clopen_cache_concurrent_build_compiles_once(void** state)
@@ -471,6 +608,270 @@ static void test_clopen_cache_size_bound_evicts_oldest(void** state)
     tu_proc_free(&r);
 }
 
+/* Runs once so that the cache holds the entry of k.cl; its path in entry. */
+static void make_entry(fixture* f, char* entry, size_t size)
+{
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, entry, size), 1);
+}
+
+/* root/<name> holding "precious\n", outside the cache folder. */
+static void make_outside(fixture* f, char* path, size_t size, const char* name)
+{
+    snprintf(path, size, "%s/%s", f->root, name);
+    assert_int_equal(tu_write_file(path, "precious\n"), 0);
+}
+
+static void assert_still_precious(const char* path)
+{
+    char* text = tu_read_file(path, NULL);
+    assert_non_null(text);
+    assert_string_equal(text, "precious\n");
+    free(text);
+}
+
+static void test_clopen_cache_stats_link_not_written_through(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX], stats[PATH_MAX + 8], outside[PATH_MAX + 16];
+    make_entry(f, entry, sizeof entry);
+    make_outside(f, outside, sizeof outside, "precious");
+    snprintf(stats, sizeof stats, "%s/stats", f->cache);
+    assert_int_equal(unlink(stats), 0);
+    assert_int_equal(symlink(outside, stats), 0);
+
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    assert_contains(r.err, "replaced stats: it was a symbolic link (not followed)");
+    tu_proc_free(&r);
+    assert_still_precious(outside);
+    assert_true(is_regular(stats));
+    assert_int_equal(file_size(stats), 16);
+
+    /* A hard link to a file outside: replaced too, not written in place. */
+    assert_int_equal(unlink(stats), 0);
+    assert_int_equal(link(outside, stats), 0);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    assert_contains(r.err, "replaced stats: it was a file with several links");
+    tu_proc_free(&r);
+    assert_still_precious(outside);
+    assert_int_equal(file_size(stats), 16);
+}
+
+static void test_clopen_cache_dangling_symlinks_create_nothing(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX];
+    make_entry(f, entry, sizeof entry);
+    assert_int_equal(unlink(entry), 0);
+    /* The key's lock, the eviction lock and the counters, each a link to a
+     * file that does not exist outside the folder. */
+    char in[3][PATH_MAX + 16], out[3][PATH_MAX + 16];
+    sibling(in[0], sizeof in[0], entry, ".lock");
+    snprintf(in[1], sizeof in[1], "%s/evict.lock", f->cache);
+    snprintf(in[2], sizeof in[2], "%s/stats", f->cache);
+    for (int i = 0; i < 3; i++) {
+        snprintf(out[i], sizeof out[i], "%s/planted-%d", f->root, i);
+        unlink(in[i]);
+        assert_int_equal(symlink(out[i], in[i]), 0);
+    }
+
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, "without its lock");
+    assert_int_equal(tu_count(r.err, ".lock: it was a symbolic link (not followed)"), 2);
+    assert_contains(r.err, "replaced evict.lock: it was a symbolic link");
+    assert_contains(r.err, "replaced stats: it was a symbolic link");
+    tu_proc_free(&r);
+    for (int i = 0; i < 3; i++) assert_false(exists(out[i]));
+    assert_true(is_regular(entry));
+    assert_false(exists(in[0])); /* the builder's lock, removed when done */
+    assert_true(is_regular(in[1]));
+    assert_true(is_regular(in[2]));
+}
+
+static void test_clopen_cache_symlinked_entry_not_loaded(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX], elsewhere[PATH_MAX + 16];
+    make_entry(f, entry, sizeof entry);
+    /* A valid entry, but reached through a link: not loaded. */
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.clbin", f->root);
+    assert_int_equal(rename(entry, elsewhere), 0);
+    assert_int_equal(symlink(elsewhere, entry), 0);
+    size_t n0 = 0;
+    char* before = tu_read_file(elsewhere, &n0);
+    assert_non_null(before);
+
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, "damaged (a symbolic link");
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    tu_proc_free(&r);
+    assert_true(is_regular(entry)); /* the link replaced by a new entry */
+    size_t n1 = 0;
+    char* after = tu_read_file(elsewhere, &n1);
+    assert_non_null(after);
+    assert_int_equal(n1, n0);
+    assert_memory_equal(after, before, n0);
+    free(before);
+    free(after);
+
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+/* Runs helper_cache on k.cl and a copy k2.cl (two builds in one process)
+ * and checks that both succeed, that the cache was off with exactly one
+ * warning saying why, and that nothing was written in the folder. */
+static void check_folder_refused(fixture* f, const char* why)
+{
+    char second[PATH_MAX + 8];
+    snprintf(second, sizeof second, "%s/k2.cl", f->src);
+    assert_int_equal(tu_write_file(second, k_kernel), 0);
+    const char* args[] = {second, NULL};
+    tu_proc r;
+    run_helper_env(f, &r, args, NULL, 3, 0);
+    assert_int_equal(tu_count(r.out, "result "), 2);
+    assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
+    assert_contains(r.err, "stdcl: warning: program cache off: ");
+    assert_contains(r.err, f->cache);
+    assert_contains(r.err, why);
+    assert_not_contains(r.err, HIT);
+    assert_not_contains(r.err, "stored");
+    tu_proc_free(&r);
+    assert_int_equal(count_names(f->cache), 0);
+}
+
+static void test_clopen_cache_folder_of_another_user_refused(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    assert_int_equal(chown(f->cache, 65534, 65534), 0);
+    check_folder_refused(f, "is owned by uid 65534, not by this user");
+}
+
+static void test_clopen_cache_folder_writable_by_others_refused(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    assert_int_equal(chmod(f->cache, 0777), 0);
+    check_folder_refused(f, "is writable by others (mode 0777)");
+    assert_int_equal(chmod(f->cache, 0770), 0);
+    check_folder_refused(f, "is writable by its group (mode 0770)");
+}
+
+/* The folder's own path is resolved once (links followed), then what was
+ * opened is checked. */
+static void test_clopen_cache_folder_symlink_resolved_then_checked(void** state)
+{
+    fixture* f = *state;
+    char real[PATH_MAX + 16], foreign[PATH_MAX + 16], nowhere[PATH_MAX + 16];
+    snprintf(real, sizeof real, "%s/real", f->root);
+    snprintf(foreign, sizeof foreign, "%s/foreign", f->root);
+    snprintf(nowhere, sizeof nowhere, "%s/nowhere", f->root);
+    assert_int_equal(mkdir(real, 0700), 0);
+    assert_int_equal(mkdir(foreign, 0700), 0);
+    assert_int_equal(chown(foreign, 65534, 65534), 0);
+
+    /* A link to a folder of the user's own: used. */
+    snprintf(f->cache, sizeof f->cache, "%s/link-real", f->root);
+    assert_int_equal(symlink(real, f->cache), 0);
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, "stdcl: warning:");
+    tu_proc_free(&r);
+    assert_int_equal(entries(real, NULL, 0), 1);
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+
+    /* A link to another user's folder: refused. */
+    snprintf(f->cache, sizeof f->cache, "%s/link-foreign", f->root);
+    assert_int_equal(symlink(foreign, f->cache), 0);
+    check_folder_refused(f, "is owned by uid 65534");
+
+    /* A dangling link: refused, and nothing is made where it points. */
+    snprintf(f->cache, sizeof f->cache, "%s/link-nowhere", f->root);
+    assert_int_equal(symlink(nowhere, f->cache), 0);
+    char second[PATH_MAX + 8];
+    snprintf(second, sizeof second, "%s/k2.cl", f->src);
+    assert_int_equal(tu_write_file(second, k_kernel), 0);
+    const char* args[] = {second, NULL};
+    run_helper_env(f, &r, args, NULL, 3, 0);
+    assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
+    assert_contains(r.err, "program cache off: cannot open");
+    tu_proc_free(&r);
+    assert_false(exists(nowhere));
+}
+
+static void test_clopen_cache_full_disk_builds_uncached(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    char second[PATH_MAX + 8];
+    snprintf(second, sizeof second, "%s/k2.cl", f->src);
+    assert_int_equal(tu_write_file(second, k_kernel), 0);
+    /* In a mount namespace of its own, the cache folder is a 16 KiB tmpfs
+     * (an entry is about 48 KiB), gone when the helper ends; the folder's
+     * listing is taken before that. */
+    char e_h[PATH_MAX + 80], e_k[PATH_MAX + 32], e_k2[PATH_MAX + 32], e_c[PATH_MAX + 32],
+        e_d[PATH_MAX + 8], e_cd[PATH_MAX + 32];
+    snprintf(e_h, sizeof e_h, "H=%s", tu_helper("helper_cache"));
+    snprintf(e_k, sizeof e_k, "K=%s", f->kfile);
+    snprintf(e_k2, sizeof e_k2, "K2=%s", second);
+    snprintf(e_c, sizeof e_c, "C=%s", f->cache);
+    snprintf(e_cd, sizeof e_cd, "STDCL_CACHE_DIR=%s", f->cache);
+    snprintf(e_d, sizeof e_d, "D=%s", f->root);
+    const char* env[] = {e_h, e_k, e_k2, e_c, e_cd, e_d, "STDCL_TRACE=cache", NULL};
+    const char* script =
+        "mount -t tmpfs -o size=16k,mode=0700 tmpfs \"$C\" || exit 77\n"
+        "\"$H\" \"$K\" \"$K2\" > \"$D/out\" 2> \"$D/err\"; s=$?\n"
+        "ls -a \"$C\" > \"$D/ls\"; exit $s\n";
+    const char* args[] = {"-m", "/bin/sh", "-c", script, NULL};
+    tu_proc r;
+    tu_spawn(&r, "/usr/bin/unshare", args, env, NULL, 180);
+    if (r.status == 77 || (r.status != 0 && strstr(r.err, "unshare"))) {
+        print_message("no private tmpfs here (%s): skipped\n", r.err);
+        tu_proc_free(&r);
+        skip();
+    }
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/out", f->root);
+    char* out = tu_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/err", f->root);
+    char* err = tu_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/ls", f->root);
+    char* ls = tu_read_file(path, NULL);
+    assert_non_null(out);
+    assert_non_null(err);
+    assert_non_null(ls);
+    if (r.status != 0) print_message("err:\n%s\n", err);
+    assert_int_equal(r.status, 0);
+    tu_proc_free(&r);
+    /* Both builds succeeded, uncached, with one warning. */
+    assert_int_equal(tu_count(out, "result "), 2);
+    assert_int_equal(result_of(out), expected_sum(3, 0));
+    assert_int_equal(tu_count(err, "stdcl: warning:"), 1);
+    assert_contains(err, "program cache: cannot write");
+    assert_contains(err, "No space left on device");
+    assert_not_contains(err, HIT);
+    /* No entry, and no temporary left behind. */
+    assert_not_contains(ls, ".clbin");
+    assert_not_contains(ls, ".tmp-");
+    free(out);
+    free(err);
+    free(ls);
+}
+
 /* Runs build/bin/stdcl-cache with the fixture's folder. */
 static void run_tool(fixture* f, tu_proc* r, const char* const* args)
 {
@@ -534,6 +935,151 @@ static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
     tu_proc_free(&r);
 }
 
+static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX];
+    make_entry(f, entry, sizeof entry);
+    assert_int_equal(unlink(entry), 0);
+    assert_int_equal(mkdir(entry, 0700), 0);
+
+    tu_proc r;
+    run_helper(f, &r, 3);
+    assert_contains(r.err, "damaged (a folder");
+    assert_contains(r.err, MISS);
+    /* It cannot be replaced: one warning, and the folder is left alone. */
+    assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
+    assert_contains(r.err, "program cache: cannot write");
+    assert_contains(r.err, "Is a directory");
+    tu_proc_free(&r);
+    assert_true(tu_is_dir(entry));
+
+    const char* verify[] = {"verify", NULL};
+    run_tool(f, &r, verify);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.out, "damaged: a folder");
+    tu_proc_free(&r);
+}
+
+static void test_clopen_cache_entry_that_is_a_fifo_rebuilt(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX];
+    make_entry(f, entry, sizeof entry);
+    assert_int_equal(unlink(entry), 0);
+    assert_int_equal(mkfifo(entry, 0600), 0);
+
+    /* Nobody writes to the FIFO: opening it must not block. */
+    tu_proc r;
+    const char* verify[] = {"verify", NULL};
+    run_tool(f, &r, verify);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.out, "damaged: a FIFO");
+    tu_proc_free(&r);
+    const char* list[] = {"list", NULL};
+    run_tool(f, &r, list);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "a FIFO, not a cache entry");
+    tu_proc_free(&r);
+
+    run_helper(f, &r, 3);
+    assert_contains(r.err, "damaged (a FIFO");
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, "stdcl: warning:");
+    tu_proc_free(&r);
+    assert_true(is_regular(entry)); /* replaced */
+    run_helper(f, &r, 3);
+    assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+static void test_stdcl_cache_clear_removes_only_regular_files(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX], outside[PATH_MAX + 16];
+    make_entry(f, entry, sizeof entry);
+    make_outside(f, outside, sizeof outside, "precious");
+    /* Links with the names of cache files, all to one file outside. */
+    char links[4][PATH_MAX + 80];
+    snprintf(links[0], sizeof links[0], "%s/stats", f->cache);
+    snprintf(links[1], sizeof links[1], "%s/%064d.clbin", f->cache, 0);
+    snprintf(links[2], sizeof links[2], "%s/%064d.lock", f->cache, 1);
+    snprintf(links[3], sizeof links[3], "%s/.tmp-planted", f->cache);
+    for (int i = 0; i < 4; i++) {
+        unlink(links[i]);
+        assert_int_equal(symlink(outside, links[i]), 0);
+    }
+
+    tu_proc r;
+    const char* clear[] = {"clear", NULL};
+    run_tool(f, &r, clear);
+    if (r.status != 0) tu_proc_dump(&r, "stdcl-cache clear");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "removed 1 entry");
+    assert_int_equal(tu_count(r.err, ": a symbolic link, not a cache file"), 4);
+    assert_contains(r.err, "left stats: a symbolic link");
+    tu_proc_free(&r);
+    assert_false(exists(entry));
+    for (int i = 0; i < 4; i++) assert_true(is_link(links[i]));
+    assert_still_precious(outside);
+}
+
+static void test_stdcl_cache_verify_removes_a_link_not_its_target(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX], elsewhere[PATH_MAX + 16];
+    make_entry(f, entry, sizeof entry);
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.clbin", f->root);
+    assert_int_equal(rename(entry, elsewhere), 0);
+    assert_int_equal(symlink(elsewhere, entry), 0);
+    long size = file_size(elsewhere);
+
+    tu_proc r;
+    const char* verify[] = {"verify", NULL};
+    run_tool(f, &r, verify);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.out, "damaged: a symbolic link");
+    assert_contains(r.out, "0 good, 1 damaged");
+    tu_proc_free(&r);
+    const char* remove_args[] = {"verify", "--remove", NULL};
+    run_tool(f, &r, remove_args);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "(removed)");
+    tu_proc_free(&r);
+    assert_false(exists(entry));
+    assert_true(is_regular(elsewhere));
+    assert_int_equal(file_size(elsewhere), size);
+}
+
+static void test_stdcl_cache_refuses_folder_not_the_users_own(void** state)
+{
+    fixture* f = *state;
+    char entry[PATH_MAX];
+    make_entry(f, entry, sizeof entry);
+    const char* list[] = {"list", NULL};
+    const char* clear[] = {"clear", NULL};
+    tu_proc r;
+
+    assert_int_equal(chown(f->cache, 65534, 65534), 0);
+    run_tool(f, &r, list);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "is owned by uid 65534");
+    assert_contains(r.err, "not used as a cache folder");
+    tu_proc_free(&r);
+    run_tool(f, &r, clear);
+    assert_int_equal(r.status, 2);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+
+    assert_int_equal(chown(f->cache, getuid(), getgid()), 0);
+    assert_int_equal(chmod(f->cache, 0777), 0);
+    run_tool(f, &r, clear);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "is writable by others (mode 0777)");
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -559,6 +1105,21 @@ int main(int argc, char** argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stdcl_cache_tool_list_stat_verify_clear, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_empty_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_header_longer_than_file_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_huge_blob_size_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_stats_link_not_written_through, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_dangling_symlinks_create_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_symlinked_entry_not_loaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_of_another_user_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_writable_by_others_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_symlink_resolved_then_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_full_disk_builds_uncached, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_folder_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_fifo_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_clear_removes_only_regular_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_verify_removes_a_link_not_its_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_refuses_folder_not_the_users_own, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -640,6 +640,139 @@ static void test_env_stdcpu_lock_bad_key_warns_and_ignores(void** state)
     tu_proc_free(&r);
 }
 
+/* ---- STDX_LOCK=auto: one device per MPI rank -------------------------------- */
+
+/* The environment of local rank `rank` of `size` under Open MPI, with
+ * STDCPU_LOCK=auto (and STDCPU_MAX_NDEV=1 when one_each) in its own lock
+ * folder; the other launchers' variables removed. */
+typedef struct {
+    char rank[64], size[64], tmpdir[4200];
+    const char* env[12];
+} rank_env;
+
+static void auto_env(rank_env* e, const char* tmpdir, int rank, int size, int one_each)
+{
+    snprintf(e->rank, sizeof e->rank, "OMPI_COMM_WORLD_LOCAL_RANK=%d", rank);
+    snprintf(e->size, sizeof e->size, "OMPI_COMM_WORLD_LOCAL_SIZE=%d", size);
+    snprintf(e->tmpdir, sizeof e->tmpdir, "%s", tmpdir);
+    const char* env[] = {"STDCPU_LOCK=auto", e->tmpdir, one_each ? "STDCPU_MAX_NDEV=1" : "STDCPU_MAX_NDEV",
+                         e->rank, e->size, "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_RANK",
+                         "SLURM_LOCALID", NULL};
+    memcpy(e->env, env, sizeof env);
+}
+
+static void test_env_stdcpu_lock_auto_starts_at_the_local_rank(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200], buf[1024];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    /* Local rank 1 of 2 takes device 1 though device 0 is free. */
+    rank_env e;
+    auto_env(&e, tmpdir, 1, 2, 1);
+    tu_proc r;
+    run_env_helper(&r, e.env, 1);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    why_line(&r, "stdcpu", buf, sizeof buf);
+    assert_contains(buf, "STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1");
+    assert_contains(r.out, "run stdcpu 0 ok");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdcpu_lock_auto_shares_devices_among_local_ranks(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200], buf[1024];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    unsigned cpu, gpu, dev, acc;
+    tu_proc r;
+    /* Without STDCPU_MAX_NDEV: two devices, one local rank -> both. */
+    rank_env e;
+    auto_env(&e, tmpdir, 0, 1, 0);
+    run_env_helper(&r, e.env, 0);
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 2);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0,1");
+    tu_proc_free(&r);
+    /* Two local ranks -> one each: rank 1 gets device 1. */
+    auto_env(&e, tmpdir, 1, 2, 0);
+    run_env_helper(&r, e.env, 0);
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
+    tu_proc_free(&r);
+}
+
+static void test_env_stdcpu_lock_auto_without_launcher_starts_at_device_0(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200], buf[1024];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    const char* env[] = {"STDCPU_LOCK=auto", tmpdir, "STDCPU_MAX_NDEV=1", "OMPI_COMM_WORLD_LOCAL_RANK",
+                         "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", NULL};
+    tu_proc r;
+    run_env_helper(&r, env, 0);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf),
+                    "STDCPU_LOCK=auto (no MPI launcher in the environment: from device 0) leased platform device(s) 0");
+    tu_proc_free(&r);
+}
+
+/* Four ranks on a host whose stdcpu has two devices, one device each: ranks 0
+ * and 1 lease devices 0 and 1; ranks 2 and 3 get a NULL stdcpu, one warning
+ * and the reason in clerror(); killing rank 0 frees device 0 for rank 2. */
+static void test_env_stdcpu_lock_auto_four_ranks_two_devices(void** state)
+{
+    (void)state;
+    char key[64], tmpdir[4200], buf[1024];
+    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
+    rank_env e0, e1, e2, e3;
+    auto_env(&e0, tmpdir, 0, 4, 1);
+    auto_env(&e1, tmpdir, 1, 4, 1);
+    auto_env(&e2, tmpdir, 2, 4, 1);
+    auto_env(&e3, tmpdir, 3, 4, 1);
+    holder a, b;
+    hold_start(&a, e0.env);
+    hold_start(&b, e1.env);
+    assert_true(strncmp(a.first, "stdcpu=1 ", 9) == 0);
+    assert_true(strncmp(b.first, "stdcpu=1 ", 9) == 0);
+    assert_contains(a.why, "leased platform device(s) 0");
+    assert_contains(b.why, "leased platform device(s) 1");
+
+    const rank_env* late[] = {&e2, &e3};
+    for (int i = 0; i < 2; i++) {
+        tu_proc r;
+        run_env_helper(&r, late[i]->env, 1);
+        unsigned cpu, gpu, dev, acc;
+        parse_counts(&r, &cpu, &gpu, &dev, &acc);
+        assert_int_equal(cpu, 0);
+        assert_int_equal(dev, 2); /* stddev is not leased */
+        snprintf(buf, sizeof buf, "STDCPU_LOCK=auto (local rank %d of 4, OMPI_COMM_WORLD_LOCAL_RANK): every stdcpu "
+                 "device is leased to another process (2 tried); stdcpu is NULL", i + 2);
+        assert_contains(r.err, buf);
+        assert_int_equal(tu_count(r.err, "warning"), 1);
+        assert_contains(r.out, "load error: STDCPU_LOCK=auto (local rank");
+        assert_contains(r.out, "null stdcpu: the context is NULL; at load time: stdcpu: STDCPU_LOCK=auto");
+        tu_proc_free(&r);
+    }
+
+    /* SIGKILL ends rank 0's lease: the next rank gets device 0. */
+    hold_stop(&a, 1);
+    tu_proc r;
+    run_env_helper(&r, e2.env, 1);
+    unsigned cpu, gpu, dev, acc;
+    parse_counts(&r, &cpu, &gpu, &dev, &acc);
+    assert_int_equal(cpu, 1);
+    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0");
+    assert_contains(r.out, "run stdcpu 0 ok");
+    assert_false(tu_contains(r.out, "load error"));
+    tu_proc_free(&r);
+    hold_stop(&b, 0);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -676,6 +809,10 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_env_stdcpu_lock_leases_devices_exclusively),
         cmocka_unit_test(test_env_stdcpu_lock_all_leased_gives_null_with_warning),
         cmocka_unit_test(test_env_stdcpu_lock_bad_key_warns_and_ignores),
+        cmocka_unit_test(test_env_stdcpu_lock_auto_starts_at_the_local_rank),
+        cmocka_unit_test(test_env_stdcpu_lock_auto_shares_devices_among_local_ranks),
+        cmocka_unit_test(test_env_stdcpu_lock_auto_without_launcher_starts_at_device_0),
+        cmocka_unit_test(test_env_stdcpu_lock_auto_four_ranks_two_devices),
     };
     return cmocka_run_group_tests_name("context", tests, NULL, NULL);
 }

@@ -120,6 +120,69 @@ static void test_clopen_missing_file_fails(void** state)
     still_works();
 }
 
+static void test_clopen_directory_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    assert_null(clopen(stdcpu, dir, CLLD_NOW));
+    check_message(dir, "is a directory");
+    rmdir(dir);
+    free(dir);
+    still_works();
+}
+
+static void test_clopen_fifo_fails_without_blocking(void** state)
+{
+    (void)state;
+    drain_errors();
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/kern_fifo.cl", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    /* Nobody writes the FIFO: a blocking open would hang here (and time out). */
+    assert_null(clopen(stdcpu, path, CLLD_NOW));
+    check_message("kern_fifo.cl", "is a FIFO");
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    still_works();
+}
+
+static void test_clopen_nul_byte_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/kern_nul.cl", dir);
+    static const char text[] = "__kernel void f(__global int* a) { a[0] = 1; }\0 junk after the NUL";
+    FILE* f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, sizeof text, f), sizeof text);
+    fclose(f);
+    assert_null(clopen(stdcpu, path, CLLD_NOW));
+    check_message("kern_nul.cl", "NUL byte at offset 46");
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    still_works();
+}
+
+static void test_clopen_unreadable_file_fails(void** state)
+{
+    (void)state;
+    drain_errors();
+    /* A regular file that cannot be read from its start (EIO): tests run as root,
+     * so permissions cannot make a file unreadable. */
+    assert_null(clopen(stdcpu, "/proc/self/mem", CLLD_NOW));
+    check_message("/proc/self/mem", "cannot read");
+    still_works();
+}
+
 static void test_clopen_syntax_error_reports_build_log(void** state)
 {
     (void)state;
@@ -583,6 +646,50 @@ static void test_env_stdcpu_malformed_switch_warns(void** state)
     tu_proc_free(&r);
 }
 
+static void test_env_pocl_without_devices_null_context_says_why(void** state)
+{
+    (void)state;
+    /* PoCL reports no devices when it cannot write its cache folder: the NULL
+     * context's first call says so instead of a bare "NULL context". */
+    const char* env[] = {"POCL_CACHE_DIR=/proc/no-such-dir/pocl", NULL};
+    const char* args[] = {NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_env"), args, env, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(r.status, 0);
+    unsigned cpu, gpu, dev;
+    counts(&r, &cpu, &gpu, &dev);
+    assert_int_equal(cpu, 0);
+    assert_contains(r.out, "null stdcpu: the context is NULL; at load time: platform 'Portable Computing Language'");
+    assert_contains(r.out, "reports no devices");
+    tu_proc_free(&r);
+}
+
+static void test_env_zero_copy_off_runs_in_copy_mode(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDCL_ZERO_COPY=0");
+    assert_contains(r.out, "copy mode: STDCL_ZERO_COPY=0");
+    assert_not_contains(r.out, "zero-copy)");
+    assert_contains(r.out, "run stdcpu 0 ok");
+    assert_contains(r.out, "run stdcpu 1 ok");
+    assert_int_equal(tu_count(r.err, "warning"), 0);
+    tu_proc_free(&r);
+}
+
+static void test_env_zero_copy_malformed_warns(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_env(&r, "STDCL_ZERO_COPY=maybe");
+    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, "STDCL_ZERO_COPY='maybe'");
+    assert_contains(r.out, "zero-copy)"); /* the default: PoCL devices work on host memory */
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -590,6 +697,10 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clerror_is_null_without_failure),
         cmocka_unit_test(test_clerror_reports_the_last_failure),
         cmocka_unit_test(test_clopen_missing_file_fails),
+        cmocka_unit_test(test_clopen_directory_fails),
+        cmocka_unit_test(test_clopen_fifo_fails_without_blocking),
+        cmocka_unit_test(test_clopen_nul_byte_fails),
+        cmocka_unit_test(test_clopen_unreadable_file_fails),
         cmocka_unit_test(test_clopen_syntax_error_reports_build_log),
         cmocka_unit_test(test_clsopen_syntax_error_reports_build_log),
         cmocka_unit_test(test_clsym_unknown_name_fails),
@@ -620,6 +731,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_env_stdgpu_platform_name_nonexistent_warns),
         cmocka_unit_test(test_env_stdcpu_platform_name_nonexistent_uses_default),
         cmocka_unit_test(test_env_stdcpu_malformed_switch_warns),
+        cmocka_unit_test(test_env_pocl_without_devices_null_context_says_why),
+        cmocka_unit_test(test_env_zero_copy_off_runs_in_copy_mode),
+        cmocka_unit_test(test_env_zero_copy_malformed_warns),
     };
     return cmocka_run_group_tests_name("errors", tests, setup, teardown);
 }

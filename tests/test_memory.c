@@ -563,6 +563,71 @@ static void test_clfree_after_nowait_kernel_is_safe(void** state)
     assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The overrun check mode (STDCL_CHECK=1), in a fresh process                */
+/* ------------------------------------------------------------------------ */
+
+static void run_overrun(tu_proc* r, const char* zero_copy)
+{
+    const char* env[] = {"STDCL_CHECK=1", zero_copy, NULL};
+    const char* args[] = {NULL};
+    tu_spawn(r, tu_helper("helper_overrun"), args, env, NULL, 120);
+    if (r->status != 0) tu_proc_dump(r, "helper_overrun");
+    assert_int_equal(r->status, 0);
+}
+
+static void check_overrun_lines(const tu_proc* r, const char* kernel_zone0, const char* kernel_zone1)
+{
+    for (unsigned d = 0; d < 2; d++) {
+        char want[256];
+        const char* zone = d ? kernel_zone1 : kernel_zone0;
+        snprintf(want, sizeof want,
+                 "kernel-past-end-clmsync %u: -9007 clmsync: overrun: 32 byte(s) written past the end of the "
+                 "4000-byte allocation at ", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, "kernel-past-end-clwait %u: -9007 clwait: overrun: 32 byte(s) written past the end", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, "allocation at 0x");
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, " (%s", zone);
+        assert_contains(r->out, want);
+        assert_contains(r->out, "); last kernel launched on it: 'over'");
+        snprintf(want, sizeof want, "after-report-clmsync %u: ok", d);  /* reported once */
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, "values %u: ok", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want,
+                 "host-past-end-clfree %u: -9007 clfree: overrun: 1 byte(s) written past the end of the 100-byte "
+                 "allocation", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, "freed-anyway %u: ok", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want,
+                 "host-before-start-clfree %u: -9007 clfree: overrun: 1 byte(s) written before the start", d);
+        assert_contains(r->out, want);
+        snprintf(want, sizeof want, "clean %u: ok", d);
+        assert_contains(r->out, want);
+    }
+}
+
+static void test_stdcl_check_reports_overruns_in_host_memory(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_overrun(&r, "STDCL_ZERO_COPY=1"); /* PoCL: kernels write the host memory itself */
+    check_overrun_lines(&r, "host memory", "host memory");
+    tu_proc_free(&r);
+}
+
+static void test_stdcl_check_reports_overruns_in_device_buffers(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_overrun(&r, "STDCL_ZERO_COPY=0"); /* the copy path a GPU takes: the device buffer's zone */
+    check_overrun_lines(&r, "device 0 (", "device 1 (");
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -590,6 +655,8 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
         cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
         cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
+        cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
+        cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
     };
     return cmocka_run_group_tests_name("memory", tests, setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <stdcl.h>
 
@@ -359,6 +360,159 @@ static void test_clwait_blocks_while_another_thread_waits_too(void** state)
     assert_int_equal(after, CL_COMPLETE);
 }
 
+/* ------------------------------------------------------------------------ */
+/* clclose racing a launch; a compile never blocks another program's clsym   */
+/* ------------------------------------------------------------------------ */
+
+static const char* k_close_src =
+    "__kernel void close_race(__global int* a, int v) { a[get_global_id(0)] += v; }\n";
+
+typedef struct {
+    cl_kernel k;
+    volatile int started;  /* launches done so far (read by the main thread) */
+    int ok, released, other;
+    char first_other[512];
+} close_race_t;
+
+static void* launch_until_released(void* arg)
+{
+    close_race_t* c = (close_race_t*)arg;
+    enum { N = 1024 };
+    int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    if (!a) {
+        c->other++;
+        return NULL;
+    }
+    memset(a, 0, N * sizeof(int));
+    int expect = 0;
+    for (int i = 0; i < 400 && c->released == 0; i++) {
+        clndrange_t ndr = clndrange_init1d(0, N, 64);
+        unsigned d = (unsigned)i & 1u;
+        cl_event ev = clforka(stdcpu, d, c->k, &ndr, CL_EVENT_NOWAIT, a, 1);
+        if (ev) {
+            expect++;
+            if (clwait(stdcpu, d, CL_ALL_EVENT) != 0) c->other++;
+            c->ok++;
+        } else {
+            const char* e = clerror();
+            if (e && strstr(e, "was released") && strstr(e, "clclose")) {
+                c->released++;
+            } else if (c->other++ == 0) {
+                snprintf(c->first_other, sizeof c->first_other, "%s", e ? e : "(no message)");
+            }
+        }
+        __atomic_store_n(&c->started, i + 1, __ATOMIC_RELEASE);
+    }
+    for (int i = 0; i < N; i++)
+        if (a[i] != expect) {
+            c->other++;
+            snprintf(c->first_other, sizeof c->first_other, "a[%d] = %d after %d launches", i, a[i], expect);
+            break;
+        }
+    clfree(a);
+    return NULL;
+}
+
+static void test_clclose_while_another_thread_launches(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, k_close_src, CLLD_NOW);
+    assert_non_null(h);
+    close_race_t c;
+    memset(&c, 0, sizeof c);
+    c.k = clsym(stdcpu, h, "close_race", CLLD_NOW);
+    assert_non_null(c.k);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, launch_until_released, &c), 0);
+    while (__atomic_load_n(&c.started, __ATOMIC_ACQUIRE) < 20) sched_yield();
+    assert_int_equal(clclose(stdcpu, h), 0); /* the last reference: the program goes */
+    assert_int_equal(pthread_join(t, NULL), 0);
+    if (c.other) print_error("unexpected failure: %s\n", c.first_other);
+    assert_int_equal(c.other, 0);
+    assert_true(c.ok >= 20);
+    /* The kernel is gone for good: a later launch is a clear error, not a crash. */
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    clndrange_t ndr = clndrange_init1d(0, 64, 64);
+    assert_null(clforka(stdcpu, 0, c.k, &ndr, CL_EVENT_WAIT, a, 1));
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "was released");
+    clfree(a);
+}
+
+typedef struct {
+    const char* src;
+    volatile int started, done;
+    void* h;
+} compile_t;
+
+static void* compile_big(void* arg)
+{
+    compile_t* c = (compile_t*)arg;
+    __atomic_store_n(&c->started, 1, __ATOMIC_RELEASE);
+    c->h = clsopen(stdcpu, c->src, CLLD_NOW);
+    __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_clsym_does_not_wait_for_another_programs_compile(void** state)
+{
+    (void)state;
+    /* A program PoCL takes a second or more to compile (cold caches: each test
+     * program starts with empty ones). */
+    enum { NFN = 200 };
+    size_t cap = NFN * 160 + 4096;
+    char* src = (char*)malloc(cap);
+    assert_non_null(src);
+    size_t n = 0;
+    for (int i = 0; i < NFN; i++)
+        n += (size_t)snprintf(src + n, cap - n,
+                              "float f%d(float x) { for (int j = 0; j < %d; j++) x = x * %d.5f + sin(x * %d.25f); "
+                              "return x; }\n",
+                              i, i % 7 + 3, i + 1, i);
+    n += (size_t)snprintf(src + n, cap - n, "__kernel void big(__global float* a) { float v = a[0]; a[0] = 0");
+    for (int i = 0; i < NFN; i++) n += (size_t)snprintf(src + n, cap - n, " + f%d(v)", i);
+    snprintf(src + n, cap - n, "; }\n");
+    compile_t c = {src, 0, 0, NULL};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, compile_big, &c), 0);
+    while (!__atomic_load_n(&c.started, __ATOMIC_ACQUIRE)) sched_yield();
+    usleep(50 * 1000); /* inside the compiler by now */
+    /* The already-built kernel of another program: found and run while the other
+     * compile goes on (before, clsym waited behind the context-wide build lock). */
+    cl_kernel k = clsym(stdcpu, g_h, "add_int", CLLD_NOW);
+    assert_non_null(k);
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(a);
+    memset(a, 0, 64 * sizeof(int));
+    clndrange_t ndr = clndrange_init1d(0, 64, 64);
+    assert_non_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a, 3));
+    int still_compiling = !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
+    assert_int_equal(a[63], 3);
+    clfree(a);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_non_null(c.h);
+    assert_int_equal(clclose(stdcpu, c.h), 0);
+    free(src);
+    assert_true(still_compiling);
+}
+
+/* clfree racing blocking clmsync of the same memory, on devices that copy
+ * (STDCL_ZERO_COPY=0): helper_race checks every call's outcome. */
+static void test_clfree_waits_for_blocking_clmsync_in_copy_mode(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_ZERO_COPY=0", NULL};
+    const char* args[] = {NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_race"), args, env, NULL, 240);
+    if (r.status != 0) tu_proc_dump(&r, "helper_race");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "race ok");
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -368,6 +522,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_threads_clsopen_same_source_concurrently),
         cmocka_unit_test(test_threads_nowait_work_joined_by_clwait),
         cmocka_unit_test(test_clwait_blocks_while_another_thread_waits_too),
+        cmocka_unit_test(test_clclose_while_another_thread_launches),
+        cmocka_unit_test(test_clsym_does_not_wait_for_another_programs_compile),
+        cmocka_unit_test(test_clfree_waits_for_blocking_clmsync_in_copy_mode),
     };
     return cmocka_run_group_tests_name("threads", tests, setup, teardown);
 }

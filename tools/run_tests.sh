@@ -2,11 +2,15 @@
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
-#                                         then tests/check_exports.sh
+#                                         then tests/check_exports.sh and
+#                                         tests/check_man.sh and
+#                                         tools/check_faults.sh at a stride
+#                                         ($FAULTS_STRIDE, default 40)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
-#                                         check_exports is one), passing
+#                                         check_exports, check_man and
+#                                         check_faults are three), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -29,12 +33,16 @@ timeout_s=${TEST_TIMEOUT:-300}
 
 programs=()
 run_exports=0
+run_man=0
+run_faults=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
     for name in ${1//,/ }; do
         case $(basename "$name") in
             check_exports|check_exports.sh) run_exports=1 ;;
+            check_man|check_man.sh) run_man=1 ;;
+            check_faults|check_faults.sh) run_faults=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -44,6 +52,8 @@ if [ $# -ge 1 ]; then
     done
 else
     run_exports=1
+    run_man=1
+    run_faults=1
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         [ -f "$f" ] && [ -x "$f" ] && programs+=("$f")
@@ -99,15 +109,28 @@ for prog in "${programs[@]}"; do
     [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)")
 done
 
-if [ $run_exports -eq 1 ]; then
-    echo "=== check_exports"
-    if BUILD_DIR=$build sh "$top/tests/check_exports.sh"; then
+# check NAME COMMAND...: a check script, counted as one pass or one failure.
+check() {
+    local name=$1
+    shift
+    echo "=== $name"
+    if BUILD_DIR=$build "$@"; then
         total_passed=$((total_passed + 1))
     else
         total_failed=$((total_failed + 1))
-        failures+=("check_exports")
+        failures+=("$name")
     fi
-fi
+}
+
+# The exported symbols are the header's (tests/check_exports.sh).
+[ $run_exports -eq 1 ] && check check_exports sh "$top/tests/check_exports.sh"
+# The manual pages: every API name has one, each renders cleanly, and
+# make install / uninstall handle them (see tests/check_man.sh).
+[ $run_man -eq 1 ] && check check_man sh "$top/tests/check_man.sh"
+# A stride of the fault-injection sweep (make check-faults runs all of it):
+# a few injection points per memory mode and kind, one pass or one failure.
+[ $run_faults -eq 1 ] &&
+    check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
 
 echo "==="
 for f in "${failures[@]+"${failures[@]}"}"; do

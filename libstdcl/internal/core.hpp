@@ -4,6 +4,8 @@
 #include <stdcl.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +67,8 @@ namespace stdcl {
 struct Allocation {
     char* host = nullptr;
     size_t size = 0;
+    char* block = nullptr;        // what posix_memalign returned (host, or before it: STDCL_CHECK)
+    size_t guard = 0;             // STDCL_CHECK: guard bytes behind host + size (0: off)
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
@@ -75,9 +79,19 @@ struct Allocation {
     cl_image_format img_fmt{CL_RGBA, CL_FLOAT};
 
     std::mutex mu;                // guards everything below
+    std::condition_variable idle; // signalled when users drops to 0
+    int users = 0;                // calls using the memory now (AllocUse)
     std::vector<cl_mem> mem;      // per device of cp, created on first use
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
+    std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
+
+    Allocation() = default;
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
+    // Frees the host memory if clfree did not (an allocation that never reached the
+    // registry, when clmalloc fails after allocating it).
+    ~Allocation() { free(block); }
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
     cl_mem device_mem(unsigned devnum, size_t offset);
@@ -85,8 +99,28 @@ struct Allocation {
     void note_event(unsigned devnum, cl_event ev);
     // Waits for every command still using this allocation.
     void wait_idle();
+    // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
+    void wait_unused(std::unique_lock<std::mutex>& lock);
     // Releases device objects (after wait_idle).
     void release_device_objects();
+};
+
+// A call's claim on an allocation while it enqueues and waits for commands on it:
+// clfree and clmdetach wait for every claim to end before they release memory, so
+// a blocking clmsync in one thread never reads memory another thread freed.
+// Throws STDCL_ENOENT if the allocation was freed, STDCL_ESTATE if detached.
+class AllocUse {
+public:
+    AllocUse() = default;
+    explicit AllocUse(std::shared_ptr<Allocation> a);
+    AllocUse(AllocUse&& o) noexcept : a_(std::move(o.a_)) {}
+    AllocUse& operator=(AllocUse&&) = delete;
+    AllocUse(const AllocUse&) = delete;
+    ~AllocUse();
+    Allocation* operator->() const { return a_.get(); }
+    Allocation& operator*() const { return *a_; }
+private:
+    std::shared_ptr<Allocation> a_;
 };
 
 // The registry (registry.cpp): address -> allocation, O(log n), never reads user memory.
@@ -120,12 +154,32 @@ struct KernelInfo {
     std::mutex mu;                      // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
     bool external = false;              // a cl_kernel libstdcl did not create
+    bool closed = false;                // a tombstone: its program was clclosed
+
+    KernelInfo() = default;
+    KernelInfo(const KernelInfo&) = delete;
+    KernelInfo& operator=(const KernelInfo&) = delete;
+    // Releases the kernel objects libstdcl created: the last holder (clclose, or a
+    // launch still in flight in another thread) releases them.
+    ~KernelInfo();
 };
+
+// The overrun check mode, STDCL_CHECK=1 (guard.cpp).
+bool check_mode();
+size_t guard_front_bytes(size_t page);                // before the host memory
+size_t guard_back_bytes(size_t size, size_t page);    // from host + size on
+void guard_init_host(Allocation& a, size_t front);
+void guard_init_device(Allocation& a, const Device& d, cl_mem m);
+// Throws STDCL_EOVERRUN (and restores the zone) when a zone of a was written: the
+// host's, and device devnum's (-1: every device).
+void guard_check(Allocation& a, int devnum, const char* call);
 
 // Kernel registry: cl_kernel (any group's) -> info.
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
 void kernel_register(const std::shared_ptr<KernelInfo>& ki);
-void kernel_unregister(cl_kernel k);
+// Forgets ki's kernels: a later use of them is an error, never a driver call on a
+// released object.
+void kernel_unregister(const KernelInfo& ki) noexcept;
 
 // A program handle returned by clopen/clsopen.
 struct Program {
@@ -138,13 +192,18 @@ struct Program {
     std::string key;                    // identity for reuse: content + options
     int flags = 0;
     int refs = 1;
-    bool built = false;
-    bool nobuild_pending = false;       // opened with CLLD_NOBUILD, not yet built
+    std::mutex build_mu;                // one build at a time; guards cl and kernels
+    std::atomic<bool> built{false};
+    std::atomic<bool> nobuild_pending{false};  // opened with CLLD_NOBUILD, not yet built
     std::string user_options;
     // [unit][group] built programs.
     std::vector<std::vector<cl_program>> cl;
     std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
 };
+
+// Records msg ("label: msg") in the load report that a call given a NULL default
+// context quotes; is_failure also warns once on stderr.  Load time only.
+void note_load(const char* label, const std::string& msg, bool is_failure) noexcept;
 
 // Context helpers.
 CLCONTEXT* context_check(CLCONTEXT* cp);          // throws on NULL/unknown

@@ -27,8 +27,13 @@ struct Error : std::exception {
 };
 
 [[noreturn]] void fail(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-// Throws Error(code, "<what>: <OpenCL error name> (<code>)") unless status is CL_SUCCESS.
+// The libstdcl code (STDCL_E...) of an OpenCL status: one table for every call.
+int code_of_cl(cl_int status);
+// Throws Error(code_of_cl(status), "<what>: <OpenCL error name> (<status>)") unless
+// status is CL_SUCCESS.
 void check_cl(cl_int status, const char* what);
+// Throws Error(code_of_cl(status), "<formatted>: <OpenCL error name> (<status>)").
+[[noreturn]] void fail_cl(cl_int status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 const char* cl_error_name(cl_int status);
 
 // Records the message for clerror() in this thread.

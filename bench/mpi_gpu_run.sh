@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# mpi_gpu_run.sh: NBody across MPI ranks against one process on several GPUs, in
+# one call on the GPU machine (2 GPUs, Open MPI).  Builds with the project's own
+# ./configure && make (carry `configure` when the machine has no autoconf), then
+# for each N runs, REPEAT times interleaved:
+#   nbody_multi -d 1          one process, one GPU (the baseline)
+#   nbody_multi -d 2          one process, two GPUs
+#   mpirun -np 1 nbody_mpi    one rank, one GPU   (STDGPU_LOCK=auto STDGPU_MAX_NDEV=1)
+#   mpirun -np 2 nbody_mpi    two ranks, one GPU each (same)
+# and prints one table (best run of each: interactions/s, ratio to one GPU, and
+# the two ranks against nbody_multi on two GPUs).  Also --check on two ranks and
+# stdclinfo under mpirun (which GPU each rank leased).  Results: $OUT (default
+# /tmp/mpi-gpu-out): table.txt, results.txt (RESULT lines), log.txt.
+#
+#   bench/mpi_gpu_run.sh                      # GPU: N = 131072 1048576
+#   CTX=cpu SIZES=4096 RATE=2e9 bench/mpi_gpu_run.sh   # the same on PoCL
+#
+# SIZES, REPEAT (2), CTX (gpu|cpu), RATE (interactions/s that sizes the steps:
+# about 1.5 s of timed work per run), MPIRUN_ARGS (default --bind-to none),
+# SKIP_BUILD=1 (use build/ as it is).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+RES=${OUT:-/tmp/mpi-gpu-out}
+mkdir -p "$RES"
+CTX=${CTX:-gpu}
+SIZES=${SIZES:-131072 1048576}
+REPEAT=${REPEAT:-2}
+RATE=${RATE:-2e12}
+X=$(echo "$CTX" | tr a-z A-Z)
+LOG=$RES/log.txt
+: > "$LOG"
+: > "$RES/results.txt"
+
+if [ "$CTX" = gpu ] && [ -w /etc/OpenCL/vendors ]; then
+    echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export STDCL_CACHE_DIR=${STDCL_CACHE_DIR:-/tmp/stdcl-cache}
+MPIRUN=(mpirun --oversubscribe ${MPIRUN_ARGS:---bind-to none})
+
+{
+    date -u; uname -r; nvidia-smi -L 2>/dev/null; nproc; grep -m1 'model name' /proc/cpuinfo
+    mpirun --version 2>&1 | head -1
+} > "$RES/machine.txt" 2>&1
+cat "$RES/machine.txt"
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    [ -x configure ] || autoconf || { echo "no configure and no autoconf: carry configure" >&2; exit 1; }
+    export STDCL_SKIP_DEPS=1 # no package manager there
+    { ./configure && make -j"$(nproc)" lib tools examples; } >> "$LOG" 2>&1 ||
+        { tail -30 "$LOG"; echo "build failed" >&2; exit 1; }
+fi
+grep -q 'HAVE_MPI = 1' config.mk || { echo "configure found no working mpicc" >&2; exit 1; }
+NB=$ROOT/build/examples/nbody
+NM=$ROOT/build/examples/nbody_mpi
+LEASE=(-x STD${X}_LOCK=auto -x STD${X}_MAX_NDEV=1)
+
+echo "== stdclinfo under mpirun -np 2 (each rank's lease)" | tee -a "$LOG"
+"${MPIRUN[@]}" -np 2 "${LEASE[@]}" sh -c "$ROOT/build/bin/stdclinfo; sleep 1" 2>&1 |
+    grep -E '^rank|why: std'"$CTX"'|^std'"$CTX"': none|warning' | tee "$RES/stdclinfo.txt"
+
+echo "== --check on two ranks" | tee -a "$LOG"
+(cd "$NM" && "${MPIRUN[@]}" -np 2 "${LEASE[@]}" ./nbody_mpi -c "$CTX" --check -q) 2>&1 |
+    tee "$RES/check.txt" | grep -E '^check'
+
+# run TAG COMMAND...: the RESULT line, tagged; the rest to the log.
+run() {
+    local tag=$1 out
+    shift
+    echo "+ $*" >> "$LOG"
+    out=$("$@" 2>> "$LOG")
+    echo "$out" >> "$LOG"
+    local line
+    line=$(echo "$out" | grep '^RESULT' | head -1)
+    if [ -n "$line" ]; then echo "tag=$tag $line" | tee -a "$RES/results.txt"; else echo "tag=$tag FAILED"; fi
+}
+
+for n in $SIZES; do
+    read -r s b <<< "$(awk -v n="$n" -v r="$RATE" 'BEGIN{ s = int(1.5 * r / (n * n));
+        if (s < 5) s = 5; if (s > 200) s = 200; b = int(s / 5); if (b < 1) b = 1; print s, b }')"
+    common=(-c "$CTX" -n "$n" -s "$s" -b "$b" --bench -q)
+    for rep in $(seq "$REPEAT"); do
+        echo "== N=$n, steps $s in bursts of $b, run $rep"
+        (cd "$NB" && run multi1 ./nbody_multi -d 1 "${common[@]}")
+        (cd "$NB" && run multi2 ./nbody_multi -d 2 "${common[@]}")
+        (cd "$NM" && run mpi1 "${MPIRUN[@]}" -np 1 "${LEASE[@]}" ./nbody_mpi "${common[@]}")
+        (cd "$NM" && run mpi2 "${MPIRUN[@]}" -np 2 "${LEASE[@]}" ./nbody_mpi "${common[@]}")
+    done
+done
+
+# The table: best (lowest ms/step) run of each program at each N.
+awk '
+    function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
+    /RESULT/ {
+        t = val("tag"); n = val("n"); ms = val("ms_per_step") + 0
+        if (!((t, n) in best) || ms < best[t, n]) { best[t, n] = ms; ips[t, n] = val("interactions_per_s") }
+        if (!(n in seen)) { seen[n] = 1; order[++nn] = n }
+    }
+    END {
+        label["multi1"] = "nbody_multi, 1 process, 1 GPU"; g["multi1"] = 1; r["multi1"] = 1
+        label["multi2"] = "nbody_multi, 1 process, 2 GPUs"; g["multi2"] = 2; r["multi2"] = 1
+        label["mpi1"] = "nbody_mpi, 1 rank, 1 GPU"; g["mpi1"] = 1; r["mpi1"] = 1
+        label["mpi2"] = "nbody_mpi, 2 ranks, 1 GPU each"; g["mpi2"] = 2; r["mpi2"] = 2
+        print "| program | N | GPUs | ranks | ms/step | interactions/s | / 1 GPU | / nbody_multi 2 GPUs |"
+        print "|---|---:|---:|---:|---:|---:|---:|---:|"
+        split("multi1 multi2 mpi1 mpi2", tags, " ")
+        for (i = 1; i <= nn; i++) {
+            n = order[i]; base = best["multi1", n]
+            for (j = 1; j <= 4; j++) {
+                t = tags[j]
+                if (!((t, n) in best)) { printf "| %s | %s | %d | %d | FAILED | | | |\n", label[t], n, g[t], r[t]; continue }
+                x = base > 0 ? sprintf("%.3f", base / best[t, n]) : ""
+                y = (t == "mpi2" && (("multi2", n) in best)) ? sprintf("%.3f", best["multi2", n] / best[t, n]) : ""
+                printf "| %s | %s | %d | %d | %.4f | %s | %s | %s |\n", label[t], n, g[t], r[t], best[t, n], ips[t, n], x, y
+            }
+        }
+    }' "$RES/results.txt" | tee "$RES/table.txt"

@@ -1,0 +1,1 @@
+../nbody/nbody_kern.cl

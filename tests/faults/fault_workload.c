@@ -1,0 +1,280 @@
+/* fault_workload.c: the workload tools/check_faults.sh runs under
+ * faultcl_shim.so, which fails one OpenCL call or one allocation of
+ * libstdcl's per run.
+ *
+ *   fault_workload KERNEL_FILE      (tests/faults/fault_kernels.cl)
+ *
+ * It reaches every OpenCL call the library makes: the load-time setup (it
+ * runs under the shim from the start), clopen of a file (compiled and stored
+ * in round 1, loaded from the program cache in round 2 when STDCL_CACHE_DIR
+ * starts empty), a build that fails (the build log), clsym, three clmallocs,
+ * clmsync to both devices, clforka on both, an interior pointer as a kernel
+ * argument (a sub-buffer), clwait, clmsync back through an interior pointer,
+ * clmcopy, an image allocation synced both ways and read by a kernel, 4096
+ * NOWAIT transfers (the event lists are pruned), clfree, clclose, and the
+ * release of everything at exit.
+ *
+ * A round that meets a failure checks that the failing call returned its
+ * error value and that clerror() names the OpenCL function or the error code
+ * injected (for an allocation: says memory), cleans up what it has, and the
+ * next round runs: it must succeed and give exact results, or the failure
+ * left the library in a bad state.  Round 2 follows a successful round 1 (the
+ * injection may come later); a round 3 follows a failed round 2.  A default
+ * context NULL at start (a load-time failure) must be explained by the first
+ * call given it; the program then exits, as a user's would.
+ *
+ * Exit status: 0 clean; 10 wrong result (or a failure with nothing injected,
+ * or no recovery after the failure); 11 an error without a clerror()
+ * message; 12 a message that does not name the injected call; 2 usage. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdcl.h>
+
+enum { EXIT_WRONG = 10, EXIT_NOMSG = 11, EXIT_UNNAMED = 12 };
+enum { ROUND_OK = 0, ROUND_FAILED = 1, ROUND_WRONG = 2 };
+enum { N = 4096, W = 8, H = 8, PRUNE = 4096 };
+
+static int g_exit;            /* the worst verdict so far */
+static int g_round;           /* the round running */
+static const char* g_kfile;
+
+static void verdict(int code)
+{
+    if (g_exit == 0 || (code == EXIT_WRONG && g_exit != EXIT_WRONG)) g_exit = code;
+}
+
+/* What the shim injected so far (0 when it is not preloaded). */
+static long injected(const char** fn, const char** code)
+{
+    static long (*query)(const char**, const char**);
+    static int looked;
+    if (!looked) {
+        query = (long (*)(const char**, const char**))dlsym(RTLD_DEFAULT, "faultcl_injected");
+        looked = 1;
+    }
+    *fn = "";
+    *code = "";
+    return query ? query(fn, code) : 0;
+}
+
+/* Does the message name the injected failure? */
+static int names_injection(const char* msg, const char* fn, const char* code)
+{
+    if (*fn && strstr(msg, fn)) return 1;
+    if (*code && strstr(msg, code)) return 1;
+    if (!*code)  /* an allocation */
+        return strstr(msg, "memory") || strstr(msg, "ENOMEM") || strstr(msg, "bad_alloc");
+    return 0;
+}
+
+/* A libstdcl call failed: check its message against what was injected.
+ * Returns ROUND_FAILED. */
+static int failed(const char* call)
+{
+    const char* msg = clerror();
+    const char *fn, *code;
+    long n = injected(&fn, &code);
+    if (n == 0) {
+        fprintf(stderr, "fault_workload: round %d: %s failed with nothing injected: %s\n", g_round, call,
+                msg ? msg : "(no message)");
+        verdict(EXIT_WRONG);
+    } else if (!msg) {
+        fprintf(stderr, "fault_workload: round %d: %s failed (%s %s injected) and clerror() is NULL\n", g_round, call,
+                fn, code);
+        verdict(EXIT_NOMSG);
+    } else if (!names_injection(msg, fn, code)) {
+        fprintf(stderr, "fault_workload: round %d: %s failed (%s %s injected); the message does not name it: %s\n",
+                g_round, call, fn, code, msg);
+        verdict(EXIT_UNNAMED);
+    } else {
+        fprintf(stderr, "fault_workload: round %d: %s failed as expected: %s\n", g_round, call, msg);
+    }
+    return ROUND_FAILED;
+}
+
+static int wrong(const char* what, long i, double got, double want)
+{
+    fprintf(stderr, "fault_workload: round %d: wrong result: %s[%ld] = %g, want %g\n", g_round, what, i, got, want);
+    verdict(EXIT_WRONG);
+    return ROUND_WRONG;
+}
+
+/* One round on cp (two devices).  Every object it makes is released before
+ * it returns, whatever happened. */
+static int run_round(CLCONTEXT* cp)
+{
+    int rc = ROUND_OK;
+    void *h = NULL, *bad = NULL;
+    float *a = NULL, *b = NULL, *c = NULL, *dup = NULL, *tick = NULL;
+    cl_float4 *img = NULL, *out = NULL;
+    cl_kernel k_axpb, k_scale, k_image;
+    const float s = 3.0f, two = 2.0f;
+
+    if (!(h = clopen(cp, g_kfile, CLLD_NOW))) { rc = failed("clopen"); goto done; }
+    /* A build that fails: NULL, with the compiler's log (or the injected failure). */
+    bad = clsopen(cp, "__kernel void fk_bad(__global int* x) { x[0] = fk_undeclared; }\n", CLLD_NOW);
+    if (bad) {
+        fprintf(stderr, "fault_workload: round %d: a kernel with an error was built\n", g_round);
+        verdict(EXIT_WRONG);
+        rc = ROUND_WRONG;
+        goto done;
+    } else {
+        const char* msg = clerror();
+        const char *fn, *code;
+        long before = injected(&fn, &code);
+        if (!msg) {
+            fprintf(stderr, "fault_workload: round %d: a failed build left no message\n", g_round);
+            verdict(before ? EXIT_NOMSG : EXIT_WRONG);
+        } else if (!strstr(msg, "fk_undeclared") && !(before && names_injection(msg, fn, code))) {
+            fprintf(stderr, "fault_workload: round %d: a failed build's message has no compiler log%s: %s\n", g_round,
+                    before ? " and does not name the injected call" : "", msg);
+            verdict(before ? EXIT_UNNAMED : EXIT_WRONG);
+        }
+    }
+    if (!(k_axpb = clsym(cp, h, "fk_axpb", CLLD_NOW))) { rc = failed("clsym(fk_axpb)"); goto done; }
+    if (!(k_scale = clsym(cp, h, "fk_scale", CLLD_NOW))) { rc = failed("clsym(fk_scale)"); goto done; }
+    if (!(k_image = clsym(cp, h, "fk_image", CLLD_NOW))) { rc = failed("clsym(fk_image)"); goto done; }
+
+    if (!(a = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(a)"); goto done; }
+    if (!(b = (float*)clmalloc(cp, N * sizeof(float), CL_MEM_RO))) { rc = failed("clmalloc(b)"); goto done; }
+    if (!(c = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(c)"); goto done; }
+    for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(2 * i), c[i] = -1.0f;
+
+    /* c = 3a + b: device d computes half d. */
+    for (unsigned d = 0; d < 2; d++) {
+        clndrange_t ndr = clndrange_init1d(d * (N / 2), N / 2, 64);
+        if (!clmsync(cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(a, device)"); goto done; }
+        if (!clmsync(cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(b, device)"); goto done; }
+        if (!clforka(cp, d, k_axpb, &ndr, CL_EVENT_NOWAIT, a, b, c, s)) { rc = failed("clforka(fk_axpb)"); goto done; }
+    }
+    for (unsigned d = 0; d < 2; d++)
+        if (clwait(cp, d, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    /* Device 1 doubles its half through an interior pointer (a sub-buffer). */
+    {
+        clndrange_t ndr = clndrange_init1d(0, N / 2, 64);
+        if (!clforka(cp, 1, k_scale, &ndr, CL_EVENT_NOWAIT, c + N / 2, two)) { rc = failed("clforka(fk_scale)"); goto done; }
+    }
+    /* Back: device 0's copy whole, then device 1's half from the interior pointer. */
+    if (!clmsync(cp, 0, c, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(c, host)"); goto done; }
+    if (!clmsync(cp, 1, c + N / 2, CL_MEM_HOST | CL_EVENT_NOWAIT)) { rc = failed("clmsync(c + N/2, host)"); goto done; }
+    if (clwait(cp, 1, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    for (int i = 0; i < N; i++) {
+        float want = (float)(5 * i) * (i < N / 2 ? 1.0f : 2.0f);
+        if (c[i] != want) { rc = wrong("c", i, c[i], want); goto done; }
+    }
+
+    /* clmcopy a -> dup on device 0, then back to the host. */
+    if (!(dup = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(dup)"); goto done; }
+    for (int i = 0; i < N; i++) dup[i] = -1.0f;
+    if (!clmsync(cp, 0, dup, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(dup, device)"); goto done; }
+    if (!clmcopy(cp, 0, a, dup, CL_EVENT_NOWAIT)) { rc = failed("clmcopy"); goto done; }
+    if (!clmsync(cp, 0, dup, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(dup, host)"); goto done; }
+    if (clwait(cp, 0, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    for (int i = 0; i < N; i++)
+        if (dup[i] != (float)i) { rc = wrong("dup", i, dup[i], i); goto done; }
+
+    /* An image, written to each device, read by a kernel, and read back. */
+    if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) { rc = failed("clmalloc(image)"); goto done; }
+    if (!(out = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), 0))) { rc = failed("clmalloc(out)"); goto done; }
+    if (clmctl(img, CL_MCTL_SET_IMAGE2D, (size_t)W, (size_t)H, (size_t)0, (const cl_image_format*)NULL) != 0) {
+        rc = failed("clmctl(CL_MCTL_SET_IMAGE2D)");
+        goto done;
+    }
+    for (unsigned d = 0; d < 2; d++) {
+        clndrange_t ndr = clndrange_init2d(0, W, 4, 0, H, 4);
+        for (int i = 0; i < W * H; i++) {
+            img[i].s[0] = (float)i, img[i].s[1] = (float)d, img[i].s[2] = (float)(i / W), img[i].s[3] = 0.5f;
+            out[i].s[0] = out[i].s[1] = out[i].s[2] = out[i].s[3] = -1.0f;
+        }
+        if (!clmsync(cp, d, img, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(image, device)"); goto done; }
+        if (!clmsync(cp, d, out, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(out, device)"); goto done; }
+        if (!clforka(cp, d, k_image, &ndr, CL_EVENT_WAIT, img, out, (int)W)) { rc = failed("clforka(fk_image)"); goto done; }
+        if (!clmsync(cp, d, out, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(out, host)"); goto done; }
+        for (int i = 0; i < W * H; i++) img[i].s[0] = -2.0f;
+        if (!clmsync(cp, d, img, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(image, host)"); goto done; }
+        for (int i = 0; i < W * H; i++) {
+            if (out[i].s[0] != (float)i) { rc = wrong("image kernel out", i, out[i].s[0], i); goto done; }
+            if (out[i].s[1] != (float)d) { rc = wrong("image kernel out .y", i, out[i].s[1], d); goto done; }
+            if (img[i].s[0] != (float)i) { rc = wrong("image read back", i, img[i].s[0], i); goto done; }
+        }
+    }
+
+    /* Enough NOWAIT transfers that device 0's event list is pruned. */
+    if (!(tick = (float*)clmalloc(cp, sizeof(float), 0))) { rc = failed("clmalloc(tick)"); goto done; }
+    *tick = 1.0f;
+    for (int i = 0; i < PRUNE; i++)
+        if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(tick) x 4096"); goto done; }
+    if (clwait(cp, 0, CL_MEM_EVENT) != 0) { rc = failed("clwait(after 4096 transfers)"); goto done; }
+
+done:
+    if (rc != ROUND_OK) {
+        /* Whatever is pending; a failure here after the one injected is the
+         * library not recovering, which the next round shows too. */
+        clwait(cp, 0, CL_ALL_EVENT);
+        clwait(cp, 1, CL_ALL_EVENT);
+        clerror();
+    }
+    void* mem[] = {a, b, c, dup, img, out, tick};
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+        if (mem[i] && clfree(mem[i]) != 0 && rc == ROUND_OK) rc = failed("clfree");
+    if (h && clclose(cp, h) != 0 && rc == ROUND_OK) rc = failed("clclose");
+    return rc;
+}
+
+/* A default context that is NULL must be explained by the first call given it. */
+static void check_null_context(CLCONTEXT* cp, const char* name)
+{
+    if (cp) return;
+    g_round = 0;
+    void* p = clmalloc(cp, 64, 0);
+    if (p) {
+        fprintf(stderr, "fault_workload: clmalloc on a NULL %s succeeded\n", name);
+        verdict(EXIT_WRONG);
+        return;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "clmalloc(%s) (%s is NULL)", name, name);
+    failed(what);
+}
+
+int main(int argc, char** argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s KERNEL_FILE\n", argv[0]);
+        return 2;
+    }
+    g_kfile = argv[1];
+    check_null_context(stdcpu, "stdcpu");
+    check_null_context(stddev, "stddev");
+    if (!stddev) return g_exit;
+    if (clgetndev(stddev) != 2) {
+        fprintf(stderr, "fault_workload: stddev has %u device(s), want 2 (POCL_DEVICES=\"pthread pthread\"): %s\n",
+                clgetndev(stddev), stdcl_context_why(stddev));
+        verdict(EXIT_WRONG);
+        return g_exit;
+    }
+    int must_succeed = 0;
+    for (g_round = 1; g_round <= 3; g_round++) {
+        int r = run_round(stddev);
+        if (r == ROUND_WRONG) break;
+        if (r == ROUND_OK) {
+            if (must_succeed || g_round >= 2) break;
+            continue;
+        }
+        if (must_succeed) {
+            fprintf(stderr, "fault_workload: round %d failed again: the library did not recover\n", g_round);
+            verdict(EXIT_WRONG);
+            break;
+        }
+        must_succeed = 1;
+    }
+    if (g_round > 3) {
+        fprintf(stderr, "fault_workload: no round succeeded\n");
+        verdict(EXIT_WRONG);
+    }
+    return g_exit;
+}
