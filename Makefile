@@ -443,11 +443,15 @@ SAN_MAKEFLAGS_tsan := OPENMP_CFLAGS=
 # allocations go through the sanitizer): the sanitizer runs share one PoCL
 # kernel cache, kept between runs (tools/test_env.sh, TEST_POCL_CACHE_DIR).
 SAN_POCL_CACHE = $(CURDIR)/build-san-pocl-cache
+# A sanitized test program may take 3-6 times as long (test_cache, which
+# starts some 30 processes, takes 2-3 minutes under TSan on 2 cores): the
+# time limit per program is 900 s instead of run_tests.sh's 300.
 
 asan tsan ubsan asan-ubsan:
 	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests examples
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
-	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' TEST_TIMEOUT=$${TEST_TIMEOUT:-900} \
+	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 # Manual pages: docs/man/manN/*.N -> $(mandir)/manN/ (the .so links too:
 # man-db and mandoc follow them).  `make install mandir=...` moves them.
