@@ -16,9 +16,14 @@
 #                   call and each allocation libstdcl makes in turn, in both
 #                   memory modes (make check runs a stride of it)
 #   make run        all, then RUN_CMD (below) in the test environment
-#   make asan | tsan | ubsan
+#   make stress     tests/test_stress.c (16 threads, a random mix of every
+#                   call, all results checked; zero-copy and copy mode) for
+#                   SECONDS seconds each (default 60; make check runs it
+#                   for 3); THREADS=n, SEED=s (printed by every run) replay
+#   make asan | tsan | ubsan | asan-ubsan
 #                   rebuilds the library, tools and tests with that sanitizer
-#                   into build-asan/ (...) and runs the tests there
+#                   (asan-ubsan: both) into build-asan/ (...) and runs the
+#                   tests there
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
@@ -389,7 +394,7 @@ $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu
 # --------------------------------------------------------------------------
 # Main targets
 # --------------------------------------------------------------------------
-.PHONY: all check run asan tsan ubsan install uninstall clean distclean
+.PHONY: all check run stress asan tsan ubsan asan-ubsan install uninstall clean distclean
 
 all: lib tools tests examples bench
 
@@ -405,6 +410,15 @@ endif
 run: all
 	bash tools/test_env.sh sh -c '$(RUN_CMD)'
 
+# The stress test for as long as asked (each of its two tests runs SECONDS).
+SECONDS ?= 60
+THREADS ?=
+SEED ?=
+stress: tests
+	BUILD_DIR=$(BUILD) TEST_TIMEOUT=$$(( 2 * $(SECONDS) + 900 )) STDCL_STRESS_SECONDS=$(SECONDS) \
+	    STDCL_STRESS_THREADS=$(THREADS) STDCL_STRESS_SEED=$(SEED) \
+	    bash tools/run_tests.sh test_stress
+
 # The whole fault-injection sweep (tools/check_faults.sh): both memory modes,
 # OpenCL calls and allocations.  FAULTS_FLAGS adds options (--jobs 4,
 # --every, --valgrind, --keep DIR ...).
@@ -417,11 +431,26 @@ check-faults: lib $(FAULT_PROGS)
 SAN_asan := -fsanitize=address -fno-omit-frame-pointer
 SAN_tsan := -fsanitize=thread
 SAN_ubsan := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_asan-ubsan := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 # (The sanitizers' run-time options are in tools/test_env.sh.)
 
-asan tsan ubsan:
-	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' tests
+# Under TSan the examples are built without OpenMP: libgomp is not
+# instrumented, so TSan does not see its barriers and reports every
+# parallel loop's results as racing with their reader.
+SAN_MAKEFLAGS_tsan := OPENMP_CFLAGS=
+
+# PoCL compiles kernels 2-4 times slower in a sanitized process (LLVM's
+# allocations go through the sanitizer): the sanitizer runs share one PoCL
+# kernel cache, kept between runs (tools/test_env.sh, TEST_POCL_CACHE_DIR).
+SAN_POCL_CACHE = $(CURDIR)/build-san-pocl-cache
+# A sanitized test program may take 3-6 times as long (test_cache, which
+# starts some 30 processes, takes 2-3 minutes under TSan on 2 cores): the
+# time limit per program is 900 s instead of run_tests.sh's 300.
+
+asan tsan ubsan asan-ubsan:
+	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests examples
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
+	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' TEST_TIMEOUT=$${TEST_TIMEOUT:-900} \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 # Manual pages: docs/man/manN/*.N -> $(mandir)/manN/ (the .so links too:
@@ -467,7 +496,7 @@ endif
 	      $(addprefix $(DESTDIR)$(mandir)/man7/,$(notdir $(MAN7)))
 
 clean:
-	rm -rf build build-asan build-tsan build-ubsan $(BUILD)
+	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan build-san-pocl-cache $(BUILD)
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \

@@ -9,15 +9,17 @@
 #   POCL_MAX_PTHREAD_COUNT=2;
 # - POCL_CACHE_DIR, XDG_CACHE_HOME, STDCL_CACHE_DIR and TMPDIR in a fresh
 #   temporary folder, removed when the command ends (every command starts
-#   with cold caches); STDCL_TEST_TMPDIR, a scratch folder in it for the
-#   test's own files;
+#   with cold caches; but POCL_CACHE_DIR is $TEST_POCL_CACHE_DIR when that
+#   is set, as in make asan/tsan); STDCL_TEST_TMPDIR, a scratch folder in it
+#   for the test's own files;
 # - STDCL_TEST_SRCDIR, the absolute path of tests/ in the source tree;
 # - STDCL_TEST_CC and STDCL_TEST_CFLAGS: how a test compiles a program
 #   against this build (kept from the caller; default cc and nothing);
 # - run-time options for sanitized builds (ASAN_OPTIONS ..., below);
 # - every other STDCL_* and STDDEV/STDCPU/STDGPU/STDACC* variable of the
 #   caller removed (STDCL_KERNEL_PATH, STDCL_TRACE, STDDEV=0 ... would
-#   change what the tests see).
+#   change what the tests see), except STDCL_STRESS_* (test_stress.c's
+#   threads, seconds and seed, which `make stress` sets).
 # With -C the command runs in dir.  Exits with the command's status.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +38,7 @@ test_cc=${STDCL_TEST_CC:-cc}
 test_cflags=${STDCL_TEST_CFLAGS:-}
 for v in $(compgen -e); do
     case $v in
+        STDCL_STRESS_*) ;;
         STDCL_*|STDDEV*|STDCPU*|STDGPU*|STDACC*) unset "$v" ;;
     esac
 done
@@ -48,7 +51,15 @@ mkdir -p "$tmp/pocl" "$tmp/xdg" "$tmp/stdcl" "$tmp/tmp" "$tmp/scratch"
 
 export POCL_DEVICES="pthread pthread"
 export POCL_MAX_PTHREAD_COUNT=2
-export POCL_CACHE_DIR="$tmp/pocl"
+# TEST_POCL_CACHE_DIR (a folder, created if missing) keeps PoCL's compiled
+# kernels from run to run instead: the sanitizer runs use one, since their
+# PoCL compiles (LLVM's allocations, intercepted) are 3-5 times slower.  Only
+# PoCL's cache: libstdcl's own (STDCL_CACHE_DIR) stays cold.
+if [ -n "${TEST_POCL_CACHE_DIR:-}" ] && mkdir -p "$TEST_POCL_CACHE_DIR"; then
+    export POCL_CACHE_DIR="$TEST_POCL_CACHE_DIR"
+else
+    export POCL_CACHE_DIR="$tmp/pocl"
+fi
 export XDG_CACHE_HOME="$tmp/xdg"
 export STDCL_CACHE_DIR="$tmp/stdcl"
 export TMPDIR="$tmp/tmp"
@@ -66,7 +77,10 @@ export STDCL_TEST_CFLAGS="$test_cflags"
 export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$top/tools/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-export TSAN_OPTIONS="second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+# TSan sleeps 1 s (atexit_sleep_ms) before each process exits, to give
+# other threads a moment to race with exit: 100 ms is as good a moment on
+# an idle machine, and the suite starts some 200 processes.
+export TSAN_OPTIONS="second_deadlock_stack=1:atexit_sleep_ms=100${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 
 if [ -n "$dir" ]; then
     cd "$dir" || exit 1
