@@ -162,12 +162,28 @@ LIB_A = $(BUILD)/lib/libstdcl.a
 LIB_MAP = $(BUILD)/lib/libstdcl.map
 LIB_PC = $(BUILD)/pkgconfig/stdcl.pc
 
+LIB_CLELF = $(BUILD)/lib/libclelf.so
+BUILD_HEADERS = $(BUILD)/include/stdcl.h $(BUILD)/include/stdcl_version.h $(BUILD)/include/clvector.h \
+                $(BUILD)/include/clmulti_array.h $(BUILD)/include/stdcl.hpp $(BUILD)/include/clmalloc_allocator.h
+
 .PHONY: lib
-lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC)
+lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(BUILD_HEADERS)
+
+# Kernels that include <stdcl.h> get -I <the library's folder>/../include, else
+# -I the configured includedir (libstdcl/compat.cpp): build/include holds copies of
+# the headers for the uninstalled tree.
+LIB_DEFS =
+$(BUILD)/libstdcl/compat.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"'
 
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
-	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(LIB_DEFS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+
+# libclelf: STDCL 1.6 programs link -lclelf; a linker script that names libstdcl.
+$(LIB_CLELF):
+	@mkdir -p $(@D)
+	echo '/* libclelf: STDCL 1.6 link name; everything is in libstdcl */' > $@
+	echo 'INPUT(-lstdcl)' >> $@
 
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
@@ -222,6 +238,9 @@ $(BUILD)/%.clh: %.clh
 	@mkdir -p $(@D)
 	cp $< $@
 $(BUILD)/%.h: %.h
+	@mkdir -p $(@D)
+	cp $< $@
+$(BUILD)/include/%.hpp: include/%.hpp
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -440,6 +459,8 @@ install: lib tools
 	ln -sf libstdcl.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(libdir)/
+	install -m 644 $(LIB_CLELF) $(DESTDIR)$(libdir)/
+	install -m 644 include/clvector.h include/clmulti_array.h include/clmalloc_allocator.h include/stdcl.hpp $(DESTDIR)$(includedir)/
 	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
 	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
@@ -455,7 +476,9 @@ endif
 	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
-	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
+	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h \
+	      $(DESTDIR)$(includedir)/clvector.h $(DESTDIR)$(includedir)/clmulti_array.h \
+	      $(DESTDIR)$(includedir)/stdcl.hpp $(DESTDIR)$(includedir)/clmalloc_allocator.h $(DESTDIR)$(libdir)/libclelf.so
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
 	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc
