@@ -248,7 +248,7 @@ $(BUILD)/include/%.hpp: include/%.hpp
 # driver when one of them came from C++.
 LINK_PROG = $(if $(filter $(CXX_OBJS),$^),$(CXX),$(CC)) $(PROG_LDFLAGS) \
             -o $@ $(filter %.o,$^) $(PROG_LIBS)
-CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp \
+CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp tests/compat/coprthr/*/*.cpp tests/compat/cxx/*.cpp \
            examples/*/*.cpp bench/*.cpp))
 
 # --------------------------------------------------------------------------
@@ -341,7 +341,11 @@ endef
 example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
     -e 's/[[:space:]]*:[[:space:]]*/=/' -e 's/^[[:space:]]*//' \
     -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
-$(foreach d,$(EXAMPLE_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
+# COPRTHR's own programs (tests/compat/coprthr/<name>/, run by test_compat) are
+# built the same way, from their PROGRAMS files, unchanged (so without warnings).
+COPRTHR_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/coprthr/*/PROGRAMS tests/compat/cxx/PROGRAMS))))
+$(BUILD)/tests/compat/coprthr/%.o: DIR_CFLAGS = -w
+$(foreach d,$(EXAMPLE_DIRS) $(COPRTHR_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
     $(foreach l,$(call example_lines,$(d)),$(eval $(call example_program,$(d),\
         $(word 1,$(subst =, ,$(l))),$(subst $(comma), ,$(word 2,$(subst =, ,$(l))))))),\
     $(eval $(call example_program,$(d),$(notdir $(d)),\
@@ -368,6 +372,12 @@ $(EXAMPLES):
 # program: build/bin/clcc makes it an object (its #includes inlined; -MD
 # records them), and clopen(cp, NULL, flags) finds it at run time.
 $(BUILD)/examples/%_cl.o: examples/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
+$(BUILD)/tests/compat/coprthr/%_cl.o: tests/compat/coprthr/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
+$(BUILD)/tests/compat/cxx/%_cl.o: tests/compat/cxx/%.cl $(BUILD)/bin/clcc
 	@mkdir -p $(@D)
 	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
 

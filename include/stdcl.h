@@ -652,7 +652,8 @@ inline cl_event clforka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
 /* clexec(cp, devnum, &ndr, kernel_name, args...): clforka of the kernel
  * named kernel_name (an identifier, found with clsym(cp, NULL, ...): open or
  * embedded programs) with CL_EVENT_NOWAIT; clexecb blocks (CL_EVENT_WAIT).
- * They give clforka's event; an unknown kernel gives NULL. */
+ * They give clforka's event; an unknown kernel gives NULL (clerror(): the
+ * kernel is NULL; clsym says why it is not found). */
 #define clexec(cp, devnum, ndrp, ksym, ...) \
     clforka((cp), (devnum), clsym((cp), 0, #ksym, CLLD_NOW), (ndrp), \
             CL_EVENT_NOWAIT, __VA_ARGS__)

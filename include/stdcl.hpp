@@ -39,13 +39,14 @@ private:
 };
 
 namespace detail {
-/* Throws (STDCL_EXCEPTIONS) or does nothing when ok is false. */
+/* When ok is false, throws (STDCL_EXCEPTIONS) an error with clerror()'s text
+ * (which names the call), or does nothing. */
 inline void check(bool ok, int code, const char* call)
 {
 #ifdef STDCL_EXCEPTIONS
     if (!ok) {
         const char* m = clerror();
-        throw error(code, std::string(call) + ": " + (m ? m : "failed"));
+        throw error(code, m ? std::string(m) : std::string(call) + ": failed");
     }
 #else
     (void)ok;
