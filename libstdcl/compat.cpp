@@ -62,6 +62,35 @@ WaitSlots& wait_slots()
     return *w;
 }
 
+// The GL-sharing entry points, looked up in the loaded OpenCL library at first use
+// (dlsym): a program that never calls clglmalloc does not import them, and a
+// platform without GL sharing never reaches them.
+struct GlCalls {
+    decltype(&::clGetContextInfo) context_info = nullptr;
+    decltype(&::clGetMemObjectInfo) mem_info = nullptr;
+    decltype(&::clCreateFromGLBuffer) from_buffer = nullptr;
+    decltype(&::clCreateFromGLRenderbuffer) from_renderbuffer = nullptr;
+    decltype(&::clCreateFromGLTexture) from_texture = nullptr;
+    decltype(&::clEnqueueAcquireGLObjects) acquire = nullptr;
+    decltype(&::clEnqueueReleaseGLObjects) release = nullptr;
+};
+const GlCalls& gl_calls()
+{
+    static const GlCalls g = [] {
+        GlCalls c;
+        c.context_info = reinterpret_cast<decltype(c.context_info)>(dlsym(RTLD_DEFAULT, "clGetContextInfo"));
+        c.mem_info = reinterpret_cast<decltype(c.mem_info)>(dlsym(RTLD_DEFAULT, "clGetMemObjectInfo"));
+        c.from_buffer = reinterpret_cast<decltype(c.from_buffer)>(dlsym(RTLD_DEFAULT, "clCreateFromGLBuffer"));
+        c.from_renderbuffer =
+            reinterpret_cast<decltype(c.from_renderbuffer)>(dlsym(RTLD_DEFAULT, "clCreateFromGLRenderbuffer"));
+        c.from_texture = reinterpret_cast<decltype(c.from_texture)>(dlsym(RTLD_DEFAULT, "clCreateFromGLTexture"));
+        c.acquire = reinterpret_cast<decltype(c.acquire)>(dlsym(RTLD_DEFAULT, "clEnqueueAcquireGLObjects"));
+        c.release = reinterpret_cast<decltype(c.release)>(dlsym(RTLD_DEFAULT, "clEnqueueReleaseGLObjects"));
+        return c;
+    }();
+    return g;
+}
+
 // The GL object behind each clglmalloc allocation (by host address).
 struct GlObjects {
     std::mutex mu;
@@ -75,10 +104,12 @@ GlObjects& gl_objects()
 
 bool context_has_gl(CLCONTEXT* cp)
 {
+    const GlCalls& gl = gl_calls();
     size_t n = 0;
-    if (clGetContextInfo(cp->ctx, CL_CONTEXT_PROPERTIES, 0, nullptr, &n) != CL_SUCCESS || n == 0) return false;
+    if (!gl.context_info || gl.context_info(cp->ctx, CL_CONTEXT_PROPERTIES, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+        return false;
     std::vector<cl_context_properties> props(n / sizeof(cl_context_properties));
-    if (clGetContextInfo(cp->ctx, CL_CONTEXT_PROPERTIES, n, props.data(), nullptr) != CL_SUCCESS) return false;
+    if (gl.context_info(cp->ctx, CL_CONTEXT_PROPERTIES, n, props.data(), nullptr) != CL_SUCCESS) return false;
     for (size_t i = 0; i + 1 < props.size() && props[i]; i += 2)
         if (props[i] == CL_GL_CONTEXT_KHR) return true;
     return false;
@@ -446,16 +477,19 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
         if (!context_has_gl(cp))
             fail(STDCL_ESTATE, "clglmalloc: %s was not made with a GL context (clcontext_create with "
                                "CL_GL_CONTEXT_KHR in ctxprop_ext)", cp->label.c_str());
+        const GlCalls& gl = gl_calls();
+        if (!gl.mem_info || !gl.from_buffer || !gl.from_renderbuffer || !gl.from_texture || !gl.acquire || !gl.release)
+            fail(STDCL_ESTATE, "clglmalloc: the OpenCL library has no GL-sharing entry points");
         cl_mem_flags mf = (flags & CL_MEM_RO) ? CL_MEM_READ_ONLY : (flags & CL_MEM_WO) ? CL_MEM_WRITE_ONLY
                                                                                         : CL_MEM_READ_WRITE;
         cl_int err = CL_SUCCESS;
         cl_mem m = nullptr;
-        if (kind == CL_MEM_GLBUF) m = clCreateFromGLBuffer(cp->ctx, mf, glbufobj, &err);
-        else if (kind == CL_MEM_GLRBUF) m = clCreateFromGLRenderbuffer(cp->ctx, mf, glbufobj, &err);
-        else m = clCreateFromGLTexture(cp->ctx, mf, target, miplevel, glbufobj, &err);
+        if (kind == CL_MEM_GLBUF) m = gl.from_buffer(cp->ctx, mf, glbufobj, &err);
+        else if (kind == CL_MEM_GLRBUF) m = gl.from_renderbuffer(cp->ctx, mf, glbufobj, &err);
+        else m = gl.from_texture(cp->ctx, mf, target, miplevel, glbufobj, &err);
         check_cl(err, "clglmalloc: creating the OpenCL object of the GL object");
         size_t size = 0;
-        err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, nullptr);
+        err = gl.mem_info(m, CL_MEM_SIZE, sizeof size, &size, nullptr);
         if (err != CL_SUCCESS || size == 0) {
             clReleaseMemObject(m);
             fail_cl(err ? err : CL_INVALID_GL_OBJECT, "clglmalloc: the GL object's size");
@@ -491,11 +525,12 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int 
         }
         if (!m) fail(STDCL_ENOENT, "clglmsync: %p was not returned by clglmalloc", ptr);
         size_t size = clsizeofmem(ptr);
-        check_cl(clEnqueueAcquireGLObjects(d.queue, 1, &m, 0, nullptr, nullptr), "clglmsync: clEnqueueAcquireGLObjects");
+        const GlCalls& gl = gl_calls();
+        check_cl(gl.acquire(d.queue, 1, &m, 0, nullptr, nullptr), "clglmsync: clEnqueueAcquireGLObjects");
         cl_int err = dir == CL_MEM_GLBUF ? clEnqueueWriteBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr)
                                          : clEnqueueReadBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr);
         cl_event ev = nullptr;
-        cl_int rerr = clEnqueueReleaseGLObjects(d.queue, 1, &m, 0, nullptr, &ev);
+        cl_int rerr = gl.release(d.queue, 1, &m, 0, nullptr, &ev);
         check_cl(err, "clglmsync: the transfer");
         check_cl(rerr, "clglmsync: clEnqueueReleaseGLObjects");
         return event_finish(cp, devnum, ev, ev_flags, false);

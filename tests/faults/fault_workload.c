@@ -174,6 +174,8 @@ static int run_round(CLCONTEXT* cp)
     if (!clmcopy(cp, 0, a, dup, CL_EVENT_NOWAIT)) { rc = failed("clmcopy"); goto done; }
     if (!clmsync(cp, 0, dup, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(dup, host)"); goto done; }
     if (stdcl_wait(cp, 0, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    /* STDCL 1.6's clwait with nothing pending: a completed user event. */
+    if (!clwait(cp, 0, CL_ALL_EVENT)) { rc = failed("clwait (cl_event)"); goto done; }
     for (int i = 0; i < N; i++)
         if (dup[i] != (float)i) { rc = wrong("dup", i, dup[i], i); goto done; }
 
