@@ -167,12 +167,28 @@ LIB_A = $(BUILD)/lib/libstdcl.a
 LIB_MAP = $(BUILD)/lib/libstdcl.map
 LIB_PC = $(BUILD)/pkgconfig/stdcl.pc
 
+LIB_CLELF = $(BUILD)/lib/libclelf.so
+BUILD_HEADERS = $(BUILD)/include/stdcl.h $(BUILD)/include/stdcl_version.h $(BUILD)/include/clvector.h \
+                $(BUILD)/include/clmulti_array.h $(BUILD)/include/stdcl.hpp $(BUILD)/include/clmalloc_allocator.h
+
 .PHONY: lib
-lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC)
+lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(BUILD_HEADERS)
+
+# Kernels that include <stdcl.h> get -I <the library's folder>/../include, else
+# -I the configured includedir (libstdcl/compat.cpp): build/include holds copies of
+# the headers for the uninstalled tree.
+LIB_DEFS =
+$(BUILD)/libstdcl/compat.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"'
 
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
-	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(LIB_DEFS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+
+# libclelf: STDCL 1.6 programs link -lclelf; a linker script that names libstdcl.
+$(LIB_CLELF):
+	@mkdir -p $(@D)
+	echo '/* libclelf: STDCL 1.6 link name; everything is in libstdcl */' > $@
+	echo 'INPUT(-lstdcl)' >> $@
 
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
@@ -229,12 +245,15 @@ $(BUILD)/%.clh: %.clh
 $(BUILD)/%.h: %.h
 	@mkdir -p $(@D)
 	cp $< $@
+$(BUILD)/include/%.hpp: include/%.hpp
+	@mkdir -p $(@D)
+	cp $< $@
 
 # Links $@ from the object files among its prerequisites, with the C++
 # driver when one of them came from C++.
 LINK_PROG = $(if $(filter $(CXX_OBJS),$^),$(CXX),$(CC)) $(PROG_LDFLAGS) \
             -o $@ $(filter %.o,$^) $(PROG_LIBS)
-CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp \
+CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp tests/compat/coprthr/*/*.cpp tests/compat/cxx/*.cpp \
            examples/*/*.cpp bench/*.cpp))
 
 # --------------------------------------------------------------------------
@@ -327,7 +346,11 @@ endef
 example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
     -e 's/[[:space:]]*:[[:space:]]*/=/' -e 's/^[[:space:]]*//' \
     -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
-$(foreach d,$(EXAMPLE_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
+# COPRTHR's own programs (tests/compat/coprthr/<name>/, run by test_compat) are
+# built the same way, from their PROGRAMS files, unchanged (so without warnings).
+COPRTHR_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/coprthr/*/PROGRAMS tests/compat/cxx/PROGRAMS))))
+$(BUILD)/tests/compat/coprthr/%.o: DIR_CFLAGS = -w
+$(foreach d,$(EXAMPLE_DIRS) $(COPRTHR_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
     $(foreach l,$(call example_lines,$(d)),$(eval $(call example_program,$(d),\
         $(word 1,$(subst =, ,$(l))),$(subst $(comma), ,$(word 2,$(subst =, ,$(l))))))),\
     $(eval $(call example_program,$(d),$(notdir $(d)),\
@@ -354,6 +377,12 @@ $(EXAMPLES):
 # program: build/bin/clcc makes it an object (its #includes inlined; -MD
 # records them), and clopen(cp, NULL, flags) finds it at run time.
 $(BUILD)/examples/%_cl.o: examples/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
+$(BUILD)/tests/compat/coprthr/%_cl.o: tests/compat/coprthr/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
+$(BUILD)/tests/compat/cxx/%_cl.o: tests/compat/cxx/%.cl $(BUILD)/bin/clcc
 	@mkdir -p $(@D)
 	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
 
@@ -469,6 +498,8 @@ install: lib tools
 	ln -sf libstdcl.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(libdir)/
+	install -m 644 $(LIB_CLELF) $(DESTDIR)$(libdir)/
+	install -m 644 include/clvector.h include/clmulti_array.h include/clmalloc_allocator.h include/stdcl.hpp $(DESTDIR)$(includedir)/
 	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
 	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
@@ -484,7 +515,9 @@ endif
 	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
-	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
+	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h \
+	      $(DESTDIR)$(includedir)/clvector.h $(DESTDIR)$(includedir)/clmulti_array.h \
+	      $(DESTDIR)$(includedir)/stdcl.hpp $(DESTDIR)$(includedir)/clmalloc_allocator.h $(DESTDIR)$(libdir)/libclelf.so
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
 	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc

@@ -138,7 +138,7 @@ static void w_fork_empty(long n)
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i) {
         OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_NOWAIT) != NULL);
-        OK(clwait(cp, dn, CL_KERNEL_EVENT) == 0);
+        OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
     }
 }
 static void w_fork_empty_wait(long n)
@@ -151,7 +151,7 @@ static void w_fork_glob(long n)
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i) {
         OK(clfork(cp, dn, wk_glob, &ndr, CL_EVENT_NOWAIT) != NULL);
-        OK(clwait(cp, dn, CL_KERNEL_EVENT) == 0);
+        OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
     }
 }
 

@@ -19,6 +19,33 @@
 #ifndef STDCL_H
 #define STDCL_H
 
+#if defined(__OPENCL_VERSION__) || defined(__stdcl_kernel__)
+/* ------------------------------------------------------------------------ */
+/* Kernel side                                                               */
+/* ------------------------------------------------------------------------ */
+/* OpenCL C that includes <stdcl.h> gets this part: every build libstdcl
+ * makes (clopen, clsopen, clbuild and the clcc tool) passes -D __stdcl_kernel__
+ * and -I <the installed include directory>.  It holds the names STDCL 1.6
+ * kernels used: the __builtin_vector_<type><n>(...) constructors. */
+#ifndef __STDCL__
+#define __STDCL__
+#endif
+#define STDCL_KERNEL_VEC2(t, x, y) ((t##2)((x), (y)))
+#define STDCL_KERNEL_VEC4(t, x, y, z, w) ((t##4)((x), (y), (z), (w)))
+#define __builtin_vector_char2(x, y) STDCL_KERNEL_VEC2(char, x, y)
+#define __builtin_vector_char4(x, y, z, w) STDCL_KERNEL_VEC4(char, x, y, z, w)
+#define __builtin_vector_uchar2(x, y) STDCL_KERNEL_VEC2(uchar, x, y)
+#define __builtin_vector_uchar4(x, y, z, w) STDCL_KERNEL_VEC4(uchar, x, y, z, w)
+#define __builtin_vector_int2(x, y) STDCL_KERNEL_VEC2(int, x, y)
+#define __builtin_vector_int4(x, y, z, w) STDCL_KERNEL_VEC4(int, x, y, z, w)
+#define __builtin_vector_uint2(x, y) STDCL_KERNEL_VEC2(uint, x, y)
+#define __builtin_vector_uint4(x, y, z, w) STDCL_KERNEL_VEC4(uint, x, y, z, w)
+#define __builtin_vector_float2(x, y) STDCL_KERNEL_VEC2(float, x, y)
+#define __builtin_vector_float4(x, y, z, w) STDCL_KERNEL_VEC4(float, x, y, z, w)
+#define __builtin_vector_double2(x, y) STDCL_KERNEL_VEC2(double, x, y)
+
+#else /* the host side: the rest of this file */
+
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
@@ -26,8 +53,15 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #endif
 #include <CL/cl.h>
+#include <CL/cl_gl.h>
 #include <stdarg.h>
 #include <stddef.h>
+/* What STDCL 1.6's stdcl.h brought in, which its programs rely on. */
+#include <stdio.h>
+#include <string.h>
+#if !defined(_WIN32)
+#include <sys/queue.h>
+#endif
 
 #include "stdcl_version.h"
 
@@ -114,15 +148,76 @@ STDCL_API cl_uint clgetndev(CLCONTEXT* cp);
 /* Creates a context beyond the defaults: the devices of type devtype
  * (CL_DEVICE_TYPE_GPU, ..._CPU, ..._ALL) of the first platform matching the
  * comma-separated list platform_names (NULL: the platform with the most such
- * devices), at most max_ndev of them (0: all).  flags is reserved, pass 0.
- * Returns NULL when no platform has such a device. */
+ * devices), at most max_ndev of them (0: all).  ctxprop_ext (may be NULL):
+ * extra cl_context_properties pairs, 0-terminated, added after
+ * CL_CONTEXT_PLATFORM (e.g. CL_GL_CONTEXT_KHR for clglmalloc); a
+ * CL_CONTEXT_PLATFORM among them is refused.  flags is reserved, pass 0.
+ * STDCL 1.6's signature.  Returns NULL when no platform has such a device. */
 STDCL_API CLCONTEXT* clcontext_create(const char* platform_names,
-                                      cl_device_type devtype,
-                                      unsigned int max_ndev, int flags);
+                                      cl_device_type devtype, size_t max_ndev,
+                                      cl_context_properties* ctxprop_ext,
+                                      int flags);
 
 /* Releases a context made by clcontext_create, after waiting for its queues.
  * The default contexts cannot be destroyed (STDCL_EINVAL). */
 STDCL_API int clcontext_destroy(CLCONTEXT* cp);
+
+/* clstat(): what a context holds (STDCL 1.6). */
+struct clstat_info {
+    cl_uint impid; /* 0 for every libstdcl context */
+    cl_uint ndev;  /* devices */
+    cl_uint nprg;  /* programs open (clopen, clsopen, clload) */
+    cl_uint nkrn;  /* kernels clsym has returned from them */
+};
+
+/* clgetdevinfo(): one device's properties, from clGetDeviceInfo (STDCL 1.6). */
+struct cldev_info {
+    cl_device_type dev_type;
+    cl_uint dev_vendor_id;
+    cl_uint dev_max_core;
+    cl_uint dev_max_wi_dim;
+    size_t dev_max_wi_sz[4];
+    cl_uint dev_max_wi_sz_is_symmetric; /* 1 if every dimension's limit is equal */
+    size_t dev_max_wg_sz;
+    cl_uint dev_pref_vec_char;
+    cl_uint dev_pref_vec_short;
+    cl_uint dev_pref_vec_int;
+    cl_uint dev_pref_vec_long;
+    cl_uint dev_pref_vec_float;
+    cl_uint dev_pref_vec_double;
+    cl_uint dev_max_freq;
+    cl_bitfield dev_addr_bits;
+    cl_ulong dev_global_mem_sz;
+    cl_ulong dev_max_mem_alloc_sz;
+    cl_bool dev_img_sup;
+    cl_uint dev_max_img_args_r;
+    cl_uint dev_max_img_args_w;
+    size_t dev_img2d_max_width;
+    size_t dev_img2d_max_height;
+    size_t dev_img3d_max_width;
+    size_t dev_img3d_max_height;
+    size_t dev_img3d_max_depth;
+    cl_uint dev_max_samplers;
+    size_t dev_max_param_sz;
+    cl_uint dev_mem_base_addr_align;
+    char dev_name[256];
+    char dev_vendor[256];
+    char dev_version[256];
+    char dev_drv_version[256];
+    cl_ulong dev_local_mem_sz;
+};
+
+/* Fills *info with cp's counts.  0, or a negative code (NULL cp or info). */
+STDCL_API int clstat(CLCONTEXT* cp, struct clstat_info* info);
+
+/* Fills info[0..clgetndev(cp)-1], one entry per device of cp (the caller
+ * provides that many).  0, or a negative code. */
+STDCL_API int clgetdevinfo(CLCONTEXT* cp, struct cldev_info* info);
+
+/* Prints ndev entries of info to fp, one block per device, as STDCL 1.6
+ * did (name, vendor, type, compute units, sizes).  Prints nothing for a
+ * NULL fp or info. */
+STDCL_API void clfreport_devinfo(FILE* fp, size_t ndev, struct cldev_info* info);
 
 /* One line on how cp was chosen: platform, devices and the environment
  * variables that applied (what stdclinfo prints).  NULL if cp is NULL. */
@@ -143,6 +238,8 @@ STDCL_API cl_command_queue stdcl_queue(CLCONTEXT* cp, unsigned int devnum);
 #define CLLD_DEFAULT  CLLD_NOW
 #define CLLD_LAZY     0x02 /* build at the first clsym */
 #define CLLD_NOBUILD  0x04 /* do not build; call clbuild() with options */
+#define CLLD_GLOBAL   0x08 /* the kernels are found by clsym(cp, NULL, ...):
+                              libstdcl does this for every program; accepted */
 
 /* Opens the OpenCL C source file `file` in cp and builds it for every device
  * of cp (flags 0 means CLLD_NOW).  A relative name is looked up in the
@@ -180,6 +277,16 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name,
 STDCL_API int stdcl_embed_register(const char* name, const char* source,
                                    size_t size);
 
+/* clsopen with source text of len bytes at ptr (no terminating NUL
+ * needed), STDCL 1.6's clload.  NULL for a NULL ptr or a len of 0. */
+STDCL_API void* clload(CLCONTEXT* cp, void* ptr, size_t len, int flags);
+
+/* Opens a program from device binaries: bin[i] (bin_sz[i] bytes) for device
+ * i of cp, nbin = clgetndev(cp), as clGetProgramInfo(CL_PROGRAM_BINARIES)
+ * gives them.  Built at once unless CLLD_NOBUILD.  A handle, or NULL. */
+STDCL_API void* clloadb(CLCONTEXT* cp, int nbin, char** bin, size_t* bin_sz,
+                        int flags);
+
 /* Lowers the handle's count; at zero releases the program and its kernels.
  * Returns 0, or a negative code for an unknown handle. */
 STDCL_API int clclose(CLCONTEXT* cp, void* handle);
@@ -195,6 +302,16 @@ STDCL_API int clclose(CLCONTEXT* cp, void* handle);
 #define CL_MEM_DETACHED  0x0800 /* no context yet (cp must be 0) */
 #define CL_MEM_NOCOPY    0x1000 /* devices use host memory directly */
 #define CL_MEM_IMAGE2D   0x2000 /* an image; set its shape with clmctl */
+#define CL_MEM_NOFORCE   0x4000 /* clmsync: skip a transfer known to be
+                                   unneeded; libstdcl keeps no such record
+                                   and always transfers (accepted) */
+
+/* clglmalloc kinds (exactly one) and clglmsync directions. */
+#define CL_MEM_CLBUF     0x00100000 /* clglmsync: GL object -> host memory */
+#define CL_MEM_GLBUF     0x00200000 /* a GL buffer; clglmsync: host -> GL */
+#define CL_MEM_GLTEX2D   0x02000000 /* a GL 2D texture */
+#define CL_MEM_GLTEX3D   0x04000000 /* a GL 3D texture */
+#define CL_MEM_GLRBUF    0x08000000 /* a GL renderbuffer */
 
 /* clmsync directions: exactly one. */
 #define CL_MEM_HOST      0x0010 /* device devnum -> host */
@@ -216,8 +333,9 @@ STDCL_API int clclose(CLCONTEXT* cp, void* handle);
 #define CL_MCTL_GET_DEVNUM    2 /* reserved; returns STDCL_EINVAL */
 #define CL_MCTL_SET_DEVNUM    3 /* reserved; returns STDCL_EINVAL */
 #define CL_MCTL_MARK_CLEAN    4 /* no-op kept for compatibility; returns 0 */
-#define CL_MCTL_SET_IMAGE2D   5 /* args: size_t w, size_t h, size_t 0,
-                                   const cl_image_format* (NULL: RGBA float) */
+#define CL_MCTL_SET_IMAGE2D   5 /* args: size_t w, size_t h,
+                                   const cl_image_format* (NULL: RGBA float):
+                                   makes the allocation a w x h image */
 #define CL_MCTL_SET_USRFLAGS  6 /* args: int flags (detached only) */
 #define CL_MCTL_CLR_USRFLAGS  7 /* args: int flags (detached only) */
 
@@ -245,6 +363,11 @@ STDCL_API size_t clsizeofmem(void* ptr);
  * no allocation.  O(log n) in the number of live allocations. */
 STDCL_API void* stdcl_mem_base(const void* ptr, size_t* offset);
 
+/* The start of the clmalloc allocation that contains ptr (STDCL 1.6's name
+ * for stdcl_mem_base(ptr, NULL)); NULL if ptr is in none.  cp is not used
+ * (any allocation is found). */
+STDCL_API void* clmemptr(CLCONTEXT* cp, void* ptr);
+
 /* Attaches a detached allocation to cp / detaches it.  0 or negative. */
 STDCL_API int clmattach(CLCONTEXT* cp, void* ptr);
 STDCL_API int clmdetach(void* ptr);
@@ -263,6 +386,21 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
 /* Copies src's device copy to dst's on device devnum (sizes: the smaller). */
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src,
                            void* dst, int flags);
+
+/* Host memory shared with an OpenGL object (buffer, 2D or 3D texture,
+ * renderbuffer: flags holds exactly one of CL_MEM_GLBUF, CL_MEM_GLTEX2D,
+ * CL_MEM_GLTEX3D, CL_MEM_GLRBUF), its size the object's.  Needs a context
+ * made by clcontext_create with a GL context in ctxprop_ext on a platform
+ * with cl_khr_gl_sharing; elsewhere NULL, and clerror() says the platform
+ * has no GL sharing.  Free it with clfree. */
+STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target,
+                           cl_GLint miplevel, int flags);
+
+/* Copies between a clglmalloc allocation's host memory and its GL object
+ * through device devnum: CL_MEM_GLBUF (host to GL) or CL_MEM_CLBUF (GL to
+ * host), plus event flags.  Returns the event as clmsync does, or NULL. */
+STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
+                             int flags);
 
 /* The cl_mem holding device devnum's copy of ptr's allocation (created if
  * needed; a sub-buffer for an interior pointer).  Owned by libstdcl. */
@@ -293,6 +431,11 @@ typedef struct {
       { STDCL_SZ(g0), STDCL_SZ(g1), STDCL_SZ(g2), 1 }, \
       { STDCL_SZ(l0), STDCL_SZ(l1), STDCL_SZ(l2), 1 } }
 
+#define clndrange_init4d(o0, g0, l0, o1, g1, l1, o2, g2, l2, o3, g3, l3) \
+    { 4, { STDCL_SZ(o0), STDCL_SZ(o1), STDCL_SZ(o2), STDCL_SZ(o3) }, \
+      { STDCL_SZ(g0), STDCL_SZ(g1), STDCL_SZ(g2), STDCL_SZ(g3) }, \
+      { STDCL_SZ(l0), STDCL_SZ(l1), STDCL_SZ(l2), STDCL_SZ(l3) } }
+
 /* Assignments: clndrange_set1d(ndr, 0, n, 64); (ndr is a clndrange_t) */
 #define clndrange_set1d(ndr, o0, g0, l0) \
     stdcl_ndrange_set(&(ndr), 1, (o0), (g0), (l0), 0, 1, 1, 0, 1, 1)
@@ -301,6 +444,13 @@ typedef struct {
 #define clndrange_set3d(ndr, o0, g0, l0, o1, g1, l1, o2, g2, l2) \
     stdcl_ndrange_set(&(ndr), 3, (o0), (g0), (l0), (o1), (g1), (l1), (o2), \
                       (g2), (l2))
+#define clndrange_set4d(ndr, o0, g0, l0, o1, g1, l1, o2, g2, l2, o3, g3, l3) \
+    stdcl_ndrange_set4(&(ndr), (o0), (g0), (l0), (o1), (g1), (l1), (o2), \
+                       (g2), (l2), (o3), (g3), (l3))
+STDCL_API void stdcl_ndrange_set4(clndrange_t* ndr, size_t o0, size_t g0,
+                                  size_t l0, size_t o1, size_t g1, size_t l1,
+                                  size_t o2, size_t g2, size_t l2, size_t o3,
+                                  size_t g3, size_t l3);
 STDCL_API void stdcl_ndrange_set(clndrange_t* ndr, size_t dim, size_t o0,
                                  size_t g0, size_t l0, size_t o1, size_t g1,
                                  size_t l1, size_t o2, size_t g2, size_t l2);
@@ -352,9 +502,22 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags);
 /* Blocks until device devnum's tracked events of the selected kinds
  * (CL_KERNEL_EVENT, CL_MEM_EVENT, CL_ALL_EVENT; 0 means all) complete, and
  * releases them; with CL_EVENT_NORELEASE they stay tracked (valid) until a
- * later clwait without it.  Returns 0 or a negative code (an event that
+ * later wait without it.  Returns 0 or a negative code (an event that
  * failed). */
-STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags);
+STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags);
+
+/* stdcl_wait with STDCL 1.6's return type: the last of the events it joined
+ * (a kernel's when CL_KERNEL_EVENT was selected and one was pending, else
+ * the last transfer's), or a completed event when none was pending; owned by
+ * the library (do not release it), valid until the next clwait on the same
+ * device.  NULL on failure (clerror() says why). */
+STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags);
+
+/* Blocks until ev completes and releases it unless CL_EVENT_NORELEASE (for
+ * an event handed over with CL_EVENT_NORELEASE).  Returns ev, or NULL when
+ * ev is NULL or failed.  devnum must be a device of cp. */
+STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev,
+                            int flags);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -489,5 +652,25 @@ inline cl_event clforka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
 #define clforka(...) STDCL_CAT(STDCL_FA_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
 
 #endif /* __cplusplus */
+
+/* clexec(cp, devnum, &ndr, kernel_name, args...): clforka of the kernel
+ * named kernel_name (an identifier, found with clsym(cp, NULL, ...): open or
+ * embedded programs) with CL_EVENT_NOWAIT; clexecb blocks (CL_EVENT_WAIT).
+ * They give clforka's event; an unknown kernel gives NULL (clerror(): the
+ * kernel is NULL; clsym says why it is not found). */
+#define clexec(cp, devnum, ndrp, ksym, ...) \
+    clforka((cp), (devnum), clsym((cp), 0, #ksym, CLLD_NOW), (ndrp), \
+            CL_EVENT_NOWAIT, __VA_ARGS__)
+#define clexecb(cp, devnum, ndrp, ksym, ...) \
+    clforka((cp), (devnum), clsym((cp), 0, #ksym, CLLD_NOW), (ndrp), \
+            CL_EVENT_WAIT, __VA_ARGS__)
+
+/* The components of a cl_float4 lvalue, as STDCL 1.6 spelled them. */
+#define cl_float4_x(f) (((cl_float*)&(f))[0])
+#define cl_float4_y(f) (((cl_float*)&(f))[1])
+#define cl_float4_z(f) (((cl_float*)&(f))[2])
+#define cl_float4_w(f) (((cl_float*)&(f))[3])
+
+#endif /* host side */
 
 #endif /* STDCL_H */

@@ -1,6 +1,7 @@
 // context.cpp: platform discovery, the default contexts (stddev, stdcpu, stdgpu, stdacc)
 // created at load time and released at exit, the environment that steers them, and
 // clcontext_create/destroy with the raw-object accessors.
+#include "internal/compat.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/lease.hpp"
@@ -231,15 +232,20 @@ const char* type_word(cl_device_type t)
 
 // Builds a context over the given devices; throws on failure.
 CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std::vector<cl_device_id> ids,
-                        const std::string& why)
+                        const std::string& why, const cl_context_properties* extra = nullptr)
 {
     std::unique_ptr<CLCONTEXT> cp(new CLCONTEXT);
     cp->label = label;
     cp->platform = plat.id;
     cp->platform_name = plat.name;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat.id, 0};
+    std::vector<cl_context_properties> props = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat.id};
+    for (size_t i = 0; extra && extra[i]; i += 2) {
+        props.push_back(extra[i]);
+        props.push_back(extra[i + 1]);
+    }
+    props.push_back(0);
     cl_int err = CL_SUCCESS;
-    cp->ctx = clCreateContext(props, cl_uint(ids.size()), ids.data(), nullptr, nullptr, &err);
+    cp->ctx = clCreateContext(props.data(), cl_uint(ids.size()), ids.data(), nullptr, nullptr, &err);
     check_cl(err, "clCreateContext");
     const char* prof = std::getenv("COPRTHR_OPENCL_PROFILING_ENABLE");
     cl_command_queue_properties qprops = (prof && *prof && strcmp(prof, "0") != 0) ? CL_QUEUE_PROFILING_ENABLE : 0;
@@ -367,7 +373,7 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
 {
     std::string var = std::string("STD") + X;
     std::string notes;
-    const char* en = std::getenv(var.c_str());
+    const char* en = env_setting(var, nullptr);  // STDX, or its bare clause in STDX="1:max_ndev=2"
     if (en) {
         if (strcmp(en, "0") == 0) {
             trace(Trace::ctx, "%s: disabled by %s=0", label, var.c_str());
@@ -380,7 +386,7 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
     }
     std::string pvar = var + "_PLATFORM_NAME";
     std::vector<std::string> prefer;
-    const char* pn = std::getenv(pvar.c_str());
+    const char* pn = env_setting(var, "platform_name");
     if (pn) prefer = split_list(pn, ',');
     Choice c = choose(plats, type, prefer, pvar.c_str(), pn ? pn : "", type == CL_DEVICE_TYPE_ALL);
     if (!c.plat) {
@@ -390,7 +396,7 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
     notes += c.why;
     std::string mvar = var + "_MAX_NDEV";
     unsigned cap = unsigned(c.devs.size());
-    if (const char* mv = std::getenv(mvar.c_str())) {
+    if (const char* mv = env_setting(var, "max_ndev")) {
         unsigned n = 0;
         if (!parse_count(mv, &n)) {
             warn_once(mvar.c_str(), "%s='%s' is not a positive integer; ignored", mvar.c_str(), mv);
@@ -442,6 +448,7 @@ void destroy_context(CLCONTEXT* cp)
         ev.mem.clear();
     }
     context_release_programs(cp);
+    compat_forget_context(cp);
     memory_forget_context(cp);
     for (auto& d : cp->devs) clReleaseCommandQueue(d.queue);
     clReleaseContext(cp->ctx);
@@ -569,12 +576,16 @@ STDCL_API const char* stdcl_context_why(CLCONTEXT* cp)
     return guarded<const char*>(nullptr, [&] { return context_check(cp)->why.c_str(); });
 }
 
-STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type devtype, unsigned int max_ndev,
-                                      int flags)
+STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type devtype, size_t max_ndev,
+                                      cl_context_properties* ctxprop_ext, int flags)
 {
     return guarded<CLCONTEXT*>(nullptr, [&]() -> CLCONTEXT* {
         if (flags != 0) fail(STDCL_EINVAL, "clcontext_create: flags must be 0 (got %d)", flags);
         if (devtype == 0) fail(STDCL_EINVAL, "clcontext_create: devtype is 0");
+        for (size_t i = 0; ctxprop_ext && ctxprop_ext[i]; i += 2)
+            if (ctxprop_ext[i] == CL_CONTEXT_PLATFORM)
+                fail(STDCL_EINVAL, "clcontext_create: ctxprop_ext holds CL_CONTEXT_PLATFORM (the platform is chosen "
+                                   "from platform_names)");
         auto plats = list_platforms();
         std::vector<std::string> prefer;
         if (platform_names) prefer = split_list(platform_names, ',');
@@ -590,7 +601,7 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
         if (!c.plat) c = choose(plats, devtype, {}, "platform_names", "", devtype == CL_DEVICE_TYPE_ALL);
         if (!c.plat) fail(STDCL_ENOENT, "clcontext_create: no platform has devices of the requested type");
         if (max_ndev && c.devs.size() > max_ndev) c.devs.resize(max_ndev);
-        return make_context("user context", *c.plat, c.devs, c.why);
+        return make_context("user context", *c.plat, c.devs, c.why, ctxprop_ext);
     });
 }
 

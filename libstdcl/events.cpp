@@ -98,7 +98,7 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
     });
 }
 
-STDCL_API int clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
+STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
     return guarded_int([&] {
         Device& d = context_device(cp, devnum);

@@ -12,6 +12,7 @@
 // race for device 0, and without STDX_MAX_NDEV each takes its share n / (local ranks).
 // A rank that finds nothing free gets a NULL context and a warning saying so, never a
 // device shared in silence.
+#include "internal/compat.hpp"
 #include "internal/lease.hpp"
 
 #include "internal/core.hpp"
@@ -137,7 +138,7 @@ bool lease_devices(const std::string& var, const char* label, const std::string&
                    std::vector<cl_device_id>& devs, unsigned cap, std::string& notes)
 {
     std::string lvar = var + "_LOCK";
-    const char* key = std::getenv(lvar.c_str());
+    const char* key = env_setting(var, "lock");  // STDX_LOCK, or lock= in STDX
     if (key && !valid_lock_key(key)) {
         warn_once(lvar.c_str(), "%s='%s' is not a valid key (1 to 64 letters, digits, '_', '-', '.'); ignored",
                   lvar.c_str(), key);

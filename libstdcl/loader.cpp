@@ -1,5 +1,6 @@
 // loader.cpp: clopen, clsopen, clbuild, clsym, clclose: programs loaded like shared
 // objects, reference counted per context, with the standard build options.
+#include "internal/compat.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/embedded.hpp"
@@ -17,7 +18,7 @@ namespace stdcl {
 
 namespace {
 
-constexpr int kLoadFlags = CLLD_NOW | CLLD_LAZY | CLLD_NOBUILD;
+constexpr int kLoadFlags = CLLD_NOW | CLLD_LAZY | CLLD_NOBUILD | CLLD_GLOBAL;
 
 std::string cwd()
 {
@@ -128,6 +129,8 @@ void build(Program& p)
     std::vector<std::string> incs;
     if (!p.dir.empty()) incs.push_back(p.dir);
     if (p.dir != cwd()) incs.push_back(cwd());
+    // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
+    if (!kernel_include_dir().empty()) incs.push_back(kernel_include_dir());
     std::string env = std::getenv("STDCL_BUILD_OPTIONS") ? std::getenv("STDCL_BUILD_OPTIONS") : "";
     std::vector<std::vector<cl_program>> built;
     auto release_all = [&] {
@@ -146,7 +149,7 @@ void build(Program& p)
             req.source = p.sources[u];
             req.include_dirs = incs;
             req.origin = u < p.origins.size() ? p.origins[u] : std::string();
-            std::string opt = "-D __STDCL__";
+            std::string opt = "-D __STDCL__ -D __stdcl_kernel__";
             if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
             if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
             for (const auto& inc : incs) opt += " -I " + quote_dir(inc);

@@ -242,7 +242,7 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     int access = flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO);
     if (access & (access - 1)) fail(STDCL_EINVAL, "%s: CL_MEM_RW, CL_MEM_RO and CL_MEM_WO exclude each other", call);
     if (flags & CL_MEM_DETACHED) {
-        if (cp) fail(STDCL_EINVAL, "%s: CL_MEM_DETACHED needs a context argument of 0", call);
+        cp = nullptr;  // STDCL 1.6 ignores the context of detached memory
     } else {
         context_check(cp);
         check_size_fits(cp, size, call);
@@ -298,8 +298,11 @@ int check_sync_flags(int flags, const char* call)
     int dir = flags & (CL_MEM_HOST | CL_MEM_DEVICE);
     if (dir != CL_MEM_HOST && dir != CL_MEM_DEVICE)
         fail(STDCL_EINVAL, "%s: flags must hold exactly one of CL_MEM_HOST and CL_MEM_DEVICE", call);
-    if (flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE))
-        fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE)));
+    // CL_MEM_NOFORCE (STDCL 1.6: skip a transfer known to be unneeded) is accepted; the
+    // transfer is always made, as no record says which copy is current.
+    if (flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE | CL_MEM_NOFORCE))
+        fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call,
+             unsigned(flags & ~(kEventFlags | CL_MEM_HOST | CL_MEM_DEVICE | CL_MEM_NOFORCE)));
     event_flags_check(flags);
     return dir;
 }
@@ -426,10 +429,9 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
         case CL_MCTL_GET_STATUS: return a->flags;
         case CL_MCTL_MARK_CLEAN: return 0;
         case CL_MCTL_SET_IMAGE2D: {
+            // STDCL 1.6's three values: width, height, format (any allocation becomes an image).
             size_t w = va_arg(ap, size_t), h = va_arg(ap, size_t);
-            (void)va_arg(ap, size_t);
             const cl_image_format* fmt = va_arg(ap, const cl_image_format*);
-            if (!(a->flags & CL_MEM_IMAGE2D)) fail(STDCL_EINVAL, "clmctl: CL_MCTL_SET_IMAGE2D needs a CL_MEM_IMAGE2D allocation");
             cl_image_format f = fmt ? *fmt : cl_image_format{CL_RGBA, CL_FLOAT};
             if (w == 0 || h == 0 || w * h * pixel_size(f) > a->size)
                 fail(STDCL_EINVAL, "clmctl: a %zux%zu image of %zu-byte pixels does not fit in %zu bytes", w, h,
@@ -438,6 +440,7 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
             a->release_device_objects();
             std::lock_guard<std::mutex> lock(a->mu);
             a->is_image = true;
+            a->flags |= CL_MEM_IMAGE2D;
             a->img_w = w;
             a->img_h = h;
             a->img_fmt = f;

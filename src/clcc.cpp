@@ -24,7 +24,9 @@
 // #include "x" and #include <x> are replaced by the file's text (with #line
 // lines so compiler messages name the right file and line), transitively;
 // a file with #pragma once is inlined once.  An include that cannot be found
-// is left in place with a warning.  Uses no OpenCL and no libstdcl.
+// is left in place with a warning; #include <stdcl.h> is always left in place
+// (libstdcl's builds pass -I its installed include folder and -D
+// __stdcl_kernel__).  Uses no OpenCL and no libstdcl.
 //
 // Linking: an object in a static archive (.a) is only linked when something
 // else pulls it in; link clcc objects directly (or use --whole-archive).  A
@@ -262,8 +264,12 @@ private:
                     close = rest.find(delim == '"' ? '"' : '>', p + 1);
                 if (close != std::string::npos) {
                     std::string name = rest.substr(p + 1, close - p - 1);
-                    std::string found = resolve(path, delim, name);
-                    if (found.empty()) {
+                    // <stdcl.h> stays: libstdcl builds every program with -I its own
+                    // installed include folder and -D __stdcl_kernel__.
+                    std::string found = delim == '<' && name == "stdcl.h" ? "" : resolve(path, delim, name);
+                    if (delim == '<' && name == "stdcl.h") {
+                        // left in place, as the #include line below keeps it
+                    } else if (found.empty()) {
                         std::fprintf(stderr,
                                      "%s: warning: %s:%d: cannot find '%s'; the #include is "
                                      "left in place (it must resolve at run time)\n",

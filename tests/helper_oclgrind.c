@@ -64,7 +64,7 @@ int main(int argc, char** argv)
         if (!clmsync(stdgpu, d, c, CL_MEM_HOST | CL_EVENT_NOWAIT) ||
             !clmsync(stdgpu, d, out, CL_MEM_HOST | CL_EVENT_NOWAIT))
             return failed("clmsync to the host");
-        if (clwait(stdgpu, d, CL_ALL_EVENT) != 0) return failed("clwait");
+        if (stdcl_wait(stdgpu, d, CL_ALL_EVENT) != 0) return failed("clwait");
         for (int i = 0; i < N; i++)
             if (c[i] != 1.5f * (float)i + (float)d) {
                 printf("FAILED: device %u: c[%d] = %f\n", d, i, c[i]);

@@ -56,7 +56,7 @@ int main(void)
         if (!a) return 1;
         clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
         if (!clforka(stdcpu, d, k, &ndr, CL_EVENT_NOWAIT, a, N, 8)) return 1;
-        line("kernel-past-end-clwait", d, clwait(stdcpu, d, CL_ALL_EVENT));
+        line("kernel-past-end-clwait", d, stdcl_wait(stdcpu, d, CL_ALL_EVENT));
         line("clfree-after-clwait", d, clfree(a));
 
         /* Host code past the end and before the start: found by clfree. */
@@ -76,7 +76,7 @@ int main(void)
         clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
         int ok = clforka(stdcpu, d, k, &ndr, CL_EVENT_WAIT, a, N, 0) != NULL;
         ok = ok && clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
-        ok = ok && clwait(stdcpu, d, CL_ALL_EVENT) == 0;
+        ok = ok && stdcl_wait(stdcpu, d, CL_ALL_EVENT) == 0;
         line("clean", d, ok ? clfree(a) : -1);
     }
     clclose(stdcpu, h);

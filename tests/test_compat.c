@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include <stdcl.h>
 
@@ -197,6 +198,433 @@ static void test_compat_nbody_tutorial_matches_double_precision(void** state)
     tu_proc_free(&r);
 }
 
+/* ------------------------------------------------------------------------ */
+/* COPRTHR's own programs (tests/compat/coprthr/, verbatim), built unchanged */
+/* with their kernels embedded by clcc as COPRTHR's Makefiles do, run from   */
+/* their build folder (where the kernel files they clopen are).              */
+/* ------------------------------------------------------------------------ */
+
+/* Runs build/tests/compat/coprthr/<dir>/<prog>; fills r, checks exit 0. */
+static void run_coprthr(tu_proc* r, const char* dir, const char* prog)
+{
+    char path[600], cwd[600];
+    snprintf(path, sizeof path, "compat/coprthr/%s/%s", dir, prog);
+    snprintf(cwd, sizeof cwd, "%s", tu_helper(path));
+    *strrchr(cwd, '/') = '\0';
+    const char* env[] = {"STDCL_KERNEL_PATH", NULL};
+    tu_spawn(r, tu_helper(path), NULL, env, cwd, 120);
+    if (r->status != 0) tu_proc_dump(r, prog);
+    assert_int_equal(r->status, 0);
+}
+
+/* |got - want| within float rounding of a sum of products. */
+static int close_to(double got, double want)
+{
+    return fabs(got - want) <= 1e-4 * fabs(want) + 1e-3;
+}
+
+/* Reads the next whitespace-separated number; fails the test at the end. */
+static double next_num(const char** p, const tu_proc* r, const char* what)
+{
+    double v;
+    int used = 0;
+    if (sscanf(*p, "%lf%n", &v, &used) != 1) {
+        print_error("%s: output ends early or is malformed\n", what);
+        tu_proc_dump(r, what);
+        fail();
+    }
+    *p += used;
+    return v;
+}
+
+static void assert_output_ends(const char* p)
+{
+    double extra;
+    assert_int_equal(sscanf(p, "%lf", &extra), EOF);
+}
+
+/* clopen_example1..3: "i a b c" with c = coef a b. */
+static void check_outerprod(const char* prog, double coef)
+{
+    tu_proc r;
+    run_coprthr(&r, "clopen_example", prog);
+    const char* p = r.out;
+    for (int i = 0; i < 1024; i++) {
+        double k = next_num(&p, &r, prog), a = next_num(&p, &r, prog), b = next_num(&p, &r, prog),
+               c = next_num(&p, &r, prog);
+        if (k != i || !close_to(a, 1.1f * i) || !close_to(b, 2.2f * i) || !close_to(c, coef * (1.1f * i) * (2.2f * i))) {
+            print_error("%s line %d: %g %g %g %g\n", prog, i, k, a, b, c);
+            fail();
+        }
+    }
+    assert_output_ends(p);
+    assert_not_contains(r.err, "error");
+    tu_proc_free(&r);
+}
+
+static void test_coprthr_clopen_example1_runs_a_kernel_file(void** state)
+{
+    (void)state;
+    check_outerprod("clopen_example1", 1);
+}
+
+static void test_coprthr_clopen_example2_builds_with_clbuild_options(void** state)
+{
+    (void)state;
+    check_outerprod("clopen_example2", 2); /* clbuild(..., "-D COEF=2") */
+}
+
+static void test_coprthr_clopen_example3_runs_embedded_kernels(void** state)
+{
+    (void)state;
+    check_outerprod("clopen_example3", 3);
+}
+
+/* sum_j (1.1f i j)(2.2f j) w(i, j), in double. */
+static double matvec_row(int n, int i, int special)
+{
+    double t = 0;
+    for (int j = 0; j < n; j++) {
+        double w = special ? 0.125f * (float)((j % 24) - (i % 24)) : 1.0;
+        t += w * (double)(1.1f * i * j) * (double)(2.2f * j);
+    }
+    return t;
+}
+
+/* "[i] b c" lines, n of them, with c = the matrix-vector product's row. */
+static void check_matvec(const tu_proc* r, const char** p, int n, int with_index, int special, const char* prog)
+{
+    for (int i = 0; i < n; i++) {
+        if (with_index && next_num(p, r, prog) != i) fail_msg("%s: line %d has the wrong index", prog, i);
+        double b = next_num(p, r, prog), c = next_num(p, r, prog);
+        double want = matvec_row(n, i, special);
+        if (!close_to(b, 2.2f * i) || !close_to(c, want)) {
+            print_error("%s line %d of %d: b %g c %g, want %g %g\n", prog, i, n, b, c, (double)(2.2f * i), want);
+            fail();
+        }
+    }
+}
+
+static void test_coprthr_hello_stdcl_multiplies_matrix_and_vector(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_coprthr(&r, "hello_stdcl", "hello_stdcl");
+    const char* p = r.out;
+    check_matvec(&r, &p, 16, 1, 0, "hello_stdcl");
+    assert_output_ends(p);
+    assert_not_contains(r.err, "error");
+    tu_proc_free(&r);
+}
+
+static void test_coprthr_image2d_example_reads_the_image_table(void** state)
+{
+    (void)state;
+    cl_bool img = CL_FALSE;
+    clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, NULL);
+    if (!img) skip();
+    tu_proc r;
+    run_coprthr(&r, "image2d_example", "image2d_example");
+    const char* p = r.out;
+    check_matvec(&r, &p, 1024, 1, 1, "image2d_example");
+    assert_output_ends(p);
+    tu_proc_free(&r);
+}
+
+static void test_coprthr_clvector_example_grows_and_reattaches(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_coprthr(&r, "clvector_example", "clvector_example");
+    const char* p = r.out;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? 10240 : 1024;
+        for (int i = 0; i < n; i++) {
+            double a = next_num(&p, &r, "clvector_example"), b = next_num(&p, &r, "clvector_example"),
+                   c = next_num(&p, &r, "clvector_example");
+            double wa = i < 1024 ? 1.1f * i : 6.6f * i, wb = i < 1024 ? 2.2f * i : 7.7f * i;
+            if (!close_to(a, (float)wa) || !close_to(b, (float)wb) || !close_to(c, (double)(float)wa * (float)wb)) {
+                print_error("clvector_example pass %d line %d: %g %g %g\n", pass, i, a, b, c);
+                fail();
+            }
+        }
+    }
+    assert_output_ends(p);
+    tu_proc_free(&r);
+}
+
+static void test_coprthr_clmulti_array_example_resizes(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_coprthr(&r, "clmulti_array_example", "clmulti_array_example");
+    const char* p = r.out;
+    check_matvec(&r, &p, 1024, 0, 0, "clmulti_array_example");
+    check_matvec(&r, &p, 3072, 0, 0, "clmulti_array_example");
+    assert_output_ends(p);
+    tu_proc_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The STDCL 1.6 calls and forms (clwait's event, clstat, clload, ...)       */
+/* ------------------------------------------------------------------------ */
+
+static const char* k_inc =
+    "#include <stdcl.h>\n"
+    "#ifndef __stdcl_kernel__\n#error no __stdcl_kernel__\n#endif\n"
+    "__kernel void inc(__global int* a) { int i = get_global_id(0); int2 v = __builtin_vector_int2(1, 2);"
+    " a[i] += v.y - v.x; }\n";
+
+static void test_compat_kernel_includes_stdcl_h(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, k_inc, CLLD_NOW);
+    if (!h) print_error("clsopen: %s\n", clerror());
+    assert_non_null(h);
+    cl_kernel k = clsym(stdcpu, h, "inc", 0);
+    assert_non_null(k);
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    for (int i = 0; i < 64; i++) a[i] = i;
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    clmsync(stdcpu, 1, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
+    /* clexecb: launch by kernel name */
+    assert_non_null(clexecb(stdcpu, 1, &ndr, inc, a));
+    clmsync(stdcpu, 1, a, CL_MEM_HOST | CL_EVENT_WAIT);
+    for (int i = 0; i < 64; i++) assert_int_equal(a[i], i + 1);
+    clerror();
+    assert_null(clexecb(stdcpu, 1, &ndr, no_such_kernel, a));
+    assert_contains(clerror(), "the kernel is NULL");
+    clfree(a);
+    clclose(stdcpu, h);
+}
+
+static void test_clwait_returns_the_last_event(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, k_inc, CLLD_NOW);
+    cl_kernel k = clsym(stdcpu, h, "inc", 0);
+    int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    memset(a, 0, 64 * sizeof(int));
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    cl_event ek = clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a);
+    assert_non_null(ek);
+    cl_event got = clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_EVENT_NORELEASE);
+    assert_ptr_equal(got, ek); /* the kernel's event, complete */
+    cl_int st = -1;
+    clGetEventInfo(got, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    assert_int_equal(st, CL_COMPLETE);
+    clReleaseEvent(ek);
+    /* Nothing pending: a completed event, not NULL. */
+    got = clwait(stdcpu, 1, CL_ALL_EVENT);
+    assert_non_null(got);
+    clGetEventInfo(got, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    assert_int_equal(st, CL_COMPLETE);
+    /* Failure: NULL with the reason. */
+    clerror();
+    assert_null(clwait(stdcpu, 7, CL_ALL_EVENT));
+    assert_contains(clerror(), "out of range");
+    /* clwaitev: one handed-over event. */
+    cl_event e = clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a);
+    assert_ptr_equal(clwaitev(stdcpu, 0, e, 0), e); /* waited and released */
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    clerror();
+    assert_null(clwaitev(stdcpu, 0, NULL, 0));
+    assert_contains(clerror(), "clwaitev: the event is NULL");
+    for (int i = 0; i < 64; i++) assert_int_equal(a[i], 2);
+    clfree(a);
+    clclose(stdcpu, h);
+}
+
+static void test_clstat_counts_programs_and_kernels(void** state)
+{
+    (void)state;
+    struct clstat_info before, after;
+    assert_int_equal(clstat(stdcpu, &before), 0);
+    assert_int_equal(before.ndev, 2);
+    void* h = clsopen(stdcpu, "__kernel void z1(__global int* a) { a[0] = 1; }\n", CLLD_NOW);
+    assert_non_null(clsym(stdcpu, h, "z1", 0));
+    assert_int_equal(clstat(stdcpu, &after), 0);
+    assert_int_equal(after.nprg, before.nprg + 1);
+    assert_int_equal(after.nkrn, before.nkrn + 1);
+    clclose(stdcpu, h);
+    clerror();
+    assert_int_equal(clstat(stdcpu, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "clstat: info is NULL");
+}
+
+static void test_clgetdevinfo_describes_each_device(void** state)
+{
+    (void)state;
+    struct cldev_info info[2];
+    assert_int_equal(clgetdevinfo(stdcpu, info), 0);
+    char name[256] = "";
+    clGetDeviceInfo(stdcl_device(stdcpu, 1), CL_DEVICE_NAME, sizeof name, name, NULL);
+    assert_string_equal(info[1].dev_name, name);
+    assert_true(info[0].dev_type & CL_DEVICE_TYPE_CPU);
+    assert_true(info[0].dev_max_core > 0 && info[0].dev_global_mem_sz > 0);
+    char* buf = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&buf, &len);
+    clfreport_devinfo(f, 2, info);
+    fclose(f);
+    assert_contains(buf, "device 1: ");
+    assert_contains(buf, name);
+    free(buf);
+    clerror();
+    assert_int_equal(clgetdevinfo(stdcpu, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "clgetdevinfo: info is NULL");
+}
+
+static void test_clmemptr_finds_the_allocation(void** state)
+{
+    (void)state;
+    char* p = (char*)clmalloc(stdcpu, 4096, 0);
+    assert_ptr_equal(clmemptr(stdcpu, p + 100), p);
+    assert_ptr_equal(clmemptr(stdcpu, p), p);
+    int x;
+    clerror();
+    assert_null(clmemptr(stdcpu, &x));
+    assert_contains(clerror(), "is not inside memory returned by clmalloc");
+    clfree(p);
+}
+
+static void test_clload_and_clloadb_open_programs(void** state)
+{
+    (void)state;
+    char src[] = "__kernel void seven(__global int* a) { a[get_global_id(0)] = 7; }\nGARBAGE";
+    void* h = clload(stdcpu, src, strlen(src) - strlen("GARBAGE"), CLLD_NOW); /* len bounds the text */
+    if (!h) print_error("clload: %s\n", clerror());
+    assert_non_null(h);
+    assert_non_null(clsym(stdcpu, h, "seven", 0));
+    clclose(stdcpu, h);
+    clerror();
+    assert_null(clload(stdcpu, src, 0, 0));
+    assert_contains(clerror(), "clload: the length is 0");
+
+    /* Binaries made with plain OpenCL, one per device. */
+    cl_int err = CL_SUCCESS;
+    const char* text = src;
+    size_t tl = strlen(src) - strlen("GARBAGE");
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &text, &tl, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_device_id devs[2] = {stdcl_device(stdcpu, 0), stdcl_device(stdcpu, 1)};
+    assert_int_equal(clBuildProgram(prog, 2, devs, "", NULL, NULL), CL_SUCCESS);
+    size_t sizes[2];
+    assert_int_equal(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof sizes, sizes, NULL), CL_SUCCESS);
+    char* bins[2] = {(char*)malloc(sizes[0]), (char*)malloc(sizes[1])};
+    assert_int_equal(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL), CL_SUCCESS);
+    clReleaseProgram(prog);
+    void* hb = clloadb(stdcpu, 2, bins, sizes, CLLD_NOW);
+    if (!hb) print_error("clloadb: %s\n", clerror());
+    assert_non_null(hb);
+    cl_kernel k = clsym(stdcpu, hb, "seven", 0);
+    assert_non_null(k);
+    int* a = (int*)clmalloc(stdcpu, 16 * sizeof(int), 0);
+    clndrange_t ndr = clndrange_init1d(0, 16, 0);
+    assert_non_null(clforka(stdcpu, 1, k, &ndr, CL_EVENT_WAIT, a));
+    clmsync(stdcpu, 1, a, CL_MEM_HOST | CL_EVENT_WAIT);
+    for (int i = 0; i < 16; i++) assert_int_equal(a[i], 7);
+    clfree(a);
+    assert_int_equal(clclose(stdcpu, hb), 0);
+    clerror();
+    assert_null(clloadb(stdcpu, 1, bins, sizes, 0));
+    assert_contains(clerror(), "1 binaries for the 2 device(s)");
+    free(bins[0]);
+    free(bins[1]);
+}
+
+static void test_clglmalloc_without_gl_sharing_says_so(void** state)
+{
+    (void)state;
+    clerror();
+    assert_null(clglmalloc(stdcpu, 1, 0, 0, CL_MEM_GLBUF));
+    assert_contains(clerror(), "has no GL sharing");
+    assert_null(clglmalloc(stdcpu, 1, 0, 0, CL_MEM_GLBUF | CL_MEM_GLRBUF));
+    assert_contains(clerror(), "exactly one of CL_MEM_GLBUF");
+    int x;
+    assert_null(clglmsync(stdcpu, 0, &x, CL_MEM_GLBUF));
+    assert_contains(clerror(), "was not returned by clglmalloc");
+}
+
+static void test_compat_ndrange_4d_and_float4_names(void** state)
+{
+    (void)state;
+    clndrange_t a = clndrange_init4d(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    clndrange_t b;
+    clndrange_set4d(b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(a.dim, 4);
+    assert_int_equal(a.gtsz[3], 11);
+    cl_float4 f;
+    cl_float4_x(f) = 1, cl_float4_y(f) = 2, cl_float4_z(f) = 3, cl_float4_w(f) = 4;
+    assert_true(f.s[0] == 1 && f.s[1] == 2 && f.s[2] == 3 && f.s[3] == 4);
+}
+
+static void test_clcontext_create_takes_extra_properties(void** state)
+{
+    (void)state;
+    cl_context_properties none[] = {0};
+    CLCONTEXT* cp = clcontext_create("pocl", CL_DEVICE_TYPE_CPU, 1, none, 0);
+    if (!cp) print_error("clcontext_create: %s\n", clerror());
+    assert_non_null(cp);
+    assert_int_equal(clgetndev(cp), 1);
+    assert_int_equal(clcontext_destroy(cp), 0);
+    cl_context_properties bad[] = {CL_CONTEXT_PLATFORM, 0, 0};
+    clerror();
+    assert_null(clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, bad, 0));
+    assert_contains(clerror(), "ctxprop_ext holds CL_CONTEXT_PLATFORM");
+}
+
+static void test_compat_old_environment_clauses(void** state)
+{
+    (void)state;
+    tu_proc r;
+    const char* env[] = {"STDCPU=1:max_ndev=1:platform_name=pocl", "STDCPU_MAX_NDEV", NULL};
+    tu_spawn(&r, tu_helper("helper_env"), NULL, env, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "stdcpu=1 ");
+    assert_contains(r.out, "STDCPU_PLATFORM_NAME matched 'pocl'");
+    tu_proc_free(&r);
+    const char* env0[] = {"STDCPU=0:max_ndev=1", NULL};
+    tu_spawn(&r, tu_helper("helper_env"), NULL, env0, NULL, 120);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "stdcpu=0 ");
+    tu_proc_free(&r);
+}
+
+/* The C++ programs: clvector/clmulti_array growth and stdcl.hpp. */
+static void test_compat_cxx_containers_stay_bound(void** state)
+{
+    (void)state;
+    tu_proc r;
+    const char* env[] = {"STDCL_KERNEL_PATH", NULL};
+    tu_spawn(&r, tu_helper("compat/cxx/cxx_containers"), NULL, env, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "cxx_containers");
+    assert_int_equal(r.status, 0);
+    assert_not_contains(r.out, "FAILED");
+    assert_contains(r.out, "ok clvector grown while attached stays bound to the kernel");
+    assert_contains(r.out, "ok clmulti_array resized while attached stays bound to the kernel");
+    assert_contains(r.out, "ok stdcl.hpp program without exceptions is empty");
+    tu_proc_free(&r);
+}
+
+static void test_compat_stdcl_hpp_example_runs(void** state)
+{
+    (void)state;
+    char path[600], cwd[600];
+    snprintf(path, sizeof path, "%s/../examples/stdcl_hpp/stdcl_hpp", tu_bindir());
+    snprintf(cwd, sizeof cwd, "%s/../examples/stdcl_hpp", tu_bindir());
+    tu_proc r;
+    const char* env[] = {"STDCL_KERNEL_PATH", NULL};
+    tu_spawn(&r, path, NULL, env, cwd, 120);
+    if (r.status != 0) tu_proc_dump(&r, "stdcl_hpp");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "device 0: ok\ndevice 1: ok\n");
+    assert_contains(r.out, "caught: clsym: no kernel 'no_such_kernel'");
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -205,6 +633,25 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_compat_example2_adds_vectors_on_two_devices),
         cmocka_unit_test(test_compat_example2_needs_the_second_device),
         cmocka_unit_test(test_compat_nbody_tutorial_matches_double_precision),
+        cmocka_unit_test(test_coprthr_hello_stdcl_multiplies_matrix_and_vector),
+        cmocka_unit_test(test_coprthr_clopen_example1_runs_a_kernel_file),
+        cmocka_unit_test(test_coprthr_clopen_example2_builds_with_clbuild_options),
+        cmocka_unit_test(test_coprthr_clopen_example3_runs_embedded_kernels),
+        cmocka_unit_test(test_coprthr_image2d_example_reads_the_image_table),
+        cmocka_unit_test(test_coprthr_clvector_example_grows_and_reattaches),
+        cmocka_unit_test(test_coprthr_clmulti_array_example_resizes),
+        cmocka_unit_test(test_compat_kernel_includes_stdcl_h),
+        cmocka_unit_test(test_clwait_returns_the_last_event),
+        cmocka_unit_test(test_clstat_counts_programs_and_kernels),
+        cmocka_unit_test(test_clgetdevinfo_describes_each_device),
+        cmocka_unit_test(test_clmemptr_finds_the_allocation),
+        cmocka_unit_test(test_clload_and_clloadb_open_programs),
+        cmocka_unit_test(test_clglmalloc_without_gl_sharing_says_so),
+        cmocka_unit_test(test_compat_ndrange_4d_and_float4_names),
+        cmocka_unit_test(test_clcontext_create_takes_extra_properties),
+        cmocka_unit_test(test_compat_old_environment_clauses),
+        cmocka_unit_test(test_compat_cxx_containers_stay_bound),
+        cmocka_unit_test(test_compat_stdcl_hpp_example_runs),
     };
     return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
 }

@@ -250,7 +250,7 @@ static void test_stdcl_context_why_describes_choice(void** state)
 static void test_clcontext_create_cpu_context_works(void** state)
 {
     (void)state;
-    CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, 0);
+    CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
     if (!cp) print_error("clcontext_create: %s\n", clerror());
     assert_non_null(cp);
     assert_ptr_not_equal(cp, stdcpu);
@@ -264,7 +264,7 @@ static void test_clcontext_create_cpu_context_works(void** state)
 static void test_clcontext_create_max_ndev_caps(void** state)
 {
     (void)state;
-    CLCONTEXT* cp = clcontext_create("pocl", CL_DEVICE_TYPE_ALL, 1, 0);
+    CLCONTEXT* cp = clcontext_create("pocl", CL_DEVICE_TYPE_ALL, 1, NULL, 0);
     if (!cp) print_error("clcontext_create: %s\n", clerror());
     assert_non_null(cp);
     assert_int_equal(clgetndev(cp), 1);
@@ -278,7 +278,7 @@ static void test_clcontext_create_unknown_platform_fails(void** state)
 {
     (void)state;
     clerror();
-    CLCONTEXT* cp = clcontext_create("no-such-platform-xyz", CL_DEVICE_TYPE_ALL, 0, 0);
+    CLCONTEXT* cp = clcontext_create("no-such-platform-xyz", CL_DEVICE_TYPE_ALL, 0, NULL, 0);
     assert_null(cp);
     const char* e = clerror();
     assert_non_null(e);
@@ -291,7 +291,7 @@ static void test_clcontext_create_gpu_fails_without_gpu(void** state)
     (void)state;
     if (most_devices_of_type(CL_DEVICE_TYPE_GPU) > 0) skip();
     clerror();
-    assert_null(clcontext_create(NULL, CL_DEVICE_TYPE_GPU, 0, 0));
+    assert_null(clcontext_create(NULL, CL_DEVICE_TYPE_GPU, 0, NULL, 0));
     assert_non_null(clerror());
 }
 
@@ -299,9 +299,9 @@ static void test_clcontext_create_nonzero_flags_fails(void** state)
 {
     (void)state;
     clerror();
-    assert_null(clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, 1));
+    assert_null(clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 1));
     assert_contains(clerror(), "flags");
-    assert_null(clcontext_create(NULL, 0, 0, 0));
+    assert_null(clcontext_create(NULL, 0, 0, NULL, 0));
     assert_non_null(clerror());
 }
 
@@ -332,7 +332,7 @@ static void test_clcontext_destroy_leaves_allocations_freeable(void** state)
     (void)state;
     /* Memory allocated in a context that is destroyed is detached, not lost:
      * the pointer stays valid host memory and clfree still works. */
-    CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 1, 0);
+    CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 1, NULL, 0);
     assert_non_null(cp);
     int* a = (int*)clmalloc(cp, 64 * sizeof(int), 0);
     assert_non_null(a);

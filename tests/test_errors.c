@@ -377,7 +377,7 @@ static void test_clmsync_wait_and_nowait_fails(void** state)
     drain_errors();
     assert_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT | CL_EVENT_NOWAIT));
     check_message("CL_EVENT_WAIT", "CL_EVENT_NOWAIT");
-    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
     assert_int_equal(clfree(a), 0);
     still_works();
 }
@@ -427,7 +427,7 @@ static void test_clfork_global_size_not_multiple_of_local_fails(void** state)
     check_message("100", "16");
     assert_null(clforka(stdcpu, 1, g_add_one, &ndr, CL_EVENT_NOWAIT, a));
     check_message("multiple", NULL);
-    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
     for (int i = 0; i < 128; i++) assert_int_equal(a[i], 0); /* nothing ran */
     assert_int_equal(clfree(a), 0);
     still_works();

@@ -355,7 +355,7 @@ static void test_clarg_set_global_rebinds_between_launches(void** state)
         assert_int_equal(clarg_set_global(g_axpb, 0, b), 0);
         check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT));
     }
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
     to_host(0, b);
     for (int i = 0; i < 128; i++) {
@@ -399,7 +399,7 @@ static void test_clfork_event_wait_blocks_until_done(void** state)
     check_fork(clforka(stdcpu, 0, g_axpb, &ndr, 0, a, 3, 1));
     check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT | CL_EVENT_RELEASE, a, 3, 1));
     /* Nothing tracked is left for clwait: it returns at once. */
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
     for (int i = 0; i < N; i++) assert_int_equal(a[i], 22);
     assert_int_equal(clfree(a), 0);
@@ -420,8 +420,8 @@ static void test_clfork_nowait_then_clwait(void** state)
     }
     assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_NOWAIT));
     assert_non_null(clmsync(stdcpu, 1, b, CL_MEM_HOST | CL_EVENT_NOWAIT));
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
     for (int i = 0; i < N; i++) {
         assert_int_equal(a[i], 16);
         assert_int_equal(b[i], 81);
@@ -456,7 +456,7 @@ static void test_clfork_norelease_returns_caller_owned_event(void** state)
     ev = clforka(stdcpu, 1, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a, 1, 5);
     check_fork(ev);
     assert_int_equal(clWaitForEvents(1, &ev), CL_SUCCESS);
-    assert_int_equal(clwait(stdcpu, 1, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_KERNEL_EVENT), 0);
     assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
     assert_int_equal(st, CL_COMPLETE);
     assert_int_equal(clReleaseEvent(ev), CL_SUCCESS);
@@ -490,8 +490,8 @@ static void test_clfork_5000_nowait_launches_lose_nothing(void** state)
     to_host(1, c1);
     assert_int_equal(c0[0], LAUNCHES);
     assert_int_equal(c1[0], LAUNCHES / 5);
-    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
     assert_int_equal(clfree(c0), 0);
     assert_int_equal(clfree(c1), 0);
 }
@@ -509,7 +509,7 @@ static void test_clwait_joins_more_than_1024_events(void** state)
             fail();
         }
     assert_non_null(clmsync(stdcpu, 1, c, CL_MEM_HOST | CL_EVENT_NOWAIT));
-    assert_int_equal(clwait(stdcpu, 1, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
     assert_int_equal(c[0], LAUNCHES);
     assert_int_equal(clfree(c), 0);
 }
@@ -523,7 +523,7 @@ static void test_clflush_submits_without_waiting(void** state)
     check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 5, 0));
     assert_int_equal(clflush(stdcpu, 0, 0), 0);
     assert_int_equal(clflush(stdcpu, 1, 0), 0);
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
     for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 5);
     clerror();
@@ -547,9 +547,9 @@ static void test_clwait_norelease_keeps_events_tracked(void** state)
     check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 7, 0));
     /* Waited, but the events stay tracked: a second clwait finds them again and
      * releases them (before, the library's reference was dropped unreleased). */
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_EVENT_NORELEASE), 0);
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT | CL_EVENT_NORELEASE), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
     for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 7);
     assert_int_equal(clfree(a), 0);
@@ -558,10 +558,10 @@ static void test_clwait_norelease_keeps_events_tracked(void** state)
 static void test_clwait_without_events_returns_zero(void** state)
 {
     (void)state;
-    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 1, 0), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, 0), 0);
     clerror();
-    assert_true(clwait(stdcpu, 2, CL_ALL_EVENT) < 0);
+    assert_true(stdcl_wait(stdcpu, 2, CL_ALL_EVENT) < 0);
     assert_non_null(clerror());
 }
 

@@ -201,9 +201,9 @@ static void test_clmctl_reserved_operations(void** state)
     assert_non_null(clerror());
     assert_true(clmctl(p, 9999) < 0);
     assert_non_null(clerror());
-    /* CL_MCTL_SET_IMAGE2D needs a CL_MEM_IMAGE2D allocation. */
-    assert_true(clmctl(p, CL_MCTL_SET_IMAGE2D, (size_t)4, (size_t)4, (size_t)0, (const cl_image_format*)NULL) < 0);
-    assert_non_null(clerror());
+    /* CL_MCTL_SET_IMAGE2D: an image larger than the allocation is refused. */
+    assert_int_equal(clmctl(p, CL_MCTL_SET_IMAGE2D, (size_t)16, (size_t)16, (const cl_image_format*)NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "does not fit in 256 bytes");
     /* Attached: user flags cannot change. */
     assert_true(clmctl(p, CL_MCTL_SET_USRFLAGS, CL_MEM_RO) < 0);
     assert_non_null(clerror());
@@ -217,7 +217,7 @@ static void roundtrip_on_device(unsigned d, int nowait)
     assert_non_null(a);
     for (int i = 0; i < N; i++) a[i] = i ^ 0x5a5a;
     add_on_device(a, N, d, 17 + (int)d, nowait);
-    if (nowait) assert_int_equal(clwait(stdcpu, d, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
+    if (nowait) assert_int_equal(stdcl_wait(stdcpu, d, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
     for (int i = 0; i < N; i++)
         if (a[i] != (i ^ 0x5a5a) + 17 + (int)d) {
             print_error("device %u: a[%d] = %d, want %d\n", d, i, a[i], (i ^ 0x5a5a) + 17 + (int)d);
@@ -256,8 +256,8 @@ static void test_clmsync_two_devices_at_once(void** state)
     for (int i = 0; i < N; i++) a[i] = i, b[i] = 2 * i;
     add_on_device(a, N, 0, 100, 1);
     add_on_device(b, N, 1, 200, 1);
-    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
     for (int i = 0; i < N; i++) {
         assert_int_equal(a[i], i + 100);
         assert_int_equal(b[i], 2 * i + 200);
@@ -328,12 +328,19 @@ static void test_clmalloc_detached_attach_detach(void** state)
     assert_int_equal(clfree(p), 0);
 }
 
-static void test_clmalloc_detached_needs_null_context(void** state)
+static void test_clmalloc_detached_ignores_context(void** state)
 {
     (void)state;
+    /* STDCL 1.6: the context argument of detached memory is ignored. */
+    void* p = clmalloc(stdcpu, 64, CL_MEM_DETACHED);
+    if (!p) print_error("clmalloc(stdcpu, CL_MEM_DETACHED): %s\n", clerror());
+    assert_non_null(p);
     clerror();
-    assert_null(clmalloc(stdcpu, 64, CL_MEM_DETACHED));
+    assert_null(clmsync(stdcpu, 0, p, CL_MEM_DEVICE | CL_EVENT_WAIT)); /* not attached */
     assert_non_null(clerror());
+    assert_int_equal(clmattach(stdcpu, p), 0);
+    assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_int_equal(clfree(p), 0);
 }
 
 static void test_clmcopy_copies_device_copies(void** state)
@@ -351,7 +358,7 @@ static void test_clmcopy_copies_device_copies(void** state)
         cl_event ev = clmcopy(stdcpu, d, src, dst, d ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
         if (!ev) print_error("clmcopy: %s\n", clerror());
         assert_non_null(ev);
-        if (d) assert_int_equal(clwait(stdcpu, d, CL_MEM_EVENT), 0);
+        if (d) assert_int_equal(stdcl_wait(stdcpu, d, CL_MEM_EVENT), 0);
         assert_non_null(clmsync(stdcpu, d, dst, CL_MEM_HOST | CL_EVENT_WAIT));
         for (int i = 0; i < N; i++) assert_int_equal(dst[i], i * 7 + (int)d);
         assert_int_equal(clfree(src), 0);
@@ -510,7 +517,7 @@ static void test_clmalloc_image2d_reads_in_kernel(void** state)
     cl_float4* out = (cl_float4*)clmalloc(stdcpu, W * H * sizeof(cl_float4), 0);
     assert_non_null(pix);
     assert_non_null(out);
-    int rc = clmctl(pix, CL_MCTL_SET_IMAGE2D, (size_t)W, (size_t)H, (size_t)0, (const cl_image_format*)NULL);
+    int rc = clmctl(pix, CL_MCTL_SET_IMAGE2D, (size_t)W, (size_t)H, (const cl_image_format*)NULL);
     if (rc) print_error("clmctl(CL_MCTL_SET_IMAGE2D): %s\n", clerror());
     assert_int_equal(rc, 0);
     for (int i = 0; i < W * H; i++) {
@@ -563,8 +570,8 @@ static void test_clfree_after_nowait_kernel_is_safe(void** state)
         add_on_device(a, N, (unsigned)rep & 1, 1, 1);
         assert_int_equal(clfree(a), 0);
     }
-    assert_int_equal(clwait(stdcpu, 0, CL_ALL_EVENT), 0);
-    assert_int_equal(clwait(stdcpu, 1, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -650,7 +657,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmsync_two_devices_at_once),
         cmocka_unit_test(test_clmsync_returns_event_caller_can_own),
         cmocka_unit_test(test_clmalloc_detached_attach_detach),
-        cmocka_unit_test(test_clmalloc_detached_needs_null_context),
+        cmocka_unit_test(test_clmalloc_detached_ignores_context),
         cmocka_unit_test(test_clmcopy_copies_device_copies),
         cmocka_unit_test(test_clmcopy_copies_the_smaller_size),
         cmocka_unit_test(test_clarg_set_global_interior_pointer_views_from_pointer),

@@ -148,7 +148,7 @@ static int join(worker_t* w, unsigned d, int need)
     while (sel != 0 && (sel & need) != need);
     w->calls++;
     w->ops[OP_WAIT]++;
-    if (clwait(stdcpu, d, sel) != 0) {
+    if (stdcl_wait(stdcpu, d, sel) != 0) {
         fail_call(w, "clwait(device %u, 0x%x)", d, (unsigned)sel);
         return -1;
     }
@@ -517,7 +517,7 @@ static void* worker(void* arg)
     double end = now_s() + g_seconds;
     for (long i = 0; (i < MIN_OPS || now_s() < end) && w->failures == 0; i++) step(w);
     for (unsigned d = 0; d < 2; d++)
-        if (clwait(stdcpu, d, CL_ALL_EVENT) != 0) fail_call(w, "clwait(device %u) at the end", d);
+        if (stdcl_wait(stdcpu, d, CL_ALL_EVENT) != 0) fail_call(w, "clwait(device %u) at the end", d);
     while (w->nbufs > 0) op_free(w);
     while (w->held > 0) op_close(w);
     free(w->scratch);

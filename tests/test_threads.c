@@ -271,7 +271,7 @@ static void* nowait_then_clwait(void* arg)
         if (!clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) note_failure(w, "clmsync to device");
         if (!clforka(stdcpu, 0, g_add, &ndr, CL_EVENT_NOWAIT, a, v)) note_failure(w, "clforka");
         if (!clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_NOWAIT)) note_failure(w, "clmsync to host");
-        if (clwait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT) != 0) note_failure(w, "clwait");
+        if (stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT) != 0) note_failure(w, "clwait");
         total += v;
         /* Checked right after clwait, before anything else can order it. */
         if (a[SHARED_N - 1] != SHARED_N - 1 + total || a[0] != total) {
@@ -311,7 +311,7 @@ static void test_threads_nowait_work_joined_by_clwait(void** state)
 
 static void* clwait_device0(void* arg)
 {
-    *(int*)arg = clwait(stdcpu, 0, CL_ALL_EVENT);
+    *(int*)arg = stdcl_wait(stdcpu, 0, CL_ALL_EVENT);
     return NULL;
 }
 
@@ -340,7 +340,7 @@ static void test_clwait_blocks_while_another_thread_waits_too(void** state)
     nanosleep(&pause, NULL);  /* X is inside clwait now */
     cl_int before = -1;
     assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof before, &before, NULL), CL_SUCCESS);
-    int rc = clwait(stdcpu, 0, CL_ALL_EVENT);
+    int rc = stdcl_wait(stdcpu, 0, CL_ALL_EVENT);
     cl_int after = -1;
     assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof after, &after, NULL), CL_SUCCESS);
     assert_int_equal(pthread_join(x, NULL), 0);
@@ -391,7 +391,7 @@ static void* launch_until_released(void* arg)
         cl_event ev = clforka(stdcpu, d, c->k, &ndr, CL_EVENT_NOWAIT, a, 1);
         if (ev) {
             expect++;
-            if (clwait(stdcpu, d, CL_ALL_EVENT) != 0) c->other++;
+            if (stdcl_wait(stdcpu, d, CL_ALL_EVENT) != 0) c->other++;
             c->ok++;
         } else {
             const char* e = clerror();

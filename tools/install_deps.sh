@@ -9,7 +9,7 @@
 # before autoconf/configure; .ci/run runs it first of all.
 PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo oclgrind libcmocka-dev libpng-dev valgrind
-mandoc groff-base man-db openmpi-bin libopenmpi-dev"
+mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
 

@@ -48,7 +48,7 @@ int main(int argc, char** argv)
     clmsync(cp, 0, y, CL_MEM_DEVICE | CL_EVENT_NOWAIT);
     clforka(cp, 0, krn, &ndr, CL_EVENT_NOWAIT, a, x, y);
     clmsync(cp, 0, y, CL_MEM_HOST | CL_EVENT_NOWAIT);
-    if (clwait(cp, 0, CL_ALL_EVENT) < 0) {
+    if (!clwait(cp, 0, CL_ALL_EVENT)) {
         fprintf(stderr, "embedded_kernels: %s\n", clerror());
         return 1;
     }

@@ -60,7 +60,7 @@ int main(int argc, char** argv)
         clflush(cp, d, 0);
     }
     for (unsigned d = 0; d < ndev; ++d)
-        if (clwait(cp, d, CL_ALL_EVENT) < 0) {
+        if (!clwait(cp, d, CL_ALL_EVENT)) {
             fprintf(stderr, "hello_stdcl: %s\n", clerror());
             return 1;
         }

@@ -140,7 +140,7 @@ int main(int argc, char** argv)
             cur = nxt;
             nxt = t;
         }
-        if (clwait(cp, 0, CL_KERNEL_EVENT | CL_EVENT_RELEASE) < 0) {
+        if (!clwait(cp, 0, CL_KERNEL_EVENT | CL_EVENT_RELEASE)) {
             fprintf(stderr, "%s: kernel failed: %s\n", nbody_prog, why());
             return NBODY_EXIT_RUNTIME;
         }

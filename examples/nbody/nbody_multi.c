@@ -76,7 +76,7 @@ static void multi_step(multi_t* m, int t)
      *    them every kernel and transfer of step t-1 is done, so no device
      *    still reads buffer `out` (step t-2's sources) when it is rewritten. */
     for (int d = 0; d < k; d++)
-        if (clwait(m->dv.cp, d, CL_MEM_EVENT) < 0)
+        if (!clwait(m->dv.cp, d, CL_MEM_EVENT))
             nbody_die("transfer");
     /* 3. Forward the other blocks, pull by them, fetch the new own block. */
     for (int d = 0; d < k; d++) {
@@ -108,7 +108,7 @@ static int multi_run(multi_t* m, const nbody_opts* o, int warm, nbody_timing* ti
         for (int s = 0; s < nburst; s++)
             multi_step(m, t + s);
         for (int d = 0; d < m->dv.k; d++)
-            if (clwait(m->dv.cp, d, CL_ALL_EVENT) < 0)
+            if (!clwait(m->dv.cp, d, CL_ALL_EVENT))
                 nbody_die("clwait");
         double t1 = nbody_now();
         if (t >= warm && tim)

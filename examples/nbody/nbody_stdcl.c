@@ -169,7 +169,7 @@ void nbody_one_device_run(CONTEXT* cp, void* clh, const nbody_opts* o, int nthre
         cur = nxt;
         nxt = t;
     }
-    if (clwait(cp, 0, CL_KERNEL_EVENT) < 0 || !clmsync(cp, 0, cur, CL_MEM_HOST | CL_EVENT_WAIT) ||
+    if (!clwait(cp, 0, CL_KERNEL_EVENT) || !clmsync(cp, 0, cur, CL_MEM_HOST | CL_EVENT_WAIT) ||
         !clmsync(cp, 0, v, CL_MEM_HOST | CL_EVENT_WAIT))
         nbody_die("one-device run");
     memcpy(out, cur, 4 * sizeof(float) * o->n);

@@ -118,7 +118,7 @@ static void mpi_step(mpi_t* m, int t)
     /* 2. This rank's blocks of step t-1 must have reached the host; with them
      *    every kernel and transfer of step t-1 is done here. */
     for (int d = 0; d < k; d++)
-        if (clwait(m->dv.cp, d, CL_MEM_EVENT) < 0)
+        if (!clwait(m->dv.cp, d, CL_MEM_EVENT))
             nbody_die("transfer");
     /* 3. Every rank's blocks of step t-1, while the own-block kernels run. */
     exchange(m, m->pos[in], m->pos[in]);
@@ -152,7 +152,7 @@ static int mpi_run(mpi_t* m, const nbody_opts* o, int warm, nbody_timing* tim)
         for (int s = 0; s < nburst; s++)
             mpi_step(m, t + s);
         for (int d = 0; d < m->dv.k; d++)
-            if (clwait(m->dv.cp, d, CL_ALL_EVENT) < 0)
+            if (!clwait(m->dv.cp, d, CL_ALL_EVENT))
                 nbody_die("clwait");
         double t1 = nbody_now();
         if (t >= warm && tim)

@@ -716,6 +716,8 @@ DECLARE_REAL(clGetKernelInfo);
 DECLARE_REAL(clGetKernelArgInfo);
 DECLARE_REAL(clGetKernelWorkGroupInfo);
 DECLARE_REAL(clWaitForEvents);
+DECLARE_REAL(clCreateUserEvent);
+DECLARE_REAL(clSetUserEventStatus);
 DECLARE_REAL(clGetEventInfo);
 DECLARE_REAL(clRetainEvent);
 DECLARE_REAL(clReleaseEvent);
@@ -1045,6 +1047,22 @@ SHIM_API cl_int clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_kernel_
     cl_int e;
     if (inject("clGetKernelWorkGroupInfo", RA, kHost, &e)) return e;
     return REAL(clGetKernelWorkGroupInfo)(k, d, what, sz, v, ret);
+}
+
+SHIM_API cl_event clCreateUserEvent(cl_context c, cl_int* err)
+{
+    cl_int e;
+    if (inject("clCreateUserEvent", RA, kHost, &e)) return set_err(err, e), nullptr;
+    cl_event ev = REAL(clCreateUserEvent)(c, err);
+    if (ev && from_stdcl(RA)) ledger_created(ev, kEvent);
+    return ev;
+}
+
+SHIM_API cl_int clSetUserEventStatus(cl_event ev, cl_int status)
+{
+    cl_int e;
+    if (inject("clSetUserEventStatus", RA, kHost, &e)) return e;
+    return REAL(clSetUserEventStatus)(ev, status);
 }
 
 SHIM_API cl_int clWaitForEvents(cl_uint n, const cl_event* evs)

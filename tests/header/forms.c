@@ -51,7 +51,7 @@ int main(void)
         return 1;
     }
     clmsync(cp, d, y, CL_MEM_HOST | CL_EVENT_NOWAIT);
-    if (clwait(cp, d, CL_ALL_EVENT) != 0) return 1;
+    if (stdcl_wait(cp, d, CL_ALL_EVENT) != 0) return 1;
     int bad = 0;
     for (int i = 0; i < n; ++i) bad += y[i] != 4.0f * (float)i + 2.5f;
     clfree(x);
