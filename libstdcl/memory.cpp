@@ -277,6 +277,18 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     if (overrun) std::rethrow_exception(overrun);
 }
 
+// Enters a new allocation in the registry; on failure its memory is freed.
+void register_new(const std::shared_ptr<Allocation>& a)
+{
+    try {
+        registry_insert(a);
+    } catch (...) {
+        free(a->block);
+        a->block = a->host = nullptr;
+        throw;
+    }
+}
+
 int check_sync_flags(int flags, const char* call)
 {
     int dir = flags & (CL_MEM_HOST | CL_MEM_DEVICE);
@@ -300,7 +312,7 @@ STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
         auto a = new_allocation(cp, size, flags, "clmalloc");
-        registry_insert(a);
+        register_new(a);
         trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)a->host, a->cp ? "" : " (detached)");
         return a->host;
     });
@@ -336,7 +348,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
         std::memcpy(a->host, old->host, std::min(size, old->size));
-        registry_insert(a);
+        register_new(a);
         std::shared_ptr<Allocation> same;
         if (registry_take(ptr, &same, &off) == RegistryTake::removed) destroy_allocation(old);
         trace(Trace::mem, "clmrealloc %p (%zu bytes) -> %p (%zu bytes)", ptr, old->size, (void*)a->host, size);

@@ -94,6 +94,54 @@ static void test_clsizeofmem_not_an_allocation_start_is_zero(void** state)
     assert_int_equal(clfree(p), 0);
 }
 
+static void test_stdcl_mem_base_finds_every_page_of_a_large_allocation(void** state)
+{
+    (void)state;
+    /* 40 MiB + 100 bytes: the registry's pages span several of its leaves. */
+    size_t size = ((size_t)40 << 20) + 100;
+    char* p = clmalloc(stdcpu, size, 0);
+    assert_non_null(p);
+    size_t offs[] = {0, 1, 4095, 4096, ((size_t)16 << 20) - 1, (size_t)16 << 20, ((size_t)32 << 20) + 8, size - 1};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        size_t off = 12345;
+        assert_ptr_equal(stdcl_mem_base(p + offs[i], &off), p);
+        assert_int_equal(off, offs[i]);
+    }
+    assert_int_equal(clsizeofmem(p), size);
+    /* One past the end (inside the last page) and interior pointers are no allocation start. */
+    assert_null(stdcl_mem_base(p + size, NULL));
+    assert_contains(clerror(), "is not inside memory returned by clmalloc");
+    assert_int_equal(clsizeofmem(p + 4096), 0);
+    assert_contains(clerror(), "is not the start of a clmalloc allocation");
+    assert_int_equal(clfree(p), 0);
+    assert_null(stdcl_mem_base(p + 4096, NULL));
+    assert_contains(clerror(), "is not inside memory returned by clmalloc");
+}
+
+static void test_stdcl_mem_base_keeps_many_small_allocations_apart(void** state)
+{
+    (void)state;
+    enum { K = 1000 };
+    static char* a[K];
+    for (int i = 0; i < K; i++) {
+        a[i] = clmalloc(stdcpu, 100 + (size_t)i * 37, 0);
+        assert_non_null(a[i]);
+    }
+    for (int i = 0; i < K; i++) {
+        size_t off = 0, n = 100 + (size_t)i * 37;
+        assert_ptr_equal(stdcl_mem_base(a[i] + n - 1, &off), a[i]);
+        assert_int_equal(off, n - 1);
+        assert_int_equal(clsizeofmem(a[i]), n);
+        assert_null(stdcl_mem_base(a[i] + n, NULL)); /* the rest of its page is no one's */
+    }
+    for (int i = 0; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
+    for (int i = 0; i < K; i++) {
+        if (i % 2 == 0) assert_null(stdcl_mem_base(a[i], NULL));
+        else assert_ptr_equal(stdcl_mem_base(a[i] + 50, NULL), a[i]);
+    }
+    for (int i = 1; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
+}
+
 static void test_clmalloc_ro_and_wo_set_buffer_access(void** state)
 {
     (void)state;
@@ -634,6 +682,8 @@ int main(int argc, char** argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clmalloc_returns_page_aligned_memory),
         cmocka_unit_test(test_clsizeofmem_not_an_allocation_start_is_zero),
+        cmocka_unit_test(test_stdcl_mem_base_finds_every_page_of_a_large_allocation),
+        cmocka_unit_test(test_stdcl_mem_base_keeps_many_small_allocations_apart),
         cmocka_unit_test(test_clmalloc_ro_and_wo_set_buffer_access),
         cmocka_unit_test(test_clmrealloc_grows_keeping_contents),
         cmocka_unit_test(test_clmrealloc_shrinks_keeping_prefix),

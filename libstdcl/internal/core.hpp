@@ -115,7 +115,8 @@ private:
     std::shared_ptr<Allocation> a_;
 };
 
-// The registry (registry.cpp): address -> allocation, O(log n), never reads user memory.
+// The registry (registry.cpp): address -> allocation in constant time, lock-free for
+// registry_lookup, never reads user memory.
 std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
 // Base and size of the allocation containing p, without touching the allocation.
 bool registry_lookup(const void* p, uintptr_t* base, size_t* size);
