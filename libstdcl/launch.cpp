@@ -12,12 +12,24 @@ namespace {
 struct KernelTable {
     std::shared_mutex mu;
     std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
+    std::atomic<uint64_t> gen{1};  // bumped (under mu) at every change of by_kernel
 };
 KernelTable& kernels()
 {
     static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
     return *t;
 }
+
+// Each thread's last kernel: while the table's generation is unchanged, the table
+// still maps k to that record, and a weak reference finds it without the table's
+// lock (a clarg_set per argument before each clfork is the common pattern).  Weak:
+// the cache never keeps a closed program's kernels alive.
+struct KernelCache {
+    cl_kernel k = nullptr;
+    uint64_t gen = 0;
+    std::weak_ptr<KernelInfo> ki;
+};
+thread_local KernelCache tl_kernel;
 
 std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
 {
@@ -80,6 +92,16 @@ std::string arg_desc(const KernelInfo& ki, unsigned i)
 void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
 {
     KernelArg& a = ki.args[i];
+    if (ptr && a.kind == KernelArg::global) {
+        // The same allocation again (a repeated or moved interior pointer): no registry
+        // lookup.  A freed, detached or moved allocation takes the full path.
+        Allocation& al = *a.alloc;
+        uintptr_t off = uintptr_t(ptr) - uintptr_t(al.host);
+        if (off < al.size && !al.dead.load(std::memory_order_acquire) && al.cp.load(std::memory_order_acquire) == ki.cp) {
+            a.offset = size_t(off);
+            return;
+        }
+    }
     if (!ptr) {
         cl_mem none = nullptr;
         for (cl_kernel k : ki.per_group) check_cl(clSetKernelArg(k, i, sizeof none, &none), call);
@@ -241,14 +263,23 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
     auto& t = kernels();
+    KernelCache& c = tl_kernel;
+    if (c.k == k && c.gen == t.gen.load(std::memory_order_acquire))
+        if (auto ki = c.ki.lock()) return ki;
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);
         auto it = t.by_kernel.find(k);
-        if (it != t.by_kernel.end()) return it->second;
+        if (it != t.by_kernel.end()) {
+            c.k = k;
+            c.gen = t.gen.load(std::memory_order_relaxed);
+            c.ki = it->second;
+            return it->second;
+        }
     }
     auto ki = describe_external(k);
     std::unique_lock<std::shared_mutex> lock(t.mu);
     auto res = t.by_kernel.emplace(k, ki);
+    if (res.second) t.gen.fetch_add(1, std::memory_order_release);
     return res.first->second;
 }
 
@@ -256,6 +287,7 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
 {
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
+    t.gen.fetch_add(1, std::memory_order_release);  // first: a throw below leaves no cache trusted
     for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
 }
 
@@ -281,6 +313,7 @@ void kernel_unregister(const KernelInfo& ki) noexcept
         if (tomb) it->second = tomb;  // no allocation: the entry exists
         else t.by_kernel.erase(it);
     }
+    t.gen.fetch_add(1, std::memory_order_release);
 }
 
 KernelInfo::~KernelInfo()

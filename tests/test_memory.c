@@ -469,6 +469,74 @@ static void test_clarg_set_global_interior_pointer_views_from_pointer(void** sta
     }
 }
 
+static void test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree(void** state)
+{
+    (void)state;
+    enum { N = 4096, M = 64 };
+    for (unsigned d = 0; d < 2; d++) {
+        size_t off = 2 * base_align_bytes(d) / sizeof(int);
+        int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+        assert_non_null(p);
+        for (int i = 0; i < N; i++) p[i] = -1;
+        assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_mem sub = stdcl_mem(stdcpu, d, p + off);
+        assert_non_null(sub);
+        clndrange_t ndr = clndrange_init1d(0, M, 64);
+        for (int rep = 0; rep < 3; rep++) { /* the same view each time, and each launch sees it */
+            assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + off), 0);
+            assert_int_equal(clarg_set(stdcpu, g_fill, 1, 100 * rep), 0);
+            assert_non_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+            assert_ptr_equal(stdcl_mem(stdcpu, d, p + off), sub);
+            assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+            assert_int_equal(p[off], 100 * rep);
+            assert_int_equal(p[off + M - 1], 100 * rep + M - 1);
+        }
+        /* A different interior pointer of the same allocation binds its own view. */
+        assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + 2 * off), 0);
+        assert_int_equal(clarg_set(stdcpu, g_fill, 1, 7), 0);
+        assert_non_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+        assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+        assert_int_equal(p[2 * off], 7);
+        assert_int_equal(p[off], 200); /* the last launch at p + off */
+        /* clfree releases the buffer and its views: only our own reference remains. */
+        cl_mem parent = stdcl_mem(stdcpu, d, p);
+        assert_non_null(parent);
+        assert_int_equal(clRetainMemObject(parent), CL_SUCCESS);
+        assert_int_equal(clfree(p), 0);
+        cl_uint refs = 0;
+        assert_int_equal(clGetMemObjectInfo(parent, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+        assert_int_equal(refs, 1);
+        assert_int_equal(clReleaseMemObject(parent), CL_SUCCESS);
+        /* The kernel's argument no longer binds: the launch says the memory was freed. */
+        clerror();
+        assert_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+        assert_contains(clerror(), "was freed");
+    }
+}
+
+static void test_clarg_set_global_after_clfree_binds_the_new_allocation(void** state)
+{
+    (void)state;
+    enum { N = 1024, M = 64 };
+    int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(p);
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p), 0);
+    assert_int_equal(clfree(p), 0);
+    /* Whether or not malloc hands out the same address again, the new memory binds. */
+    int* q = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(q);
+    for (int i = 0; i < N; i++) q[i] = -1;
+    assert_non_null(clmsync(stdcpu, 0, q, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, q), 0);
+    assert_int_equal(clarg_set(stdcpu, g_fill, 1, 5), 0);
+    clndrange_t ndr = clndrange_init1d(0, M, 64);
+    assert_non_null(clfork(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT));
+    assert_non_null(clmsync(stdcpu, 0, q, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < M; i++) assert_int_equal(q[i], 5 + i);
+    assert_int_equal(q[M], -1);
+    assert_int_equal(clfree(q), 0);
+}
+
 static void test_clarg_set_global_misaligned_interior_pointer_fails(void** state)
 {
     (void)state;
@@ -700,6 +768,8 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmcopy_copies_device_copies),
         cmocka_unit_test(test_clmcopy_copies_the_smaller_size),
         cmocka_unit_test(test_clarg_set_global_interior_pointer_views_from_pointer),
+        cmocka_unit_test(test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree),
+        cmocka_unit_test(test_clarg_set_global_after_clfree_binds_the_new_allocation),
         cmocka_unit_test(test_clarg_set_global_misaligned_interior_pointer_fails),
         cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
         cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
