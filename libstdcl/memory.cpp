@@ -4,6 +4,15 @@
 // created on first use: on devices that work on host memory (probed at context creation)
 // a CL_MEM_USE_HOST_PTR buffer over the host memory, elsewhere a device buffer that
 // clmsync fills and reads back.
+//
+// Pinned host memory: when a device of the context has memory of its own, an
+// allocation of at least STDCL_PIN_MIN bytes (256 KiB) is the mapping of a
+// CL_MEM_ALLOC_HOST_PTR buffer, mapped once at clmalloc and unmapped at clfree: memory
+// the driver can DMA from directly, so clmsync runs at the speed of a raw pinned
+// transfer (pageable memory goes through a staging copy).  Smaller allocations stay
+// pageable (a buffer and a map per clmalloc would cost more than they save);
+// STDCL_PINNED=0 turns pinning off.  If the driver cannot give a page-aligned mapping
+// the allocation is pageable, as before.
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -220,6 +229,99 @@ void Allocation::release_device_objects()
 
 namespace {
 
+struct PinConfig {
+    bool on = true;
+    size_t min = size_t(256) << 10;
+};
+
+const PinConfig& pin_config()
+{
+    static const PinConfig c = [] {
+        PinConfig p;
+        if (const char* v = std::getenv("STDCL_PINNED")) {
+            if (strcmp(v, "0") == 0) p.on = false;
+            else if (*v && strcmp(v, "1") != 0) warn_once("STDCL_PINNED", "STDCL_PINNED='%s' is not 0 or 1; ignored", v);
+        }
+        if (const char* v = std::getenv("STDCL_PIN_MIN")) {
+            char* end = nullptr;
+            unsigned long long n = std::strtoull(v, &end, 10);
+            if (*v && end && *end == 0 && v[0] != '-') p.min = size_t(n);
+            else warn_once("STDCL_PIN_MIN", "STDCL_PIN_MIN='%s' is not a byte count; ignored", v);
+        }
+        return p;
+    }();
+    return c;
+}
+
+// Whether an allocation of `bytes` for cp should be pinned: some device copies.
+bool want_pinned(CLCONTEXT* cp, size_t size, int flags)
+{
+    const PinConfig& pc = pin_config();
+    if (!pc.on || !cp || size < pc.min || (flags & (CL_MEM_DETACHED | CL_MEM_NOCOPY))) return false;
+    for (const Device& d : cp->devs)
+        if (!d.zero_copy) return true;
+    return false;
+}
+
+// Maps a new CL_MEM_ALLOC_HOST_PTR buffer and makes its first page boundary a's block
+// of `bytes`; false (nothing held) when any step fails: the caller allocates pageable
+// memory instead.  The buffer has one page more than the block: a driver may map it
+// at any alignment (PoCL: 128 bytes; NVIDIA: a page).
+bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
+{
+    if (bytes > SIZE_MAX - ps) return false;
+    bytes += ps;
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
+    if (err != CL_SUCCESS || !m) {
+        trace(Trace::mem, "pinned %zu bytes: clCreateBuffer(CL_MEM_ALLOC_HOST_PTR): %s; pageable instead", bytes,
+              cl_error_name(err));
+        return false;
+    }
+    cl_command_queue q = cp->devs[0].queue;
+    void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
+    const char* why = nullptr;
+    if (err != CL_SUCCESS || !p) why = "clEnqueueMapBuffer failed";
+    else if (clRetainCommandQueue(q) != CL_SUCCESS) why = "clRetainCommandQueue failed";
+    if (why) {
+        if (err == CL_SUCCESS && p) {
+            cl_event ev = nullptr;
+            if (clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev) == CL_SUCCESS) {
+                clWaitForEvents(1, &ev);
+                clReleaseEvent(ev);
+            }
+        }
+        clReleaseMemObject(m);
+        trace(Trace::mem, "pinned %zu bytes: %s; pageable instead", bytes, why);
+        return false;
+    }
+    a.pin = m;
+    a.pin_queue = q;
+    a.pin_map = static_cast<char*>(p);
+    a.block = a.pin_map + (ps - uintptr_t(p) % ps) % ps;
+    return true;
+}
+
+// Frees a's block: unmaps and releases a pinned buffer, or free()s pageable memory.
+void release_block(Allocation& a) noexcept
+{
+    if (a.pin) {
+        cl_event ev = nullptr;
+        if (clEnqueueUnmapMemObject(a.pin_queue, a.pin, a.pin_map, 0, nullptr, &ev) == CL_SUCCESS) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+        }
+        clReleaseMemObject(a.pin);
+        clReleaseCommandQueue(a.pin_queue);
+        a.pin = nullptr;
+        a.pin_map = nullptr;
+        a.pin_queue = nullptr;
+    } else {
+        free(a.block);
+    }
+    a.block = a.host = nullptr;
+}
+
 std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags, const char* call)
 {
     if (size == 0) fail(STDCL_EINVAL, "%s: size is 0", call);
@@ -236,17 +338,14 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     if (size > SIZE_MAX - ps) fail(STDCL_ENOMEM, "%s: %zu bytes cannot be allocated", call, size);
     size_t rounded = (size + ps - 1) / ps * ps;
     size_t front = guard_front_bytes(ps), back = guard_back_bytes(size, ps);  // 0, 0 unless STDCL_CHECK=1
-    void* block = nullptr;
-    if (posix_memalign(&block, ps, back ? front + size + back : rounded) != 0 || !block)
-        fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-    std::shared_ptr<Allocation> a;
-    try {
-        a = std::make_shared<Allocation>();
-    } catch (...) {
-        free(block);
-        throw;
+    size_t bytes = back ? front + size + back : rounded;
+    std::shared_ptr<Allocation> a = std::make_shared<Allocation>();
+    if (!(want_pinned(cp, size, flags) && pin_block(*a, cp, bytes, ps))) {
+        void* block = nullptr;
+        if (posix_memalign(&block, ps, bytes) != 0 || !block)
+            fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
+        a->block = static_cast<char*>(block);
     }
-    a->block = static_cast<char*>(block);
     a->host = a->block + front;
     a->guard = back;
     a->size = size;
@@ -273,7 +372,7 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
         }
     }
     a->release_device_objects();
-    free(a->block);
+    release_block(*a);
     if (overrun) std::rethrow_exception(overrun);
 }
 
@@ -283,8 +382,7 @@ void register_new(const std::shared_ptr<Allocation>& a)
     try {
         registry_insert(a);
     } catch (...) {
-        free(a->block);
-        a->block = a->host = nullptr;
+        release_block(*a);
         throw;
     }
 }
@@ -313,7 +411,8 @@ STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
     return guarded<void*>(nullptr, [&]() -> void* {
         auto a = new_allocation(cp, size, flags, "clmalloc");
         register_new(a);
-        trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)a->host, a->cp ? "" : " (detached)");
+        trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)a->host,
+              a->cp ? (a->pin ? " (pinned)" : "") : " (detached)");
         return a->host;
     });
 }

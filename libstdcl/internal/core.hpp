@@ -68,6 +68,9 @@ struct Allocation {
     size_t size = 0;
     char* block = nullptr;        // what posix_memalign returned (host, or before it: STDCL_CHECK)
     size_t guard = 0;             // STDCL_CHECK: guard bytes behind host + size (0: off)
+    cl_mem pin = nullptr;         // pinned: the CL_MEM_ALLOC_HOST_PTR buffer block lies in,
+    char* pin_map = nullptr;      //   its mapping (block is its first page boundary),
+    cl_command_queue pin_queue = nullptr;  //   and the queue it was mapped on (retained)
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
