@@ -174,7 +174,8 @@ void check_ndrange(const clndrange_t* ndr)
     }
 }
 
-cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags)
+cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags,
+                const std::vector<cl_event>& waits)
 {
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
@@ -197,7 +198,8 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
     for (size_t i = 0; i < ndr->dim; ++i) any_zero = any_zero || ndr->ltsz[i] == 0;
     cl_event ev = nullptr;
     cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz,
-                                        any_zero ? nullptr : ndr->ltsz, 0, nullptr, &ev);
+                                        any_zero ? nullptr : ndr->ltsz, cl_uint(waits.size()),
+                                        waits.empty() ? nullptr : waits.data(), &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
@@ -236,6 +238,11 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
+    // A device with a transfer queue: the kernel waits for the last command on each
+    // allocation it uses; their order locks are held until it is noted or waited for.
+    Device& d = cp->devs[devnum];
+    std::vector<std::unique_lock<std::mutex>> order;
+    std::vector<cl_event> waits;
     {
         std::lock_guard<std::mutex> lock(ki->mu);
         if (nargs > 0) {
@@ -253,7 +260,15 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
                 fail(e.code, "clfork: %s: %s", arg_desc(*ki, i).c_str(), e.msg.c_str());
             }
         }
-        ev = launch(cp, devnum, *ki, ndr, flags);
+        if (d.xfer != d.queue && !uses.empty()) {
+            std::vector<Allocation*> allocs;
+            allocs.reserve(uses.size());
+            for (const AllocUse& u : uses) allocs.push_back(&*u);
+            lock_order(allocs, order);
+            waits.reserve(allocs.size());
+            for (Allocation* al : allocs) al->add_wait(devnum, waits);
+        }
+        ev = launch(cp, devnum, *ki, ndr, flags, waits);
     }
     return event_finish(cp, devnum, ev, flags, true);
 }

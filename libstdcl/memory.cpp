@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -169,6 +170,33 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
     last[devnum] = ev;
 }
 
+void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out)
+{
+    std::lock_guard<std::mutex> lock(mu);
+    if (devnum >= last.size() || !last[devnum]) return;
+    cl_event e = last[devnum];
+    cl_int st = CL_QUEUED;
+    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) == CL_SUCCESS &&
+        (st == CL_COMPLETE || st < 0)) {
+        // Finished: nothing to wait for.  Failed: clwait reports it; a later command
+        // does not inherit the failure through its wait list.
+        clReleaseEvent(e);
+        last[devnum] = nullptr;
+        return;
+    }
+    for (cl_event x : out)
+        if (x == e) return;
+    out.push_back(e);
+}
+
+void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<std::mutex>>& out)
+{
+    std::sort(allocs.begin(), allocs.end());
+    allocs.erase(std::unique(allocs.begin(), allocs.end()), allocs.end());
+    out.reserve(out.size() + allocs.size());
+    for (Allocation* a : allocs) out.emplace_back(a->order);
+}
+
 void Allocation::wait_idle()
 {
     std::vector<cl_event> pending;
@@ -184,7 +212,10 @@ void Allocation::wait_idle()
         // the commands end.  Either way: nothing may use the memory after this.
         for (cl_event e : pending) clWaitForEvents(1, &e);
         if (owner)
-            for (auto& d : owner->devs) clFinish(d.queue);
+            for (auto& d : owner->devs) {
+                clFinish(d.queue);
+                if (d.xfer && d.xfer != d.queue) clFinish(d.xfer);
+            }
     }
     for (cl_event e : pending) clReleaseEvent(e);
 }
@@ -568,31 +599,43 @@ STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int fl
         size_t off = 0;
         AllocUse a(attached(cp, ptr, "clmsync", &off));
         cl_mem m = a->device_mem(devnum, 0);
+        // Two queues: transfers go to the transfer queue, after the last command on
+        // this allocation (order held until the command is noted or waited for).
+        std::unique_lock<std::mutex> order;
+        std::vector<cl_event> waits;
+        cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
+        if (d.xfer != d.queue) {
+            order = std::unique_lock<std::mutex>(a->order);
+            waits.reserve(1);
+            a->add_wait(devnum, waits);
+        }
+        cl_uint nw = cl_uint(waits.size());
+        const cl_event* wl = nw ? waits.data() : nullptr;
         cl_event ev = nullptr;
         cl_int err;
         size_t len = a->size - off;
         if (a->is_image) {
             size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
             err = dir == CL_MEM_DEVICE
-                      ? clEnqueueWriteImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev)
-                      : clEnqueueReadImage(d.queue, m, CL_FALSE, origin, region, 0, 0, a->host, 0, nullptr, &ev);
+                      ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
+                      : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
         } else if (d.zero_copy) {
             // The device works on the host memory itself: nothing to copy; the marker
             // keeps the queue's order and gives the caller an event.
-            err = clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &ev);
+            err = clEnqueueMarkerWithWaitList(q, nw, wl, &ev);
         } else if (a->flags & CL_MEM_NOCOPY) {
             // A CL_MEM_USE_HOST_PTR buffer on a device with memory of its own: mapping
             // and unmapping is how OpenCL makes the host memory and the device agree.
             cl_map_flags mf = dir == CL_MEM_DEVICE ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
-            void* p = clEnqueueMapBuffer(d.queue, m, CL_FALSE, mf, off, len, 0, nullptr, nullptr, &err);
-            if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(d.queue, m, p, 0, nullptr, &ev);
+            void* p = clEnqueueMapBuffer(q, m, CL_FALSE, mf, off, len, nw, wl, nullptr, &err);
+            if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev);
         } else {
             // A blocking transfer when the caller waits anyway: drivers copy pageable
             // memory faster that way (NVIDIA: about 20% for 1 MiB).
             cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
             err = dir == CL_MEM_DEVICE
-                      ? clEnqueueWriteBuffer(d.queue, m, block, off, len, a->host + off, 0, nullptr, &ev)
-                      : clEnqueueReadBuffer(d.queue, m, block, off, len, a->host + off, 0, nullptr, &ev);
+                      ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev)
+                      : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev);
         }
         check_cl(err, dir == CL_MEM_DEVICE ? "clmsync to the device" : "clmsync to the host");
         trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
@@ -616,8 +659,18 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
+        std::vector<std::unique_lock<std::mutex>> order;
+        std::vector<cl_event> waits;
+        if (d.xfer != d.queue) {  // two queues: after the last commands on both
+            lock_order({&*s, &*t}, order);
+            waits.reserve(2);
+            s->add_wait(devnum, waits);
+            t->add_wait(devnum, waits);
+        }
         cl_event ev = nullptr;
-        check_cl(clEnqueueCopyBuffer(d.queue, sm, tm, soff, doff, len, 0, nullptr, &ev), "clmcopy");
+        check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, cl_uint(waits.size()),
+                                     waits.empty() ? nullptr : waits.data(), &ev),
+                 "clmcopy");
         if (flags & CL_EVENT_NOWAIT) {  // else done when we return
             s->note_event(devnum, ev);
             t->note_event(devnum, ev);

@@ -680,6 +680,47 @@ static void test_clfree_after_nowait_kernel_is_safe(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Copy mode (STDCL_ZERO_COPY=0), in a fresh process: a transfer queue beside */
+/* each kernel queue, pinned host memory (helper_overlap)                     */
+/* ------------------------------------------------------------------------ */
+
+static void run_overlap(const char* const* env)
+{
+    const char* args[] = {NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_overlap"), args, env, NULL, 240);
+    if (r.status != 0) tu_proc_dump(&r, "helper_overlap");
+    assert_int_equal(r.status, 0);
+    const char* names[] = {"sync-then-kernel", "kernel-then-sync", "free-after-sync", "threads", "copy-order",
+                           "pinned-realloc"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%s: ok", names[i]);
+        assert_contains(r.out, want);
+    }
+    assert_contains(r.out, "overlap ok");
+    /* Allocations of 256 KiB or more were pinned (and the smaller ones were not). */
+    assert_contains(r.err, "bytes at 0x");
+    assert_contains(r.err, "262144 bytes at ");
+    assert_contains(r.err, " (pinned)");
+    tu_proc_free(&r);
+}
+
+static void test_clmsync_nowait_orders_with_kernels_on_two_queues(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_ZERO_COPY=0", "STDCL_TRACE=mem", NULL};
+    run_overlap(env);
+}
+
+static void test_clmsync_nowait_orders_with_kernels_on_one_queue(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_ZERO_COPY=0", "STDCL_OVERLAP=0", "STDCL_TRACE=mem", NULL};
+    run_overlap(env);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The overrun check mode (STDCL_CHECK=1), in a fresh process                */
 /* ------------------------------------------------------------------------ */
 
@@ -775,6 +816,8 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
         cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
         cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
+        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_two_queues),
+        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
     };

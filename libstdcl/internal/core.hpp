@@ -28,7 +28,12 @@ struct EventList {
 
 struct Device {
     cl_device_id id = nullptr;
-    cl_command_queue queue = nullptr;
+    cl_command_queue queue = nullptr;  // kernels (and all commands of a zero-copy device)
+    // Transfers (clmsync, clmcopy): on a device with memory of its own a second queue,
+    // so that copies overlap kernels; else (or STDCL_OVERLAP=0) the same as queue.
+    // With two queues every command waits for the last command on each allocation it
+    // uses (Allocation::last), which keeps the order one in-order queue gives.
+    cl_command_queue xfer = nullptr;
     cl_device_type type = 0;
     std::string name;
     std::string vendor_macro;     // e.g. "__POCL__"
@@ -85,6 +90,7 @@ struct Allocation {
     int users = 0;                // calls using the memory now (AllocUse)
     std::vector<cl_mem> mem;      // per device of cp, created on first use
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
+    std::mutex order;             // two-queue devices: held from reading `last` to noting the new command
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
     std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
 
@@ -92,6 +98,9 @@ struct Allocation {
     cl_mem device_mem(unsigned devnum, size_t offset);
     // Remembers ev as the latest command on devnum touching this allocation.
     void note_event(unsigned devnum, cl_event ev);
+    // Adds to out (capacity reserved by the caller) the last command on devnum that a
+    // new command must wait for, if it is not finished (order held).
+    void add_wait(unsigned devnum, std::vector<cl_event>& out);
     // Waits for every command still using this allocation.
     void wait_idle();
     // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
@@ -117,6 +126,9 @@ public:
 private:
     std::shared_ptr<Allocation> a_;
 };
+
+// Locks the order mutexes of the allocations (each once, in address order) into out.
+void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<std::mutex>>& out);
 
 // The registry (registry.cpp): address -> allocation in constant time, lock-free for
 // registry_lookup, never reads user memory.
