@@ -295,9 +295,10 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
                       label.c_str(), probe_failure.c_str());
         }
         // A transfer queue beside the kernel queue where copies can overlap kernels.
+        bool overlap = overlap_allowed();
         for (auto& d : cp->devs) {
             d.xfer = d.queue;
-            if (d.zero_copy || !overlap_allowed()) continue;
+            if (d.zero_copy || !overlap) continue;
             cl_command_queue x = clCreateCommandQueue(cp->ctx, d.id, qprops, &err);
             check_cl(err, "clCreateCommandQueue (transfer queue)");
             d.xfer = x;
