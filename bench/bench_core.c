@@ -2,12 +2,17 @@
  * OpenCL in the same run, on the same context, queue and device.
  *
  *   build/bench/bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches]
- *                          [-t ms] [-n nalloc]
+ *                          [-t ms] [-n n1,n2,...] [-T threads]
  *
  * Rows: (1) clfork + clwait round trip of an empty kernel, (2) clmsync of 1 MiB
  * each way, (3) clmalloc + clfree of 4 KiB, alone and with the first clmsync
- * that creates the device buffer, (4) the registry lookup of base and interior
- * pointers among nalloc (100000) live allocations.
+ * that creates the device buffer, (4) the registry lookup of random base and
+ * interior pointers among each count of live allocations in -n (default
+ * 1000,10000,100000,1000000), (5) lookups from -T threads at once (default 16)
+ * against one thread, (6) clarg_set_global of a repeated interior pointer
+ * against clSetKernelArg, (7) clmsync of 64 MiB each way in GB/s against raw
+ * transfers from pageable and from pinned (CL_MEM_ALLOC_HOST_PTR) memory.
+ * Run it with STDCL_ZERO_COPY=0 on PoCL to time the copy path a GPU takes.
  *
  * Method: every operation is warmed up, then timed in `batches` batches of
  * `reps` repetitions each; the raw and the libstdcl batches alternate (raw
@@ -23,6 +28,7 @@
 #include <stdcl.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +46,11 @@ static struct {
     long reps;            /* 0: calibrate per operation */
     int batches;
     double batch_ms;
-    long nalloc;
-} opt = { NULL, 0, 0, 31, 10.0, 100000 };
+    long nalloc;          /* the largest of nallocs */
+    long nallocs[8];
+    int nn;
+    int threads;
+} opt = { NULL, 0, 0, 31, 10.0, 1000000, { 1000, 10000, 100000, 1000000 }, 4, 16 };
 
 static CLCONTEXT* cp;
 static unsigned dn;
@@ -71,6 +80,18 @@ static void** inner;                  /* random interior pointers */
 static cl_mem rawset[NRAWSET];
 
 static long failures;
+static long nlive;                    /* live allocations now in the registry */
+
+/* (6): one interior pointer, set again and again; raw: one cl_mem. */
+static char* w_mid;                   /* clmalloc'd 1 MiB */
+static char* w_mid_inner;
+/* (7): 64 MiB each way. */
+#define BIGX (64u * MIB)
+static char* w_xfer;                  /* clmalloc'd 64 MiB */
+static char* r_xfer_pageable;         /* posix_memalign'd 64 MiB */
+static cl_mem r_xfer_dev;             /* device buffer 64 MiB */
+static cl_mem r_xfer_pin;             /* CL_MEM_ALLOC_HOST_PTR 64 MiB, mapped at r_xfer_pinned */
+static char* r_xfer_pinned;
 
 /* "empty" has one (unused) scalar argument: NVIDIA's OpenCL compiler (driver
  * 580) fails with a ptxas syntax error on any kernel without parameters when
@@ -296,6 +317,35 @@ static void raw_setarg(long n)
     ptr_i = j;
 }
 
+static void w_setglobal_same(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clarg_set_global(cp, wk_glob, 0, w_mid_inner) == 0);
+}
+static void raw_setarg_same(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clSetKernelArg(rk_set, 0, sizeof(cl_mem), &rawset[0]) == CL_SUCCESS);
+}
+
+/* (7) 64 MiB each way, waited. */
+static void raw_xfer(long n, int write, const char* host)
+{
+    for (long i = 0; i < n; ++i)
+        OK((write ? clEnqueueWriteBuffer(q, r_xfer_dev, CL_TRUE, 0, BIGX, host, 0, NULL, NULL)
+                  : clEnqueueReadBuffer(q, r_xfer_dev, CL_TRUE, 0, BIGX, (void*)host, 0, NULL, NULL)) == CL_SUCCESS);
+}
+static void raw_write_pageable(long n) { raw_xfer(n, 1, r_xfer_pageable); }
+static void raw_read_pageable(long n) { raw_xfer(n, 0, r_xfer_pageable); }
+static void raw_write_pinned(long n) { raw_xfer(n, 1, r_xfer_pinned); }
+static void raw_read_pinned(long n) { raw_xfer(n, 0, r_xfer_pinned); }
+static void w_xfer_dev(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_xfer, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
+}
+static void w_xfer_host(long n)
+{
+    for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_xfer, CL_MEM_HOST | CL_EVENT_WAIT) != NULL);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Measurement                                                               */
 /* ------------------------------------------------------------------------ */
@@ -355,7 +405,7 @@ typedef struct {
     long reps;
 } Row;
 
-#define MAXROWS 16
+#define MAXROWS 48
 static Row rows[MAXROWS];
 static int nrows;
 
@@ -402,7 +452,10 @@ static Row* measure(const char* name, const char* raw_desc, op_fn raw, op_fn wra
         r->r75 = quantile(rr, B, 0.75);
     }
     if (strcmp(target, "1.10x") == 0) r->verdict = r->ratio <= 1.10;
+    else if (strcmp(target, "1.05x") == 0) r->verdict = r->ratio <= 1.05;
+    else if (strcmp(target, "2x") == 0) r->verdict = r->ratio <= 2.0;
     else if (strcmp(target, "<200 ns") == 0) r->verdict = r->w_ns < 200.0;
+    else if (strcmp(target, "<40 ns") == 0) r->verdict = r->w_ns < 40.0;
     else r->verdict = -1;
     free(tr);
     free(tw);
@@ -452,13 +505,14 @@ static void print_table(void)
 static void usage(FILE* f)
 {
     fprintf(f,
-            "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n nalloc]\n"
+            "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n n1,n2,...] [-T threads]\n"
             "  -c  context: stdcpu, stdgpu or stddev (default: stdgpu if present, else stdcpu)\n"
             "  -d  device number in that context (default 0)\n"
             "  -r  repetitions per batch for every operation (default: calibrated, see -t)\n"
             "  -b  batches per operation, raw and libstdcl alternating (default 31)\n"
             "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
-            "  -n  live allocations for the registry lookup (default 100000)\n");
+            "  -n  live allocation counts for the registry lookups (default 1000,10000,100000,1000000)\n"
+            "  -T  threads looking up at once for the lookup throughput row (default 16)\n");
 }
 
 static long parse_long(const char* s, const char* what)
@@ -476,21 +530,37 @@ static long parse_long(const char* s, const char* what)
 static void parse_args(int argc, char** argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "c:d:r:b:t:n:h")) != -1) {
+    while ((c = getopt(argc, argv, "c:d:r:b:t:n:T:h")) != -1) {
         switch (c) {
         case 'c': opt.ctxname = optarg; break;
         case 'd': opt.devnum = (unsigned)parse_long(optarg, "device number"); break;
         case 'r': opt.reps = parse_long(optarg, "reps"); break;
         case 'b': opt.batches = (int)parse_long(optarg, "batch count"); break;
         case 't': opt.batch_ms = (double)parse_long(optarg, "batch time"); break;
-        case 'n': opt.nalloc = parse_long(optarg, "allocation count"); break;
+        case 'n': {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            opt.nn = 0;
+            opt.nalloc = 1;
+            for (char* t = strtok(buf, ","); t && opt.nn < 8; t = strtok(NULL, ",")) {
+                long v = parse_long(t, "allocation count");
+                opt.nallocs[opt.nn++] = v < 1 ? 1 : v;
+                if (v > opt.nalloc) opt.nalloc = v;
+            }
+            if (opt.nn == 0) {
+                usage(stderr);
+                exit(2);
+            }
+            break;
+        }
+        case 'T': opt.threads = (int)parse_long(optarg, "thread count"); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
     }
     if (opt.batches < 3) opt.batches = 3;
     if (opt.batch_ms < 1) opt.batch_ms = 1;
-    if (opt.nalloc < 1) opt.nalloc = 1;
+    if (opt.threads < 1) opt.threads = 1;
 }
 
 static void pick_context(void)
@@ -646,28 +716,110 @@ static void setup(void)
     }
 }
 
-static void setup_registry(void)
+/* Grows the registry to n live allocations and draws new random pointers among them. */
+static void setup_registry(long n)
 {
-    live = calloc((size_t)opt.nalloc, sizeof(void*));
-    bases = malloc(NPTR * sizeof(void*));
-    inner = malloc(NPTR * sizeof(void*));
-    if (!live || !bases || !inner) {
-        fprintf(stderr, "bench_core: out of memory\n");
-        exit(1);
+    if (!live) {
+        live = calloc((size_t)opt.nalloc, sizeof(void*));
+        bases = malloc(NPTR * sizeof(void*));
+        inner = malloc(NPTR * sizeof(void*));
+        if (!live || !bases || !inner) {
+            fprintf(stderr, "bench_core: out of memory\n");
+            exit(1);
+        }
     }
-    for (long i = 0; i < opt.nalloc; ++i) {
-        live[i] = clmalloc(cp, SMALL, 0);
-        if (!live[i]) die("clmalloc (registry fill)");
+    for (; nlive < n; ++nlive) {
+        live[nlive] = clmalloc(cp, SMALL, 0);
+        if (!live[nlive]) die("clmalloc (registry fill)");
     }
     for (unsigned i = 0; i < NPTR; ++i) {
-        bases[i] = live[rng() % (uint64_t)opt.nalloc];
-        inner[i] = (char*)live[rng() % (uint64_t)opt.nalloc] + 1 + rng() % (SMALL - 1);
+        bases[i] = live[rng() % (uint64_t)n];
+        inner[i] = (char*)live[rng() % (uint64_t)n] + 1 + rng() % (SMALL - 1);
     }
+}
+
+/* (5) Lookups from several threads at once: total lookups per second. */
+typedef struct {
+    long n;
+    unsigned start;
+    long bad;
+} lookup_job;
+
+static void* lookup_thread(void* arg)
+{
+    lookup_job* j = (lookup_job*)arg;
+    unsigned k = j->start;
+    size_t off = 0;
+    for (long i = 0; i < j->n; ++i, ++k)
+        if (!stdcl_mem_base(inner[k & (NPTR - 1)], &off)) j->bad++;
+    return NULL;
+}
+
+static double lookups_per_s(int T, long per_thread)
+{
+    pthread_t th[256];
+    lookup_job jobs[256];
+    if (T > 256) T = 256;
+    double t0 = now_ns();
+    for (int i = 0; i < T; ++i) {
+        jobs[i].n = per_thread;
+        jobs[i].start = (unsigned)i * 65521u;
+        jobs[i].bad = 0;
+        if (pthread_create(&th[i], NULL, lookup_thread, &jobs[i]) != 0) die("pthread_create");
+    }
+    for (int i = 0; i < T; ++i) {
+        pthread_join(th[i], NULL);
+        failures += jobs[i].bad;
+    }
+    return (double)T * (double)per_thread / ((now_ns() - t0) / 1e9);
+}
+
+static double thr_one, thr_many;
+static void measure_threads(void)
+{
+    fprintf(stderr, "  (5) lookups from 1 and %d threads ...\n", opt.threads);
+    long per = 2000000;
+    double one[5], many[5];
+    lookups_per_s(1, per / 4);
+    for (int r = 0; r < 5; ++r) {
+        one[r] = lookups_per_s(1, per);
+        many[r] = lookups_per_s(opt.threads, per);
+    }
+    thr_one = quantile(one, 5, 0.5);
+    thr_many = quantile(many, 5, 0.5);
+}
+
+static void setup_large(void)
+{
+    cl_int err;
+    w_mid = clmalloc(cp, MIB, 0);
+    if (!w_mid) die("clmalloc(1 MiB)");
+    w_mid_inner = w_mid + 4096;
+    if (clarg_set_global(cp, wk_glob, 0, w_mid_inner) != 0) die("clarg_set_global(interior)");
+    w_xfer = clmalloc(cp, BIGX, 0);
+    if (!w_xfer) die("clmalloc(64 MiB)");
+    memset(w_xfer, 2, BIGX);
+    if (posix_memalign((void**)&r_xfer_pageable, page, BIGX) != 0) die("posix_memalign(64 MiB)");
+    memset(r_xfer_pageable, 2, BIGX);
+    r_xfer_dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, BIGX, NULL, &err);
+    check(err, "clCreateBuffer(64 MiB)");
+    r_xfer_pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, BIGX, NULL, &err);
+    check(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR, 64 MiB)");
+    r_xfer_pinned = clEnqueueMapBuffer(q, r_xfer_pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, BIGX, 0, NULL, NULL, &err);
+    check(err, "clEnqueueMapBuffer(64 MiB)");
+    memset(r_xfer_pinned, 2, BIGX);
 }
 
 static void teardown(void)
 {
-    for (long i = 0; i < opt.nalloc; ++i) clfree(live[i]);
+    clfree(w_mid);
+    clfree(w_xfer);
+    free(r_xfer_pageable);
+    clEnqueueUnmapMemObject(q, r_xfer_pin, r_xfer_pinned, 0, NULL, NULL);
+    clFinish(q);
+    clReleaseMemObject(r_xfer_pin);
+    clReleaseMemObject(r_xfer_dev);
+    for (long i = 0; i < nlive; ++i) clfree(live[i]);
     free(live);
     free(bases);
     free(inner);
@@ -727,19 +879,51 @@ int main(int argc, char** argv)
 
     measure("(4') clsizeofmem(base), 2 live", "none (the call's fixed cost, registry nearly empty)", NULL,
             w_sizeof_few, "info");
-    fprintf(stderr, "  filling the registry with %ld allocations of %u bytes ...\n", opt.nalloc, SMALL);
-    setup_registry();
-    char n0[64], n1[64], n2[64], n3[64];
-    snprintf(n0, sizeof n0, "(4) stdcl_mem_base(interior), %ld live", opt.nalloc);
-    snprintf(n1, sizeof n1, "(4) clsizeofmem(base), %ld live", opt.nalloc);
-    snprintf(n2, sizeof n2, "(4) clarg_set_global(interior), %ld live", opt.nalloc);
-    measure(n0, "none (the registry lookup of an interior pointer; absolute target)", NULL, w_membase, "<200 ns");
-    measure(n1, "none (no raw OpenCL equivalent; absolute target)", NULL, w_sizeof, "<200 ns");
+
+    setup_large();
+    measure("(6) clarg_set_global, same interior ptr", "clSetKernelArg(cl_mem) of one buffer, again and again",
+            raw_setarg_same, w_setglobal_same, "2x");
+    Row* x[6];
+    x[0] = measure("(7) clmsync 64 MiB host->device", "clEnqueueWriteBuffer 64 MiB, blocking, pageable memory",
+                   raw_write_pageable, w_xfer_dev, "info");
+    x[1] = measure("(7) clmsync 64 MiB host->device, vs pinned", "clEnqueueWriteBuffer 64 MiB, blocking, pinned memory",
+                   raw_write_pinned, w_xfer_dev, "1.10x");
+    x[2] = measure("(7) clmsync 64 MiB device->host", "clEnqueueReadBuffer 64 MiB, blocking, pageable memory",
+                   raw_read_pageable, w_xfer_host, "info");
+    x[3] = measure("(7) clmsync 64 MiB device->host, vs pinned", "clEnqueueReadBuffer 64 MiB, blocking, pinned memory",
+                   raw_read_pinned, w_xfer_host, "1.10x");
+
+    static char names[8][4][64];
+    for (int i = 0; i < opt.nn; ++i) {
+        long n = opt.nallocs[i];
+        fprintf(stderr, "  filling the registry to %ld allocations of %u bytes ...\n", n, SMALL);
+        setup_registry(n);
+        snprintf(names[i][0], 64, "(4) stdcl_mem_base(interior), %ld live", n);
+        snprintf(names[i][1], 64, "(4) clsizeofmem(base), %ld live", n);
+        measure(names[i][0], "none (the registry lookup of an interior pointer; absolute target)", NULL, w_membase,
+                "<40 ns");
+        measure(names[i][1], "none (no raw OpenCL equivalent; absolute target)", NULL, w_sizeof, "<40 ns");
+    }
+    char n2[64], n3[64];
+    snprintf(n2, sizeof n2, "(4) clarg_set_global(interior), %ld live", nlive);
     measure(n2, "clSetKernelArg(cl_mem) of one of 64 buffers (no lookup)", raw_setarg, w_setglobal, "info");
-    snprintf(n3, sizeof n3, "(3) clmalloc+clfree 4 KiB, %ld live", opt.nalloc);
+    snprintf(n3, sizeof n3, "(3) clmalloc+clfree 4 KiB, %ld live", nlive);
     measure(n3, "posix_memalign + clCreateBuffer + clReleaseMemObject + free", raw_alloc_buffer, w_alloc, "1.10x");
+    measure_threads();
 
     print_table();
+    printf("\n(5) registry lookups (stdcl_mem_base, random interior pointers, %ld live): 1 thread %.1f M/s, "
+           "%d threads %.1f M/s: %.2fx (machine: %ld online CPUs)\n",
+           nlive, thr_one / 1e6, opt.threads, thr_many / 1e6, thr_many / thr_one, sysconf(_SC_NPROCESSORS_ONLN));
+    double gb = (double)BIGX / 1e9;
+    printf("(7) 64 MiB transfers in GB/s (1 GB = 1e9 bytes), median batch:\n");
+    printf("    host->device: raw pageable %.2f, raw pinned %.2f, clmsync %.2f (%.0f%% of pinned)\n",
+           gb / (x[0]->raw_ns / 1e9), gb / (x[1]->raw_ns / 1e9), gb / (x[1]->w_ns / 1e9),
+           100.0 * x[1]->raw_ns / x[1]->w_ns);
+    printf("    device->host: raw pageable %.2f, raw pinned %.2f, clmsync %.2f (%.0f%% of pinned)\n",
+           gb / (x[2]->raw_ns / 1e9), gb / (x[3]->raw_ns / 1e9), gb / (x[3]->w_ns / 1e9),
+           100.0 * x[3]->raw_ns / x[3]->w_ns);
+    if (zero_copy) printf("    (zero-copy device: clmsync copies nothing; run with STDCL_ZERO_COPY=0 for the copy path)\n");
     printf("load at end: %s\n", loadavg());
     teardown();
     if (failures) {

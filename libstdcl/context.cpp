@@ -222,6 +222,16 @@ bool zero_copy_allowed()
     return true;
 }
 
+// STDCL_OVERLAP=0: one queue per device (no transfer queue).
+bool overlap_allowed()
+{
+    const char* v = std::getenv("STDCL_OVERLAP");
+    if (!v || strcmp(v, "1") == 0) return true;
+    if (strcmp(v, "0") == 0) return false;
+    warn_once("STDCL_OVERLAP", "STDCL_OVERLAP='%s' is not 0 or 1; ignored", v);
+    return true;
+}
+
 const char* type_word(cl_device_type t)
 {
     if (t & CL_DEVICE_TYPE_GPU) return "GPU";
@@ -250,7 +260,10 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
     const char* prof = std::getenv("COPRTHR_OPENCL_PROFILING_ENABLE");
     cl_command_queue_properties qprops = (prof && *prof && strcmp(prof, "0") != 0) ? CL_QUEUE_PROFILING_ENABLE : 0;
     auto release_partial = [&] {
-        for (auto& prev : cp->devs) clReleaseCommandQueue(prev.queue);
+        for (auto& prev : cp->devs) {
+            if (prev.xfer && prev.xfer != prev.queue) clReleaseCommandQueue(prev.xfer);
+            clReleaseCommandQueue(prev.queue);
+        }
         clReleaseContext(cp->ctx);
     };
     std::string probe_failure;
@@ -286,6 +299,15 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             for (auto& d : cp->devs) d.zero_copy = false;
             warn_once(("probe " + label).c_str(), "%s: %s; every device of the context copies (no zero-copy)",
                       label.c_str(), probe_failure.c_str());
+        }
+        // A transfer queue beside the kernel queue where copies can overlap kernels.
+        bool overlap = overlap_allowed();
+        for (auto& d : cp->devs) {
+            d.xfer = d.queue;
+            if (d.zero_copy || !overlap) continue;
+            cl_command_queue x = clCreateCommandQueue(cp->ctx, d.id, qprops, &err);
+            check_cl(err, "clCreateCommandQueue (transfer queue)");
+            d.xfer = x;
         }
         std::string devlist;
         for (size_t i = 0; i < cp->devs.size(); ++i) {
@@ -438,7 +460,10 @@ void destroy_context(CLCONTEXT* cp)
         std::unique_lock<std::shared_mutex> lock(contexts().mu);
         contexts().live.erase(cp);
     }
-    for (auto& d : cp->devs) clFinish(d.queue);
+    for (auto& d : cp->devs) {
+        clFinish(d.queue);
+        if (d.xfer != d.queue) clFinish(d.xfer);
+    }
     for (unsigned i = 0; i < cp->devs.size(); ++i) {
         auto& ev = *cp->devs[i].events;
         std::lock_guard<std::mutex> lock(ev.mu);
@@ -450,7 +475,10 @@ void destroy_context(CLCONTEXT* cp)
     context_release_programs(cp);
     compat_forget_context(cp);
     memory_forget_context(cp);
-    for (auto& d : cp->devs) clReleaseCommandQueue(d.queue);
+    for (auto& d : cp->devs) {
+        if (d.xfer != d.queue) clReleaseCommandQueue(d.xfer);
+        clReleaseCommandQueue(d.queue);
+    }
     clReleaseContext(cp->ctx);
     delete cp;
 }

@@ -43,6 +43,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bo
     if (flags & CL_EVENT_NOWAIT) {
         // A failed flush is harmless: clWaitForEvents flushes the queue itself.
         if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
+        else if (d.xfer != d.queue) clFlush(d.xfer);  // a kernel on the other queue may wait for it
         // The list owns the enqueue's reference; the caller gets one more with NORELEASE.
         cl_int rerr = (flags & CL_EVENT_NORELEASE) ? clRetainEvent(ev) : CL_SUCCESS;
         try {
@@ -94,6 +95,7 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
         if (flags & ~(CL_ALL_EVENT | CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
             fail(STDCL_EINVAL, "clflush: unknown flags 0x%x", unsigned(flags));
         check_cl(clFlush(d.queue), "clflush");
+        if (d.xfer != d.queue) check_cl(clFlush(d.xfer), "clflush (transfer queue)");
         return 0;
     });
 }

@@ -12,12 +12,24 @@ namespace {
 struct KernelTable {
     std::shared_mutex mu;
     std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
+    std::atomic<uint64_t> gen{1};  // bumped (under mu) at every change of by_kernel
 };
 KernelTable& kernels()
 {
     static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
     return *t;
 }
+
+// Each thread's last kernel: while the table's generation is unchanged, the table
+// still maps k to that record, and a weak reference finds it without the table's
+// lock (a clarg_set per argument before each clfork is the common pattern).  Weak:
+// the cache never keeps a closed program's kernels alive.
+struct KernelCache {
+    cl_kernel k = nullptr;
+    uint64_t gen = 0;
+    std::weak_ptr<KernelInfo> ki;
+};
+thread_local KernelCache tl_kernel;
 
 std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
 {
@@ -80,6 +92,16 @@ std::string arg_desc(const KernelInfo& ki, unsigned i)
 void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
 {
     KernelArg& a = ki.args[i];
+    if (ptr && a.kind == KernelArg::global) {
+        // The same allocation again (a repeated or moved interior pointer): no registry
+        // lookup.  A freed, detached or moved allocation takes the full path.
+        Allocation& al = *a.alloc;
+        uintptr_t off = uintptr_t(ptr) - uintptr_t(al.host);
+        if (off < al.size && !al.dead.load(std::memory_order_acquire) && al.cp.load(std::memory_order_acquire) == ki.cp) {
+            a.offset = size_t(off);
+            return;
+        }
+    }
     if (!ptr) {
         cl_mem none = nullptr;
         for (cl_kernel k : ki.per_group) check_cl(clSetKernelArg(k, i, sizeof none, &none), call);
@@ -152,7 +174,8 @@ void check_ndrange(const clndrange_t* ndr)
     }
 }
 
-cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags)
+cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags,
+                const std::vector<cl_event>& waits)
 {
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
@@ -175,7 +198,8 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
     for (size_t i = 0; i < ndr->dim; ++i) any_zero = any_zero || ndr->ltsz[i] == 0;
     cl_event ev = nullptr;
     cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz,
-                                        any_zero ? nullptr : ndr->ltsz, 0, nullptr, &ev);
+                                        any_zero ? nullptr : ndr->ltsz, cl_uint(waits.size()),
+                                        waits.empty() ? nullptr : waits.data(), &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
@@ -214,6 +238,11 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
+    // A device with a transfer queue: the kernel waits for the last command on each
+    // allocation it uses; their order locks are held until it is noted or waited for.
+    Device& d = cp->devs[devnum];
+    std::vector<std::unique_lock<std::mutex>> order;
+    std::vector<cl_event> waits;
     {
         std::lock_guard<std::mutex> lock(ki->mu);
         if (nargs > 0) {
@@ -231,7 +260,15 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
                 fail(e.code, "clfork: %s: %s", arg_desc(*ki, i).c_str(), e.msg.c_str());
             }
         }
-        ev = launch(cp, devnum, *ki, ndr, flags);
+        if (d.xfer != d.queue && !uses.empty()) {
+            std::vector<Allocation*> allocs;
+            allocs.reserve(uses.size());
+            for (const AllocUse& u : uses) allocs.push_back(&*u);
+            lock_order(allocs, order);
+            waits.reserve(allocs.size());
+            for (Allocation* al : allocs) al->add_wait(devnum, waits);
+        }
+        ev = launch(cp, devnum, *ki, ndr, flags, waits);
     }
     return event_finish(cp, devnum, ev, flags, true);
 }
@@ -241,14 +278,23 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
     auto& t = kernels();
+    KernelCache& c = tl_kernel;
+    if (c.k == k && c.gen == t.gen.load(std::memory_order_acquire))
+        if (auto ki = c.ki.lock()) return ki;
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);
         auto it = t.by_kernel.find(k);
-        if (it != t.by_kernel.end()) return it->second;
+        if (it != t.by_kernel.end()) {
+            c.k = k;
+            c.gen = t.gen.load(std::memory_order_relaxed);
+            c.ki = it->second;
+            return it->second;
+        }
     }
     auto ki = describe_external(k);
     std::unique_lock<std::shared_mutex> lock(t.mu);
     auto res = t.by_kernel.emplace(k, ki);
+    if (res.second) t.gen.fetch_add(1, std::memory_order_release);
     return res.first->second;
 }
 
@@ -256,6 +302,7 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
 {
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
+    t.gen.fetch_add(1, std::memory_order_release);  // first: a throw below leaves no cache trusted
     for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
 }
 
@@ -281,6 +328,7 @@ void kernel_unregister(const KernelInfo& ki) noexcept
         if (tomb) it->second = tomb;  // no allocation: the entry exists
         else t.by_kernel.erase(it);
     }
+    t.gen.fetch_add(1, std::memory_order_release);
 }
 
 KernelInfo::~KernelInfo()

@@ -690,6 +690,36 @@ static void test_env_zero_copy_malformed_warns(void** state)
     tu_proc_free(&r);
 }
 
+static void check_env_warning(const char* setting, const char* quoted)
+{
+    tu_proc r;
+    run_env(&r, setting);
+    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(tu_count(r.err, "warning"), 1);
+    assert_contains(r.err, quoted);
+    assert_contains(r.out, "run stdcpu 0 ok"); /* the default, and it works */
+    assert_contains(r.out, "run stdcpu 1 ok");
+    tu_proc_free(&r);
+}
+
+static void test_env_overlap_malformed_warns(void** state)
+{
+    (void)state;
+    check_env_warning("STDCL_OVERLAP=maybe", "STDCL_OVERLAP='maybe' is not 0 or 1; ignored");
+}
+
+static void test_env_pinned_malformed_warns(void** state)
+{
+    (void)state;
+    check_env_warning("STDCL_PINNED=yes", "STDCL_PINNED='yes' is not 0 or 1; ignored");
+}
+
+static void test_env_pin_min_malformed_warns(void** state)
+{
+    (void)state;
+    check_env_warning("STDCL_PIN_MIN=1M", "STDCL_PIN_MIN='1M' is not a byte count; ignored");
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -734,6 +764,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_env_pocl_without_devices_null_context_says_why),
         cmocka_unit_test(test_env_zero_copy_off_runs_in_copy_mode),
         cmocka_unit_test(test_env_zero_copy_malformed_warns),
+        cmocka_unit_test(test_env_overlap_malformed_warns),
+        cmocka_unit_test(test_env_pinned_malformed_warns),
+        cmocka_unit_test(test_env_pin_min_malformed_warns),
     };
     return cmocka_run_group_tests_name("errors", tests, setup, teardown);
 }

@@ -94,6 +94,54 @@ static void test_clsizeofmem_not_an_allocation_start_is_zero(void** state)
     assert_int_equal(clfree(p), 0);
 }
 
+static void test_stdcl_mem_base_finds_every_page_of_a_large_allocation(void** state)
+{
+    (void)state;
+    /* 40 MiB + 100 bytes: the registry's pages span several of its leaves. */
+    size_t size = ((size_t)40 << 20) + 100;
+    char* p = clmalloc(stdcpu, size, 0);
+    assert_non_null(p);
+    size_t offs[] = {0, 1, 4095, 4096, ((size_t)16 << 20) - 1, (size_t)16 << 20, ((size_t)32 << 20) + 8, size - 1};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        size_t off = 12345;
+        assert_ptr_equal(stdcl_mem_base(p + offs[i], &off), p);
+        assert_int_equal(off, offs[i]);
+    }
+    assert_int_equal(clsizeofmem(p), size);
+    /* One past the end (inside the last page) and interior pointers are no allocation start. */
+    assert_null(stdcl_mem_base(p + size, NULL));
+    assert_contains(clerror(), "is not inside memory returned by clmalloc");
+    assert_int_equal(clsizeofmem(p + 4096), 0);
+    assert_contains(clerror(), "is not the start of a clmalloc allocation");
+    assert_int_equal(clfree(p), 0);
+    assert_null(stdcl_mem_base(p + 4096, NULL));
+    assert_contains(clerror(), "is not inside memory returned by clmalloc");
+}
+
+static void test_stdcl_mem_base_keeps_many_small_allocations_apart(void** state)
+{
+    (void)state;
+    enum { K = 1000 };
+    static char* a[K];
+    for (int i = 0; i < K; i++) {
+        a[i] = clmalloc(stdcpu, 100 + (size_t)i * 37, 0);
+        assert_non_null(a[i]);
+    }
+    for (int i = 0; i < K; i++) {
+        size_t off = 0, n = 100 + (size_t)i * 37;
+        assert_ptr_equal(stdcl_mem_base(a[i] + n - 1, &off), a[i]);
+        assert_int_equal(off, n - 1);
+        assert_int_equal(clsizeofmem(a[i]), n);
+        assert_null(stdcl_mem_base(a[i] + n, NULL)); /* the rest of its page is no one's */
+    }
+    for (int i = 0; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
+    for (int i = 0; i < K; i++) {
+        if (i % 2 == 0) assert_null(stdcl_mem_base(a[i], NULL));
+        else assert_ptr_equal(stdcl_mem_base(a[i] + 50, NULL), a[i]);
+    }
+    for (int i = 1; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
+}
+
 static void test_clmalloc_ro_and_wo_set_buffer_access(void** state)
 {
     (void)state;
@@ -432,6 +480,74 @@ static void test_clarg_set_global_interior_pointer_views_from_pointer(void** sta
     }
 }
 
+static void test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree(void** state)
+{
+    (void)state;
+    enum { N = 4096, M = 64 };
+    for (unsigned d = 0; d < 2; d++) {
+        size_t off = 2 * base_align_bytes(d) / sizeof(int);
+        int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+        assert_non_null(p);
+        for (int i = 0; i < N; i++) p[i] = -1;
+        assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_mem sub = stdcl_mem(stdcpu, d, p + off);
+        assert_non_null(sub);
+        clndrange_t ndr = clndrange_init1d(0, M, 64);
+        for (int rep = 0; rep < 3; rep++) { /* the same view each time, and each launch sees it */
+            assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + off), 0);
+            assert_int_equal(clarg_set(stdcpu, g_fill, 1, 100 * rep), 0);
+            assert_non_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+            assert_ptr_equal(stdcl_mem(stdcpu, d, p + off), sub);
+            assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+            assert_int_equal(p[off], 100 * rep);
+            assert_int_equal(p[off + M - 1], 100 * rep + M - 1);
+        }
+        /* A different interior pointer of the same allocation binds its own view. */
+        assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + 2 * off), 0);
+        assert_int_equal(clarg_set(stdcpu, g_fill, 1, 7), 0);
+        assert_non_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+        assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+        assert_int_equal(p[2 * off], 7);
+        assert_int_equal(p[off], 200); /* the last launch at p + off */
+        /* clfree releases the buffer and its views: only our own reference remains. */
+        cl_mem parent = stdcl_mem(stdcpu, d, p);
+        assert_non_null(parent);
+        assert_int_equal(clRetainMemObject(parent), CL_SUCCESS);
+        assert_int_equal(clfree(p), 0);
+        cl_uint refs = 0;
+        assert_int_equal(clGetMemObjectInfo(parent, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+        assert_int_equal(refs, 1);
+        assert_int_equal(clReleaseMemObject(parent), CL_SUCCESS);
+        /* The kernel's argument no longer binds: the launch says the memory was freed. */
+        clerror();
+        assert_null(clfork(stdcpu, d, g_fill, &ndr, CL_EVENT_WAIT));
+        assert_contains(clerror(), "was freed");
+    }
+}
+
+static void test_clarg_set_global_after_clfree_binds_the_new_allocation(void** state)
+{
+    (void)state;
+    enum { N = 1024, M = 64 };
+    int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(p);
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p), 0);
+    assert_int_equal(clfree(p), 0);
+    /* Whether or not malloc hands out the same address again, the new memory binds. */
+    int* q = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(q);
+    for (int i = 0; i < N; i++) q[i] = -1;
+    assert_non_null(clmsync(stdcpu, 0, q, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, q), 0);
+    assert_int_equal(clarg_set(stdcpu, g_fill, 1, 5), 0);
+    clndrange_t ndr = clndrange_init1d(0, M, 64);
+    assert_non_null(clfork(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT));
+    assert_non_null(clmsync(stdcpu, 0, q, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < M; i++) assert_int_equal(q[i], 5 + i);
+    assert_int_equal(q[M], -1);
+    assert_int_equal(clfree(q), 0);
+}
+
 static void test_clarg_set_global_misaligned_interior_pointer_fails(void** state)
 {
     (void)state;
@@ -575,6 +691,47 @@ static void test_clfree_after_nowait_kernel_is_safe(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Copy mode (STDCL_ZERO_COPY=0), in a fresh process: a transfer queue beside */
+/* each kernel queue, pinned host memory (helper_overlap)                     */
+/* ------------------------------------------------------------------------ */
+
+static void run_overlap(const char* const* env)
+{
+    const char* args[] = {NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_overlap"), args, env, NULL, 240);
+    if (r.status != 0) tu_proc_dump(&r, "helper_overlap");
+    assert_int_equal(r.status, 0);
+    const char* names[] = {"sync-then-kernel", "kernel-then-sync", "free-after-sync", "threads", "copy-order",
+                           "pinned-realloc"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%s: ok", names[i]);
+        assert_contains(r.out, want);
+    }
+    assert_contains(r.out, "overlap ok");
+    /* Allocations of 256 KiB or more were pinned (and the smaller ones were not). */
+    assert_contains(r.err, "bytes at 0x");
+    assert_contains(r.err, "262144 bytes at ");
+    assert_contains(r.err, " (pinned)");
+    tu_proc_free(&r);
+}
+
+static void test_clmsync_nowait_orders_with_kernels_on_two_queues(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_ZERO_COPY=0", "STDCL_TRACE=mem", NULL};
+    run_overlap(env);
+}
+
+static void test_clmsync_nowait_orders_with_kernels_on_one_queue(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_ZERO_COPY=0", "STDCL_OVERLAP=0", "STDCL_TRACE=mem", NULL};
+    run_overlap(env);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The overrun check mode (STDCL_CHECK=1), in a fresh process                */
 /* ------------------------------------------------------------------------ */
 
@@ -645,6 +802,8 @@ int main(int argc, char** argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clmalloc_returns_page_aligned_memory),
         cmocka_unit_test(test_clsizeofmem_not_an_allocation_start_is_zero),
+        cmocka_unit_test(test_stdcl_mem_base_finds_every_page_of_a_large_allocation),
+        cmocka_unit_test(test_stdcl_mem_base_keeps_many_small_allocations_apart),
         cmocka_unit_test(test_clmalloc_ro_and_wo_set_buffer_access),
         cmocka_unit_test(test_clmrealloc_grows_keeping_contents),
         cmocka_unit_test(test_clmrealloc_shrinks_keeping_prefix),
@@ -661,11 +820,15 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmcopy_copies_device_copies),
         cmocka_unit_test(test_clmcopy_copies_the_smaller_size),
         cmocka_unit_test(test_clarg_set_global_interior_pointer_views_from_pointer),
+        cmocka_unit_test(test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree),
+        cmocka_unit_test(test_clarg_set_global_after_clfree_binds_the_new_allocation),
         cmocka_unit_test(test_clarg_set_global_misaligned_interior_pointer_fails),
         cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
         cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
         cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
         cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
+        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_two_queues),
+        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
     };

@@ -9,7 +9,8 @@
 # Runs build/tests/faults/fault_workload under build/tests/faults/faultcl_shim.so
 # (LD_PRELOAD), which fails one OpenCL call made by libstdcl (kind cl) or one
 # allocation made by libstdcl (kind alloc) per run, in each memory mode:
-# zc (devices as PoCL reports them: zero-copy) and copy (FAULTCL_NO_UNIFIED=1:
+# zc (devices as PoCL reports them: zero-copy) and copy (FAULTCL_NO_UNIFIED=1
+# and STDCL_PIN_MIN=16384, so that the workload's larger allocations are pinned:
 # no unified memory, the copy path a GPU takes).
 #
 # First, per mode, a run with nothing injected and FAULTCL_TRACE=1 lists every
@@ -59,7 +60,9 @@ if [ "${1:-}" = --one ]; then
     rm -rf "$run"
     mkdir -p "$run/stdcl" "$run/tmp"
     env_args=(FAULTCL_REPORT="$run/report" STDCL_CACHE_DIR="$run/stdcl" TMPDIR="$run/tmp")
-    [ "$mode" = copy ] && env_args+=(FAULTCL_NO_UNIFIED=1)
+    # Copy mode: the workload's 16 KiB allocations are pinned (the threshold
+    # lowered from 256 KiB), the rest pageable: both host-memory paths.
+    [ "$mode" = copy ] && env_args+=(FAULTCL_NO_UNIFIED=1 STDCL_PIN_MIN=16384)
     if [ "$kind" = cl ]; then env_args+=(FAULTCL_FAIL_AT="$k"); else env_args+=(FAULTCL_ALLOC_FAIL_AT="$k"); fi
     [ "$k" = 0 ] && env_args+=(FAULTCL_TRACE=1)
     prefix=()

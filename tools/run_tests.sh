@@ -2,6 +2,9 @@
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
+#                                         test_memory, test_launch, test_threads
+#                                         and test_errors again with
+#                                         STDCL_OVERLAP=0 (one queue per device),
 #                                         then tests/check_exports.sh and
 #                                         tests/check_man.sh and
 #                                         tools/check_faults.sh at a stride
@@ -23,7 +26,8 @@
 # as one pass.  The last line is exactly "N passed, N failed"; the exit
 # status is 1 when anything failed.
 #
-# Environment: BUILD_DIR (default build; make asan uses build-asan),
+# Environment: STDCL_TEST_ENV (NAME=VALUE words every program gets, e.g.
+# STDCL_ZERO_COPY=0: see tools/test_env.sh), BUILD_DIR (default build; make asan uses build-asan),
 # TEST_TIMEOUT (seconds per program, default 300).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,16 +83,17 @@ count() { # count PASSED|FAILED: sums CMocka's "N test(s)" lines of $log
         | awk '{ s += $1 } END { print s + 0 }'
 }
 
-for prog in "${programs[@]}"; do
-    name=$(basename "$prog")
+run_prog() { # run_prog PATH [ENV]: one test program, ENV as STDCL_TEST_ENV
+    local prog=$1 env=${2:-}
+    name=$(basename "$prog")${env:+ [$env]}
     echo "=== $name${filter:+ ($filter)}"
     if [ ! -x "$prog" ]; then
         echo "run_tests: $prog: no such test program"
         total_failed=$((total_failed + 1))
         failures+=("$name (missing)")
-        continue
+        return
     fi
-    timeout -k 10 "$timeout_s" bash "$top/tools/test_env.sh" -C "$(dirname "$prog")" \
+    STDCL_TEST_ENV="${STDCL_TEST_ENV:-}${env:+ $env}" timeout -k 10 "$timeout_s" bash "$top/tools/test_env.sh" -C "$(dirname "$prog")" \
         "${linebuf[@]}" "$prog" ${filter:+"$filter"} 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     passed=$(count PASSED)
@@ -107,7 +112,19 @@ for prog in "${programs[@]}"; do
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
     [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)")
+}
+
+for prog in "${programs[@]}"; do
+    run_prog "$prog"
 done
+
+# The whole run: a second pass of the programs that order commands, with one
+# queue per device (STDCL_OVERLAP=0): the results must be the same.
+if [ $# -eq 0 ]; then
+    for name in test_memory test_launch test_threads test_errors; do
+        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_OVERLAP=0"
+    done
+fi
 
 # check NAME COMMAND...: a check script, counted as one pass or one failure.
 check() {

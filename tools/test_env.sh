@@ -19,7 +19,9 @@
 # - every other STDCL_* and STDDEV/STDCPU/STDGPU/STDACC* variable of the
 #   caller removed (STDCL_KERNEL_PATH, STDCL_TRACE, STDDEV=0 ... would
 #   change what the tests see), except STDCL_STRESS_* (test_stress.c's
-#   threads, seconds and seed, which `make stress` sets).
+#   threads, seconds and seed, which `make stress` sets) and the NAME=VALUE
+#   words of the caller's STDCL_TEST_ENV, set on purpose (run_tests.sh's
+#   second passes: STDCL_TEST_ENV="STDCL_OVERLAP=0").
 # With -C the command runs in dir.  Exits with the command's status.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +38,7 @@ fi
 
 test_cc=${STDCL_TEST_CC:-cc}
 test_cflags=${STDCL_TEST_CFLAGS:-}
+test_env=${STDCL_TEST_ENV:-}
 for v in $(compgen -e); do
     case $v in
         STDCL_STRESS_*) ;;
@@ -70,6 +73,12 @@ export STDCL_TEST_SRCDIR="$top/tests"
 # that the tree was built with.  Kept from the caller; make sets them.
 export STDCL_TEST_CC="$test_cc"
 export STDCL_TEST_CFLAGS="$test_cflags"
+for kv in $test_env; do
+    case $kv in
+        [A-Za-z_]*=*) export "$kv" ;;
+        *) echo "test_env.sh: STDCL_TEST_ENV word '$kv' is not NAME=VALUE" >&2; exit 2 ;;
+    esac
+done
 
 # For programs built by make asan / tsan / ubsan (ignored by others); the
 # caller's own options come after these, so they win.  run_tests.sh's stdbuf

@@ -29,7 +29,12 @@ struct EventList {
 
 struct Device {
     cl_device_id id = nullptr;
-    cl_command_queue queue = nullptr;
+    cl_command_queue queue = nullptr;  // kernels (and all commands of a zero-copy device)
+    // Transfers (clmsync, clmcopy): on a device with memory of its own a second queue,
+    // so that copies overlap kernels; else (or STDCL_OVERLAP=0) the same as queue.
+    // With two queues every command waits for the last command on each allocation it
+    // uses (Allocation::last), which keeps the order one in-order queue gives.
+    cl_command_queue xfer = nullptr;
     cl_device_type type = 0;
     std::string name;
     std::string vendor_macro;     // e.g. "__POCL__"
@@ -69,6 +74,9 @@ struct Allocation {
     size_t size = 0;
     char* block = nullptr;        // what posix_memalign returned (host, or before it: STDCL_CHECK)
     size_t guard = 0;             // STDCL_CHECK: guard bytes behind host + size (0: off)
+    cl_mem pin = nullptr;         // pinned: the CL_MEM_ALLOC_HOST_PTR buffer block lies in,
+    char* pin_map = nullptr;      //   its mapping (block is its first page boundary),
+    cl_command_queue pin_queue = nullptr;  //   and the queue it was mapped on (retained)
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
@@ -83,20 +91,24 @@ struct Allocation {
     int users = 0;                // calls using the memory now (AllocUse)
     std::vector<cl_mem> mem;      // per device of cp, created on first use
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
+    std::mutex order;             // two-queue devices: held from reading `last` to noting the new command
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
     std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
 
     Allocation() = default;
     Allocation(const Allocation&) = delete;
     Allocation& operator=(const Allocation&) = delete;
-    // Frees the host memory if clfree did not (an allocation that never reached the
-    // registry, when clmalloc fails after allocating it).
-    ~Allocation() { free(block); }
+    // Frees the host memory (pinned or not) if clfree did not: an allocation that
+    // never reached the registry, when clmalloc fails after allocating it.
+    ~Allocation();
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
     cl_mem device_mem(unsigned devnum, size_t offset);
     // Remembers ev as the latest command on devnum touching this allocation.
     void note_event(unsigned devnum, cl_event ev);
+    // Adds to out (capacity reserved by the caller) the last command on devnum that a
+    // new command must wait for, if it is not finished (order held).
+    void add_wait(unsigned devnum, std::vector<cl_event>& out);
     // Waits for every command still using this allocation.
     void wait_idle();
     // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
@@ -123,7 +135,11 @@ private:
     std::shared_ptr<Allocation> a_;
 };
 
-// The registry (registry.cpp): address -> allocation, O(log n), never reads user memory.
+// Locks the order mutexes of the allocations (each once, in address order) into out.
+void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<std::mutex>>& out);
+
+// The registry (registry.cpp): address -> allocation in constant time, lock-free for
+// registry_lookup, never reads user memory.
 std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
 // Base and size of the allocation containing p, without touching the allocation.
 bool registry_lookup(const void* p, uintptr_t* base, size_t* size);

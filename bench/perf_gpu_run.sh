@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# perf_gpu_run.sh: the runtime-speed figures on the 2x H200 machine (issue: the
+# runtime at the hardware's speed), in one call of well under 8 minutes: builds with
+# the project's own ./configure && make (no CMocka there: tests are not built), then
+# runs bench_core on stdgpu device 0 (registry lookups at 1e3..1e6 live allocations,
+# 16 threads, clarg_set_global, clmsync 64 MiB against pageable and pinned raw
+# transfers) and nbody_multi on 1 and 2 GPUs at N = 32768, 131072 and 1048576.
+# Every result is a text file under $OUT (default /tmp/perf-gpu-out).
+#
+#   bench/perf_gpu_run.sh [core] [nbody]       (default: both)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+RES=${OUT:-/tmp/perf-gpu-out}
+mkdir -p "$RES"
+WHAT=${*:-core nbody}
+[ -w /etc/OpenCL/vendors ] && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+export POCL_CACHE_DIR=/tmp/pocl-cache STDCL_CACHE_DIR=/tmp/stdcl-cache
+mkdir -p "$POCL_CACHE_DIR" "$STDCL_CACHE_DIR"
+start=$(date +%s)
+
+{
+    date -u; uname -r; nvidia-smi -L; nproc; grep -m1 'model name' /proc/cpuinfo
+    git -C "$ROOT" log --oneline -1 2>/dev/null
+    clinfo -l 2>&1
+} > "$RES/machine.txt" 2>&1
+cat "$RES/machine.txt"
+
+echo "== build (./configure && make)"
+{
+    [ -x configure ] || autoconf || exit 1
+    export STDCL_SKIP_DEPS=1
+    ./configure && STDCL_SKIP_DEPS=1 make -j"$(nproc)" lib tools examples bench
+} > "$RES/build.txt" 2>&1
+rc=$?
+tail -5 "$RES/build.txt"
+if [ $rc -ne 0 ] || [ ! -x build/bench/bench_core ] || [ ! -x build/examples/nbody/nbody_multi ]; then
+    echo "build failed (status $rc): see $RES/build.txt"
+    exit 1
+fi
+echo "build: $(( $(date +%s) - start )) s"
+
+case " $WHAT " in *" core "*)
+    echo "== bench_core -c gpu (device 0)"
+    timeout 240 build/bench/bench_core -c gpu -n 1000,10000,100000,1000000 -T 16 -b 21 \
+        > "$RES/bench_core_gpu.txt" 2> "$RES/bench_core_gpu.err"
+    echo "exit status $?" >> "$RES/bench_core_gpu.txt"
+    cat "$RES/bench_core_gpu.txt"
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+
+case " $WHAT " in *" nbody "*)
+    echo "== nbody_multi --bench on 1 and 2 GPUs"
+    nb="$ROOT/build/examples/nbody/nbody_multi"
+    out="$RES/nbody_multi.txt"
+    : > "$out"
+    for spec in 32768:400 131072:100 1048576:10; do
+        n=${spec%%:*} steps=${spec##*:}
+        for k in 1 2; do
+            echo "-- N=$n devices=$k steps=$steps" | tee -a "$out"
+            (cd build/examples/nbody && timeout 90 "$nb" -c gpu -d $k -n $n -s $steps -b 10 --bench -q) >> "$out" 2>&1
+            echo "exit status $?" >> "$out"
+            tail -3 "$out"
+        done
+    done
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+echo "results in $RES: $(ls "$RES" | tr '\n' ' ')"

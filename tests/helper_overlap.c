@@ -1,0 +1,314 @@
+/* helper_overlap.c: the order of commands when each device has a transfer queue
+ * beside its kernel queue, for test_memory (run with STDCL_ZERO_COPY=0, so that
+ * every clmsync copies between host memory and a device buffer, and allocations of
+ * 256 KiB or more are pinned; with STDCL_OVERLAP=0 too, the one-queue reference).
+ *
+ * Scenarios (each prints "<name>: ok" or "<name>: FAIL ..."):
+ *   sync-then-kernel     a kernel reads a buffer synced CL_EVENT_NOWAIT just before it
+ *   kernel-then-sync     a sync to the host right after a NOWAIT kernel that writes it
+ *   free-after-sync      clfree right after a NOWAIT sync (and after a NOWAIT kernel)
+ *   threads              8 threads, each syncing, launching and syncing back its own
+ *                        memory NOWAIT on alternating devices, then checking it
+ *   copy-order           clmcopy NOWAIT between kernels that write and read both ends
+ *   pinned-realloc       a pinned allocation through clmrealloc, clmdetach, clmattach
+ * Exits 0 when every scenario passed, 1 otherwise. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdcl.h>
+
+static const char* src =
+    "__kernel void slow_add(__global int* a, int v, int iters)\n"
+    "{\n"
+    "    int i = get_global_id(0);\n"
+    "    int x = a[i];\n"
+    "    float s = 0.0f;\n"
+    "    for (int k = 0; k < iters; k++) s = s * 0.5f + (float)k;\n"
+    "    a[i] = x + v + (s < 0.0f ? 1 : 0);\n"
+    "}\n"
+    "__kernel void slow_fill(__global int* a, int base, int iters)\n"
+    "{\n"
+    "    int i = get_global_id(0);\n"
+    "    float s = 0.0f;\n"
+    "    for (int k = 0; k < iters; k++) s = s * 0.5f + (float)k;\n"
+    "    a[i] = base + i + (s < 0.0f ? 1 : 0);\n"
+    "}\n";
+
+static cl_kernel k_add, k_fill;
+static int failures;
+static pthread_mutex_t print_mu = PTHREAD_MUTEX_INITIALIZER;
+
+#define BIG (1 << 16)   /* ints: 256 KiB, pinned */
+#define SMALLN 4096     /* ints: 16 KiB, pageable */
+#define ITERS 300
+
+static void report(const char* name, int ok, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(const char* name, int ok, const char* fmt, ...)
+{
+    pthread_mutex_lock(&print_mu);
+    if (ok) {
+        printf("%s: ok\n", name);
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        printf("%s: FAIL ", name);
+        vprintf(fmt, ap);
+        printf(" (clerror: %s)\n", clerror() ? clerror() : "none");
+        va_end(ap);
+        failures++;
+    }
+    fflush(stdout);
+    pthread_mutex_unlock(&print_mu);
+}
+
+static void pass(const char* name) { report(name, 1, "%s", "passed"); }
+
+/* First index where a[i] != base + i * step, or -1. */
+static long first_bad(const int* a, long n, int base, int step)
+{
+    for (long i = 0; i < n; i++)
+        if (a[i] != base + (int)i * step) return i;
+    return -1;
+}
+
+static int add(unsigned d, int* a, long n, int v, int flags)
+{
+    clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
+    return clforka(stdcpu, d, k_add, &ndr, flags, a, v, ITERS) != NULL;
+}
+
+static int fill(unsigned d, int* a, long n, int base, int flags)
+{
+    clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
+    return clforka(stdcpu, d, k_fill, &ndr, flags, a, base, ITERS) != NULL;
+}
+
+static void sync_then_kernel(long n, const char* name)
+{
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
+        int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+        int ok = a != NULL;
+        for (int rep = 0; ok && rep < 4; rep++) {
+            for (long i = 0; i < n; i++) a[i] = rep * 1000 + (int)i;
+            ok = clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && add(d, a, n, 7, CL_EVENT_NOWAIT) &&
+                 clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
+                 clwait(stdcpu, d, CL_ALL_EVENT) == 0;
+            long bad = ok ? first_bad(a, n, rep * 1000 + 7, 1) : -2;
+            if (bad != -1) {
+                report(name, 0, "device %u rep %d: a[%ld] = %d", d, rep, bad, bad >= 0 ? a[bad] : 0);
+                ok = 0;
+                break;
+            }
+        }
+        if (a) clfree(a);
+        if (!ok) return;
+    }
+    pass(name);
+}
+
+static void kernel_then_sync(long n, const char* name)
+{
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
+        int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+        int ok = a != NULL;
+        for (int rep = 0; ok && rep < 4; rep++) {
+            memset(a, 0xff, (size_t)n * sizeof(int));
+            ok = fill(d, a, n, rep * 10, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+            long bad = ok ? first_bad(a, n, rep * 10, 1) : -2;
+            if (bad != -1) {
+                report(name, 0, "device %u rep %d: a[%ld] = %d", d, rep, bad, bad >= 0 ? a[bad] : 0);
+                ok = 0;
+            }
+        }
+        if (a) clfree(a);
+        if (!ok || clwait(stdcpu, d, CL_ALL_EVENT) != 0) {
+            if (ok) report(name, 0, "clwait on device %u failed", d);
+            return;
+        }
+    }
+    pass(name);
+}
+
+static void free_after_sync(void)
+{
+    for (int rep = 0; rep < 8; rep++) {
+        unsigned d = (unsigned)rep % clgetndev(stdcpu);
+        long n = (rep & 2) ? BIG : SMALLN;
+        int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+        if (!a) {
+            report("free-after-sync", 0, "clmalloc");
+            return;
+        }
+        for (long i = 0; i < n; i++) a[i] = (int)i;
+        int ok = clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL;
+        if (ok && (rep & 1)) ok = add(d, a, n, 1, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT);
+        if (!ok || clfree(a) != 0) {
+            report("free-after-sync", 0, "rep %d", rep);
+            return;
+        }
+    }
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++)
+        if (clwait(stdcpu, d, CL_ALL_EVENT) != 0) {
+            report("free-after-sync", 0, "clwait on device %u", d);
+            return;
+        }
+    pass("free-after-sync");
+}
+
+typedef struct {
+    int id;
+    int bad;
+    char msg[256];
+} worker_t;
+
+static void* worker(void* arg)
+{
+    worker_t* w = (worker_t*)arg;
+    long n = (w->id & 1) ? BIG / 4 : SMALLN;
+    int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+    if (!a) {
+        w->bad = 1;
+        snprintf(w->msg, sizeof w->msg, "clmalloc: %s", clerror());
+        return NULL;
+    }
+    for (int rep = 0; rep < 12 && !w->bad; rep++) {
+        unsigned d = (unsigned)(w->id + rep) % clgetndev(stdcpu);
+        int base = w->id * 100000 + rep * 100;
+        for (long i = 0; i < n; i++) a[i] = base + (int)i;
+        /* host -> device, two kernels, device -> host: all NOWAIT but the last. */
+        int ok = clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && add(d, a, n, 3, CL_EVENT_NOWAIT) &&
+                 add(d, a, n, 4, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+        long bad = ok ? first_bad(a, n, base + 7, 1) : -2;
+        if (bad != -1) {
+            w->bad = 1;
+            snprintf(w->msg, sizeof w->msg, "thread %d rep %d device %u: %s a[%ld] = %d", w->id, rep, d,
+                     ok ? "wrong" : "call failed", bad, bad >= 0 ? a[bad] : 0);
+        }
+    }
+    clfree(a);
+    return NULL;
+}
+
+static void threads(void)
+{
+    enum { T = 8 };
+    pthread_t t[T];
+    worker_t w[T];
+    for (int i = 0; i < T; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].id = i;
+        pthread_create(&t[i], NULL, worker, &w[i]);
+    }
+    int ok = 1;
+    for (int i = 0; i < T; i++) {
+        pthread_join(t[i], NULL);
+        if (w[i].bad) {
+            report("threads", 0, "%s", w[i].msg);
+            ok = 0;
+        }
+    }
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) clwait(stdcpu, d, CL_ALL_EVENT);
+    if (ok) pass("threads");
+}
+
+static void copy_order(void)
+{
+    long n = BIG;
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
+        int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+        int* b = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+        /* fill a (slow kernel), copy a -> b, add to b, read b back: all NOWAIT. */
+        int ok = a && b && fill(d, a, n, 50, CL_EVENT_NOWAIT) && clmcopy(stdcpu, d, a, b, CL_EVENT_NOWAIT) != NULL &&
+                 add(d, b, n, 5, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, b, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
+                 clwait(stdcpu, d, CL_ALL_EVENT) == 0;
+        long bad = ok ? first_bad(b, n, 55, 1) : -2;
+        if (bad != -1) report("copy-order", 0, "device %u: b[%ld] = %d", d, bad, bad >= 0 ? b[bad] : 0);
+        if (a) clfree(a);
+        if (b) clfree(b);
+        if (bad != -1) return;
+    }
+    pass("copy-order");
+}
+
+static void pinned_realloc(void)
+{
+    unsigned d = clgetndev(stdcpu) - 1;
+    long n = BIG;
+    int* a = (int*)clmalloc(stdcpu, (size_t)n * sizeof(int), 0);
+    if (!a) {
+        report("pinned-realloc", 0, "clmalloc");
+        return;
+    }
+    for (long i = 0; i < n; i++) a[i] = (int)i;
+    int ok = clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) && add(d, a, n, 1, CL_EVENT_NOWAIT) &&
+             clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT);
+    long bad = ok ? first_bad(a, n, 1, 1) : -2;
+    /* Grown: the first n ints kept, the new memory usable. */
+    int* b = ok && bad == -1 ? (int*)clmrealloc(stdcpu, a, (size_t)n * 2 * sizeof(int), 0) : NULL;
+    if (b) {
+        a = NULL;
+        bad = first_bad(b, n, 1, 1);
+        for (long i = n; i < 2 * n; i++) b[i] = (int)i + 1;
+        ok = bad == -1 && clmsync(stdcpu, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT) && add(d, b, 2 * n, 2, CL_EVENT_NOWAIT) &&
+             clmsync(stdcpu, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
+        bad = ok ? first_bad(b, 2 * n, 3, 1) : -2;
+    } else {
+        ok = 0;
+    }
+    /* Detached: the host memory stays; attached again: it syncs and runs. */
+    if (ok && bad == -1) {
+        ok = clmdetach(b) == 0;
+        for (long i = 0; ok && i < 2 * n; i++) b[i] = 10 + (int)i;
+        ok = ok && clmsync(stdcpu, d, b, CL_MEM_DEVICE | CL_EVENT_WAIT) == NULL; /* detached: refused */
+        ok = ok && clmattach(stdcpu, b) == 0 && clmsync(stdcpu, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT) &&
+             add(d, b, 2 * n, 5, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
+        bad = ok ? first_bad(b, 2 * n, 15, 1) : -2;
+    }
+    /* Shrunk. */
+    int* c = ok && bad == -1 ? (int*)clmrealloc(stdcpu, b, (size_t)n / 2 * sizeof(int), 0) : NULL;
+    if (c) {
+        b = NULL;
+        bad = first_bad(c, n / 2, 15, 1);
+        ok = bad == -1 && clsizeofmem(c) == (size_t)n / 2 * sizeof(int) && clfree(c) == 0;
+    } else {
+        ok = 0;
+    }
+    if (!ok || bad != -1) report("pinned-realloc", 0, "step failed (first bad index %ld)", bad);
+    else pass("pinned-realloc");
+    if (a) clfree(a);
+    if (b) clfree(b);
+}
+
+int main(void)
+{
+    if (!stdcpu || clgetndev(stdcpu) < 1) {
+        printf("no stdcpu\n");
+        return 1;
+    }
+    const char* why = stdcl_context_why(stdcpu);
+    if (!why || !strstr(why, "copy mode")) {
+        printf("not in copy mode (set STDCL_ZERO_COPY=0): %s\n", why ? why : "?");
+        return 1;
+    }
+    void* h = clsopen(stdcpu, src, CLLD_NOW);
+    k_add = h ? clsym(stdcpu, h, "slow_add", 0) : NULL;
+    k_fill = h ? clsym(stdcpu, h, "slow_fill", 0) : NULL;
+    if (!k_add || !k_fill) {
+        printf("kernels: %s\n", clerror() ? clerror() : "?");
+        return 1;
+    }
+    sync_then_kernel(BIG, "sync-then-kernel");
+    sync_then_kernel(SMALLN, "sync-then-kernel-small");
+    kernel_then_sync(BIG, "kernel-then-sync");
+    kernel_then_sync(SMALLN, "kernel-then-sync-small");
+    free_after_sync();
+    threads();
+    copy_order();
+    pinned_realloc();
+    clclose(stdcpu, h);
+    printf("%s\n", failures ? "overlap FAILED" : "overlap ok");
+    return failures ? 1 : 0;
+}
