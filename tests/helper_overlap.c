@@ -95,7 +95,7 @@ static void sync_then_kernel(long n, const char* name)
             for (long i = 0; i < n; i++) a[i] = rep * 1000 + (int)i;
             ok = clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && add(d, a, n, 7, CL_EVENT_NOWAIT) &&
                  clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
-                 clwait(stdcpu, d, CL_ALL_EVENT) == 0;
+                 stdcl_wait(stdcpu, d, CL_ALL_EVENT) == 0;
             long bad = ok ? first_bad(a, n, rep * 1000 + 7, 1) : -2;
             if (bad != -1) {
                 report(name, 0, "device %u rep %d: a[%ld] = %d", d, rep, bad, bad >= 0 ? a[bad] : 0);
@@ -124,7 +124,7 @@ static void kernel_then_sync(long n, const char* name)
             }
         }
         if (a) clfree(a);
-        if (!ok || clwait(stdcpu, d, CL_ALL_EVENT) != 0) {
+        if (!ok || stdcl_wait(stdcpu, d, CL_ALL_EVENT) != 0) {
             if (ok) report(name, 0, "clwait on device %u failed", d);
             return;
         }
@@ -151,7 +151,7 @@ static void free_after_sync(void)
         }
     }
     for (unsigned d = 0; d < clgetndev(stdcpu); d++)
-        if (clwait(stdcpu, d, CL_ALL_EVENT) != 0) {
+        if (stdcl_wait(stdcpu, d, CL_ALL_EVENT) != 0) {
             report("free-after-sync", 0, "clwait on device %u", d);
             return;
         }
@@ -210,7 +210,7 @@ static void threads(void)
             ok = 0;
         }
     }
-    for (unsigned d = 0; d < clgetndev(stdcpu); d++) clwait(stdcpu, d, CL_ALL_EVENT);
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) stdcl_wait(stdcpu, d, CL_ALL_EVENT);
     if (ok) pass("threads");
 }
 
@@ -223,7 +223,7 @@ static void copy_order(void)
         /* fill a (slow kernel), copy a -> b, add to b, read b back: all NOWAIT. */
         int ok = a && b && fill(d, a, n, 50, CL_EVENT_NOWAIT) && clmcopy(stdcpu, d, a, b, CL_EVENT_NOWAIT) != NULL &&
                  add(d, b, n, 5, CL_EVENT_NOWAIT) && clmsync(stdcpu, d, b, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
-                 clwait(stdcpu, d, CL_ALL_EVENT) == 0;
+                 stdcl_wait(stdcpu, d, CL_ALL_EVENT) == 0;
         long bad = ok ? first_bad(b, n, 55, 1) : -2;
         if (bad != -1) report("copy-order", 0, "device %u: b[%ld] = %d", d, bad, bad >= 0 ? b[bad] : 0);
         if (a) clfree(a);
