@@ -220,11 +220,12 @@ bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devic
 
 // One entry holding binaries (one per device, identical ones stored once).
 CacheEntry make_entry(const KeyInfo& key, const std::string& origin,
-                      std::vector<std::string> binaries)
+                      std::vector<std::string> binaries, std::vector<std::string> logs = {})
 {
     CacheEntry e;
     e.key_text = key.text;
     e.origin = origin;
+    if (logs.size() == binaries.size()) e.logs = std::move(logs);
     for (std::string& b : binaries) {
         std::uint32_t idx = 0;
         while (idx < e.blobs.size() && e.blobs[idx] != b) ++idx;
@@ -330,6 +331,7 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
         std::vector<std::string> b1;
         if (extract_binaries(r1.program, one.devices, &b1, &why)) {
             bins.assign(req.devices.size(), b1[0]);
+            if (!r1.logs.empty()) r.logs.assign(req.devices.size(), r1.logs[0]);
             CacheEntry e = make_entry(key, origin, bins);
             cl_int err = CL_SUCCESS;
             cl_program p = program_from_entry(req, e, &err);
@@ -359,7 +361,7 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg,
               compile_ms, why.c_str());
         return r;
     }
-    store(cfg, key, make_entry(key, origin, std::move(bins)), "stored");
+    store(cfg, key, make_entry(key, origin, std::move(bins), r.logs), "stored");
     trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
     return r;
 }
@@ -394,6 +396,8 @@ Lookup try_entry(const BuildRequest& req, const CacheConfig& cfg, const KeyInfo&
         return Lookup::bad;
     }
     touch_entry(path);
+    r->logs = e.logs;
+    if (r->logs.size() != req.devices.size()) r->logs.assign(req.devices.size(), std::string());
     r->program = p;
     r->status = CL_SUCCESS;
     r->from_cache = true;
