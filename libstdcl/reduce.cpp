@@ -242,7 +242,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     if (dbl)
         for (size_t i = 0; i < cp->devs.size(); ++i) {
             cl_device_fp_config fp = 0;
-            clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr);
+            check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
+                     "clreduce: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)");
             if (!fp)
                 fail(STDCL_ESTATE, "clreduce: device %zu (%s) of %s has no double precision (cl_khr_fp64): double "
                      "arrays cannot be reduced in this context", i, cp->devs[i].name.c_str(), cp->label.c_str());
@@ -253,10 +254,12 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     void*& handle = dbl ? st->dbl : st->basic;
     if (!handle_open(cp, handle)) handle = open_kernels(cp, dbl);
     if (st->devs.size() != cp->devs.size()) {
-        st->devs.resize(cp->devs.size());
+        std::vector<DeviceState> nd(cp->devs.size());
         for (size_t i = 0; i < cp->devs.size(); ++i)
-            clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof st->devs[i].units,
-                            &st->devs[i].units, nullptr);
+            check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof nd[i].units, &nd[i].units,
+                                     nullptr),
+                     "clreduce: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+        st->devs.swap(nd);
     }
     AllocUse use(alloc);  // clfree waits for this call
 

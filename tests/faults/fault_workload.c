@@ -11,7 +11,10 @@
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (a sub-buffer), clwait, clmsync back through an interior pointer,
  * clmcopy, an image allocation synced both ways and read by a kernel, 4096
- * NOWAIT transfers (the event lists are pruned), clfree, clclose, and the
+ * NOWAIT transfers (the event lists are pruned), a launch whose local size
+ * libstdcl chooses (clGetKernelWorkGroupInfo), clevent_times of a kept event
+ * (without STDCL_PROFILE its "does not profile" error is the expected
+ * answer), clfree, clclose, and the
  * release of everything at exit.
  *
  * A round that meets a failure checks that the failing call returned its
@@ -209,6 +212,22 @@ static int run_round(CLCONTEXT* cp)
     for (int i = 0; i < PRUNE; i++)
         if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(tick) x 4096"); goto done; }
     if (clwait(cp, 0, CL_MEM_EVENT) != 0) { rc = failed("clwait(after 4096 transfers)"); goto done; }
+
+    /* A chosen local size, and the times of the launch's event. */
+    {
+        clndrange_t ndr = clndrange_init1d(0, 1, 0);
+        /* NOWAIT: the event stays the library's, released by clwait */
+        cl_event ev = clforka(cp, 0, k_scale, &ndr, CL_EVENT_NOWAIT, tick, 1.0f);
+        if (!ev) { rc = failed("clforka(fk_scale, local size 0)"); goto done; }
+        clWaitForEvents(1, &ev);
+        cl_ulong t0, t1;
+        int trc = clevent_times(ev, &t0, &t1);
+        if (clwait(cp, 0, CL_KERNEL_EVENT) != 0) { rc = failed("clwait(after the chosen local size)"); goto done; }
+        if (trc == STDCL_ESTATE) {
+            const char* m = clerror();
+            if (!m || !strstr(m, "does not profile")) { rc = failed("clevent_times"); goto done; }
+        } else if (trc != 0) { rc = failed("clevent_times"); goto done; }
+    }
 
 done:
     if (rc != ROUND_OK) {
