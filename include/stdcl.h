@@ -255,6 +255,13 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags);
 /* As clopen, with the program's source text instead of a file. */
 STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags);
 
+/* As clsopen, with a name for the text: messages say `name`, and the
+ * compiler's log gives `name` and line numbers in it (the text is built
+ * with a `#line 1 "name"` line before it).  name must be non-empty, with
+ * no '"', '\\' or newline (STDCL_EINVAL). */
+STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source,
+                              const char* name, int flags);
+
 /* Builds a handle opened with CLLD_NOBUILD, adding `options` to the standard
  * ones.  Returns the handle, or NULL (with the compiler's log in clerror()).
  * A handle not opened with CLLD_NOBUILD, or already built: NULL. */
@@ -290,6 +297,17 @@ STDCL_API void* clloadb(CLCONTEXT* cp, int nbin, char** bin, size_t* bin_sz,
 /* Lowers the handle's count; at zero releases the program and its kernels.
  * Returns 0, or a negative code for an unknown handle. */
 STDCL_API int clclose(CLCONTEXT* cp, void* handle);
+
+/* The compiler's log of a built handle on device devnum: warnings of a
+ * build that succeeded ("" when the compiler said nothing).  A program
+ * cache hit gives the log of the build that was stored.  A handle of
+ * several units (the embedded kernels) gives each non-empty log after a
+ * line naming its unit.  The string belongs to the handle (valid until it
+ * is closed).  NULL for a bad cp, handle or devnum, or a handle not built
+ * yet (STDCL_ESTATE).  STDCL_TRACE=log prints each non-empty log when a
+ * program is built.  Thread safe. */
+STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
+                                 unsigned int devnum);
 
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                    */
@@ -383,6 +401,15 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap);
 STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
                            int flags);
 
+/* As clmsync, for the nbytes bytes from ptr on only (ptr may point anywhere
+ * inside an allocation): devices can each bring back their own slice of
+ * one array.  nbytes must be > 0 and ptr + nbytes must not pass the end of
+ * the allocation (STDCL_EINVAL, saying by how much); an image allocation
+ * is synced whole (nbytes must then cover it from its start).  No
+ * alignment is required of ptr or nbytes. */
+STDCL_API cl_event clmsyncn(CLCONTEXT* cp, unsigned int devnum, void* ptr,
+                            size_t nbytes, int flags);
+
 /* Copies src's device copy to dst's on device devnum (sizes: the smaller). */
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src,
                            void* dst, int flags);
@@ -406,12 +433,42 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
  * needed; a sub-buffer for an interior pointer).  Owned by libstdcl. */
 STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr);
 
+/* Interior pointers.  A kernel argument may be a pointer inside an
+ * allocation (clarg_set, clforka): the kernel sees the memory from there
+ * on, through an OpenCL sub-buffer, whose origin must be a multiple of
+ * every device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (128 bytes on most GPUs
+ * and on PoCL): an interior pointer that is not gets a clear error at
+ * clfork.  To split an array at any element, pass the allocation itself
+ * and an element offset, or launch with a global offset (below).
+ * clmsync, clmsyncn and stdcl_mem_base take any interior pointer. */
+
 /* ------------------------------------------------------------------------ */
 /* Launch                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* An index space: dimensions, global offset, global size and local size
- * (a local size of 0 lets the runtime choose). */
+/* An index space: dimensions, global offset, global size and local size.
+ *
+ * A local size of 0 in a dimension: clfork, clforka and clndrange_fit
+ * choose it, deterministically, and write it back into ltsz.  Dimensions
+ * with a size given keep it.  The group may hold at most the kernel's
+ * CL_KERNEL_WORK_GROUP_SIZE work-items (at most the device's limit) and at
+ * most CL_DEVICE_MAX_WORK_ITEM_SIZES[d] in dimension d.  Dimension 0 gets
+ * the largest size that divides its global size, fits those limits and is
+ * a multiple of the kernel's CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE;
+ * if no such size exists, the largest size that divides and fits.  Each
+ * further dimension gets the largest size that divides its global size
+ * and fits what the dimensions before it left.  When the group's __local
+ * arguments (CLLOCAL_PER_ITEM, CLLOCAL_FN) then need more than the
+ * device's CL_DEVICE_LOCAL_MEM_SIZE, the search is repeated with at most
+ * half as many work-items, down to one.  A prime global size gets 1: pad
+ * the global size (and test get_global_id in the kernel) for larger
+ * groups.  The limits of each (kernel, device) are queried once.
+ *
+ * A global offset (gtoff) shifts get_global_id by it; get_global_offset(d)
+ * returns it in the kernel.  To split one range over devices, give each
+ * device a slice: ndr.gtoff[0] = first index, ndr.gtsz[0] = count, with the
+ * same arguments; the kernel indexes the full arrays with get_global_id,
+ * and each device brings back its slice with clmsyncn. */
 typedef struct {
     size_t dim;
     size_t gtoff[4];
@@ -481,6 +538,48 @@ STDCL_API int stdcl_arg_set_global(CLCONTEXT* cp, cl_kernel krn,
 STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
                           clndrange_t* ndr, int flags);
 
+/* Fills the 0 entries of ndr->ltsz with the local sizes clfork would choose
+ * for krn on device devnum (see clndrange_t), without launching, counting
+ * the __local arguments set so far.  Returns 0, or a negative code (bad
+ * arguments, a given local size over the limits, no group size that fits
+ * the __local memory) with ndr unchanged.  Thread safe. */
+STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
+                            clndrange_t* ndr);
+
+/* __local arguments sized at launch.  Pass one of these markers as the
+ * value of a __local argument to clarg_set or clforka (any position):
+ *   CLLOCAL(bytes)           bytes for the whole group
+ *   CLLOCAL_PER_ITEM(bytes)  bytes per work-item, times the group's size
+ *   CLLOCAL_FN(fn, user)     fn(local, dim, user) bytes, called at each
+ *                            launch with the resolved local sizes
+ * e.g. clforka(cp, 0, krn, &ndr, 0, pos, CLLOCAL_PER_ITEM(16), n).  A
+ * marker given for an argument that is not __local, 0 bytes, or a size
+ * over CL_DEVICE_LOCAL_MEM_SIZE is an error (STDCL_EINVAL).  The marker
+ * holds a tag that libstdcl checks; build it only with these macros. */
+typedef size_t (*stdcl_local_fn)(const size_t* local, size_t dim, void* user);
+typedef struct {
+    unsigned long long tag;   /* STDCL_LOCAL_TAG */
+    size_t bytes;             /* CLLOCAL */
+    size_t per_item;          /* CLLOCAL_PER_ITEM */
+    stdcl_local_fn fn;        /* CLLOCAL_FN */
+    void* user;
+} stdcl_local_t;
+#define STDCL_LOCAL_TAG 0x4c41434f4c4c4353ULL /* "SCLLOCAL" */
+static inline stdcl_local_t stdcl_local_make(size_t bytes, size_t per_item,
+                                             stdcl_local_fn fn, void* user)
+{
+    stdcl_local_t m;
+    m.tag = STDCL_LOCAL_TAG;
+    m.bytes = bytes;
+    m.per_item = per_item;
+    m.fn = fn;
+    m.user = user;
+    return m;
+}
+#define CLLOCAL(bytes) stdcl_local_make(STDCL_SZ(bytes), 0, 0, 0)
+#define CLLOCAL_PER_ITEM(bytes) stdcl_local_make(0, STDCL_SZ(bytes), 0, 0)
+#define CLLOCAL_FN(fn, user) stdcl_local_make(0, 0, (fn), (user))
+
 /* clforka's engines: set arguments 0..nargs-1 (each as stdcl_arg_set), then
  * clfork.  stdcl_forka takes nargs pairs (size_t size, const void* value)
  * after nargs; stdcl_forkv takes them as two arrays.  Use clforka(). */
@@ -518,6 +617,52 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags);
  * ev is NULL or failed.  devnum must be a device of cp. */
 STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev,
                             int flags);
+
+/* ------------------------------------------------------------------------ */
+/* Event times and reductions                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Command queues profile when the environment has STDCL_PROFILE=1 when the
+ * library loads (or when a context is created); COPRTHR_OPENCL_PROFILING_ENABLE
+ * (any value but "" and "0") is an alias.  Off by default: profiling costs
+ * a little on some drivers.
+ *
+ * clevent_times: the device's start and end times of a completed command
+ * (an event from clfork, clforka, clmsync... kept with CL_EVENT_NORELEASE,
+ * or any cl_event), in nanoseconds; end - start is its duration.  start or
+ * end may be NULL.  Returns 0, or STDCL_EINVAL (NULL or invalid event),
+ * STDCL_ESTATE (the command has not completed, or its queue does not
+ * profile: the message says to set STDCL_PROFILE=1). */
+STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end);
+
+/* clreduce operations and element types. */
+#define CL_REDUCE_SUM    1
+#define CL_REDUCE_MIN    2
+#define CL_REDUCE_MAX    3
+#define CL_REDUCE_FLOAT  1 /* float */
+#define CL_REDUCE_DOUBLE 2 /* double: every device of cp needs fp64 */
+#define CL_REDUCE_INT    3 /* int (cl_int) */
+#define CL_REDUCE_LONG   4 /* long (cl_long) */
+/* devnum for "every device of the context". */
+#define CL_ALL_DEVICES   ((unsigned int)-1)
+
+/* Reduces the n elements at ptr (a clmalloc pointer, or one inside an
+ * allocation, aligned to the element) with op (CL_REDUCE_SUM, _MIN, _MAX)
+ * and writes the result, of the element type, to *result.  devnum: one
+ * device, or CL_ALL_DEVICES (each device reduces an equal slice of its
+ * own copy).  The devices read their copies: clmsync (or clmsyncn) the
+ * data to them first.  The layout follows the device type: each work-item
+ * sums a contiguous chunk on a CPU, consecutive work-items read
+ * consecutive elements on a GPU.  The kernels are built once per context
+ * (at the first call of each element type).  An int or long sum wraps
+ * around on overflow; a float or double sum is a tree of partial sums (it
+ * may differ from a sequential sum by rounding).  Returns 0, or
+ * STDCL_EINVAL (bad type, op, n == 0, NULL result, ptr + n elements past
+ * the end of the allocation), STDCL_ENOENT (ptr not from clmalloc),
+ * STDCL_ESTATE (double on a context with a device without fp64), or an
+ * OpenCL failure.  Calls on one context are serialized; thread safe. */
+STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
+                       size_t n, int type, int op, void* result);
 
 #ifdef __cplusplus
 } /* extern "C" */
@@ -648,7 +793,8 @@ inline cl_event clforka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
 #define STDCL_ARGGLB_4(c, k, i, p) stdcl_arg_set_global((c), (k), (i), (p))
 
 /* clforka(cp, devnum, krn, &ndr, flags, arg0, ..., argN), up to 32 args:
- * scalars, OpenCL vector types and clmalloc pointers, in kernel order. */
+ * scalars, OpenCL vector types, clmalloc pointers and __local markers
+ * (CLLOCAL, CLLOCAL_PER_ITEM, CLLOCAL_FN), in kernel order. */
 #define clforka(...) STDCL_CAT(STDCL_FA_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
 
 #endif /* __cplusplus */

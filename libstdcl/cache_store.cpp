@@ -27,7 +27,7 @@ namespace stdcl {
 namespace {
 
 const char k_magic[8] = {'S', 'T', 'D', 'C', 'L', 'P', 'C', 1};
-constexpr std::uint32_t k_format_version = 1;
+constexpr std::uint32_t k_format_version = 2;  // 2: compiler logs
 constexpr std::size_t k_header_size = 64;
 constexpr std::size_t k_sum_size = 32;
 constexpr char k_entry_suffix[] = ".clbin";
@@ -393,7 +393,7 @@ std::string encode_entry(const CacheEntry& e)
     put_u32(s, static_cast<std::uint32_t>(e.origin.size()));
     put_u32(s, static_cast<std::uint32_t>(e.device_blob.size()));
     put_u32(s, static_cast<std::uint32_t>(e.blobs.size()));
-    put_u32(s, 0);
+    put_u32(s, static_cast<std::uint32_t>(e.logs.size()));
     unsigned char key_sum[32];
     {
         Sha256 h;
@@ -405,7 +405,9 @@ std::string encode_entry(const CacheEntry& e)
     s += e.origin;
     for (std::uint32_t idx : e.device_blob) put_u32(s, idx);
     for (const std::string& b : e.blobs) put_u64(s, b.size());
+    for (const std::string& l : e.logs) put_u32(s, static_cast<std::uint32_t>(l.size()));
     for (const std::string& b : e.blobs) s += b;
+    for (const std::string& l : e.logs) s += l;
     unsigned char sum[32];
     Sha256 h;
     h.update(s);
@@ -483,7 +485,12 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
         *reason = "entry of another key (" + h.key_hex.substr(0, 16) + ")";
         return false;
     }
-    std::uint64_t tables = 4ull * h.ndevices + 8ull * h.nblobs;
+    std::uint32_t nlogs = get_u32(p + 28);
+    if (nlogs != 0 && nlogs != h.ndevices) {
+        *reason = "bad log count";
+        return false;
+    }
+    std::uint64_t tables = 4ull * h.ndevices + 8ull * h.nblobs + 4ull * nlogs;
     if (tables > body_end - pos) {
         *reason = "bad device or blob count";
         return false;
@@ -512,6 +519,11 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
         }
         total += sizes[i];
     }
+    std::vector<std::uint32_t> log_sizes(nlogs);
+    for (std::uint32_t i = 0; i < nlogs; ++i, pos += 4) {
+        log_sizes[i] = get_u32(p + pos);
+        total += log_sizes[i];
+    }
     if (total != body_end - pos) {
         *reason = "blob sizes do not add up";
         return false;
@@ -520,6 +532,11 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
     for (std::uint32_t i = 0; i < h.nblobs; ++i) {
         out->blobs[i].assign(bytes, pos, static_cast<std::size_t>(sizes[i]));
         pos += static_cast<std::size_t>(sizes[i]);
+    }
+    out->logs.resize(nlogs);
+    for (std::uint32_t i = 0; i < nlogs; ++i) {
+        out->logs[i].assign(bytes, pos, log_sizes[i]);
+        pos += log_sizes[i];
     }
     return true;
 }

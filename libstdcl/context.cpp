@@ -257,8 +257,7 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
     cl_int err = CL_SUCCESS;
     cp->ctx = clCreateContext(props.data(), cl_uint(ids.size()), ids.data(), nullptr, nullptr, &err);
     check_cl(err, "clCreateContext");
-    const char* prof = std::getenv("COPRTHR_OPENCL_PROFILING_ENABLE");
-    cl_command_queue_properties qprops = (prof && *prof && strcmp(prof, "0") != 0) ? CL_QUEUE_PROFILING_ENABLE : 0;
+    cl_command_queue_properties qprops = queue_profiling_wanted() ? CL_QUEUE_PROFILING_ENABLE : 0;
     auto release_partial = [&] {
         for (auto& prev : cp->devs) {
             if (prev.xfer && prev.xfer != prev.queue) clReleaseCommandQueue(prev.xfer);

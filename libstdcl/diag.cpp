@@ -30,7 +30,7 @@ unsigned parse_trace_mask()
     if (std::strcmp(v, "1") == 0 || strcasecmp(v, "all") == 0) return ~0u;
     static const struct { const char* name; Trace cat; } names[] = {
         {"ctx", Trace::ctx}, {"load", Trace::load}, {"cache", Trace::cache},
-        {"mem", Trace::mem}, {"launch", Trace::launch}};
+        {"mem", Trace::mem}, {"launch", Trace::launch}, {"log", Trace::log}};
     unsigned mask = 0;
     std::string s(v);
     size_t pos = 0;
@@ -47,7 +47,7 @@ unsigned parse_trace_mask()
         if (!known && !word.empty() && strcasecmp(word.c_str(), "all") == 0) mask = ~0u, known = true;
         if (!known && !word.empty())
             std::fprintf(stderr, "stdcl: warning: STDCL_TRACE: unknown category '%s' "
-                                 "(known: all, ctx, load, cache, mem, launch)\n", word.c_str());
+                                 "(known: all, ctx, load, cache, mem, launch, log)\n", word.c_str());
         pos = end + 1;
     }
     return mask;
@@ -67,6 +67,7 @@ const char* trace_name(Trace cat)
     case Trace::cache: return "cache";
     case Trace::mem: return "mem";
     case Trace::launch: return "launch";
+    case Trace::log: return "log";
     }
     return "?";
 }

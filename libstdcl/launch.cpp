@@ -129,13 +129,45 @@ bool is_pointer_arg(const KernelInfo& ki, unsigned i)
            (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_GLOBAL || ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT);
 }
 
+// Argument i gets __local memory by the rule m: a size for the group now, or a
+// size per work-item or from a function at each launch (workgroup.cpp).
+void set_local(KernelInfo& ki, unsigned i, const stdcl_local_t& m, const char* call)
+{
+    check_index(ki, i, call);
+    if (!ki.qual.empty() && ki.qual[i] != CL_KERNEL_ARG_ADDRESS_LOCAL)
+        fail(STDCL_EINVAL, "%s: %s is not a __local pointer: a __local marker (CLLOCAL...) was given", call,
+             arg_desc(ki, i).c_str());
+    int rules = (m.bytes != 0) + (m.per_item != 0) + (m.fn != nullptr);
+    if (rules == 0) fail(STDCL_EINVAL, "%s: %s: 0 bytes of local memory", call, arg_desc(ki, i).c_str());
+    if (rules > 1)
+        fail(STDCL_EINVAL, "%s: %s: the __local marker holds more than one size rule (build it with CLLOCAL, "
+             "CLLOCAL_PER_ITEM or CLLOCAL_FN)", call, arg_desc(ki, i).c_str());
+    if (m.bytes)
+        for (cl_kernel k : ki.per_group) {
+            cl_int err = clSetKernelArg(k, i, m.bytes, nullptr);
+            if (err != CL_SUCCESS)
+                fail(STDCL_EINVAL, "%s: %s: %zu bytes of __local memory: %s (%d)", call, arg_desc(ki, i).c_str(),
+                     m.bytes, cl_error_name(err), int(err));
+        }
+    ki.args[i] = KernelArg{};
+    ki.args[i].kind = KernelArg::local;
+    ki.args[i].lrule = m;
+    ++ki.args_gen;
+}
+
 void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call)
 {
     check_index(ki, i, call);
     if (!value && size) fail(STDCL_EINVAL, "%s: %s: the value is NULL", call, arg_desc(ki, i).c_str());
     bool known = !ki.qual.empty();
+    stdcl_local_t marker;
+    if (local_marker(size, value, &marker)) {
+        set_local(ki, i, marker, call);
+        return;
+    }
     if (known && ki.qual[i] == CL_KERNEL_ARG_ADDRESS_LOCAL)
-        fail(STDCL_EINVAL, "%s: %s is __local: use clarg_set_local", call, arg_desc(ki, i).c_str());
+        fail(STDCL_EINVAL, "%s: %s is __local: pass CLLOCAL(bytes), CLLOCAL_PER_ITEM(bytes) or CLLOCAL_FN(fn, user), "
+             "or use clarg_set_local", call, arg_desc(ki, i).c_str());
     if (is_pointer_arg(ki, i) || (!known && size == sizeof(void*))) {
         void* p = nullptr;
         if (size == sizeof(void*)) std::memcpy(&p, value, sizeof p);
@@ -174,9 +206,11 @@ void check_ndrange(const clndrange_t* ndr)
     }
 }
 
-cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_t* ndr, int flags,
-                const std::vector<cl_event>& waits)
+cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags,
+                const std::vector<cl_event>& waits, const char* call)
 {
+    clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
+    const clndrange_t* ndr = &resolved;
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
     if (g >= ki.per_group.size()) fail(STDCL_EINVAL, "clfork: kernel '%s' has no build for device %u", ki.name.c_str(), devnum);
@@ -194,12 +228,11 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
             a.bound[g] = m;
         }
     }
-    bool any_zero = false;
-    for (size_t i = 0; i < ndr->dim; ++i) any_zero = any_zero || ndr->ltsz[i] == 0;
+    fit_local_size(cp, devnum, ki, k, &resolved, call);
+    set_sized_locals(ki, k, resolved, call);
     cl_event ev = nullptr;
-    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz,
-                                        any_zero ? nullptr : ndr->ltsz, cl_uint(waits.size()),
-                                        waits.empty() ? nullptr : waits.data(), &ev);
+    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, ndr->ltsz,
+                                        cl_uint(waits.size()), waits.empty() ? nullptr : waits.data(), &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
@@ -212,6 +245,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, const clndrange_
              devnum, d.name.c_str());
     if (err != CL_SUCCESS)
         fail_cl(err, "clfork: clEnqueueNDRangeKernel of kernel '%s' on device %u", ki.name.c_str(), devnum);
+    *user_ndr = resolved;
     if (flags & CL_EVENT_NOWAIT)  // a waited launch is done before clfork returns
         for (cl_uint i = 0; i < ki.nargs; ++i)
             if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
@@ -268,7 +302,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             waits.reserve(allocs.size());
             for (Allocation* al : allocs) al->add_wait(devnum, waits);
         }
-        ev = launch(cp, devnum, *ki, ndr, flags, waits);
+        ev = launch(cp, devnum, *ki, ndr, flags, waits, nargs >= 0 ? "clforka" : "clfork");
     }
     return event_finish(cp, devnum, ev, flags, true);
 }
@@ -370,14 +404,7 @@ STDCL_API int stdcl_arg_set_local(CLCONTEXT* cp, cl_kernel krn, unsigned int arg
         if (!ki->qual.empty() && ki->qual[argnum] != CL_KERNEL_ARG_ADDRESS_LOCAL)
             fail(STDCL_EINVAL, "clarg_set_local: %s is not a __local pointer", arg_desc(*ki, argnum).c_str());
         if (size == 0) fail(STDCL_EINVAL, "clarg_set_local: %s: 0 bytes of local memory", arg_desc(*ki, argnum).c_str());
-        for (cl_kernel k : ki->per_group) {
-            cl_int err = clSetKernelArg(k, argnum, size, nullptr);
-            if (err != CL_SUCCESS)
-                fail(STDCL_EINVAL, "clarg_set_local: %s: %s (%d)", arg_desc(*ki, argnum).c_str(), cl_error_name(err),
-                     int(err));
-        }
-        ki->args[argnum] = KernelArg{};
-        ki->args[argnum].kind = KernelArg::local;
+        set_local(*ki, argnum, stdcl_local_make(size, 0, nullptr, nullptr), "clarg_set_local");
         return 0;
     });
 }

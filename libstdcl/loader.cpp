@@ -138,6 +138,8 @@ void build(Program& p)
             for (cl_program q : unit)
                 if (q) clReleaseProgram(q);
     };
+    std::vector<std::vector<std::string>> logs(p.sources.size(), std::vector<std::string>(cp->devs.size()));
+    std::vector<bool> from_cache(p.sources.size(), false);
     for (size_t u = 0; u < p.sources.size(); ++u) {
         built.emplace_back(cp->groups.size(), nullptr);
         for (size_t g = 0; g < cp->groups.size(); ++g) {
@@ -184,9 +186,31 @@ void build(Program& p)
             trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
                   req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
                   r.from_cache ? " (from the program cache)" : "", opt.c_str());
+            from_cache[u] = from_cache[u] || r.from_cache;
             built[u][g] = r.program;
+            for (size_t di = 0; di < cp->devs.size(); ++di) {
+                if (size_t(cp->devs[di].group) != g) continue;
+                size_t j = 0;
+                while (j < req.devices.size() && req.devices[j] != cp->devs[di].id) ++j;
+                if (j < r.logs.size()) logs[u][di] = r.logs[j];
+            }
         }
     }
+    std::vector<std::string> joined(cp->devs.size());
+    for (size_t di = 0; di < cp->devs.size(); ++di) {
+        for (size_t u = 0; u < logs.size(); ++u) {
+            const std::string& l = logs[u][di];
+            if (l.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+            if (logs.size() > 1) joined[di] += p.unit_names[u] + ":\n";
+            joined[di] += l;
+            if (l.back() != '\n') joined[di] += '\n';
+            if (trace_on(Trace::log))
+                trace(Trace::log, "compiler log of %s on device %zu (%s)%s:\n%s", p.unit_names[u].c_str(), di,
+                      cp->devs[di].name.c_str(), from_cache[u] ? " (stored in the program cache)" : "", l.c_str());
+        }
+    }
+    p.logs = std::move(logs);
+    p.joined_logs = std::move(joined);
     p.cl = std::move(built);
     p.built = true;
     p.nobuild_pending = false;
@@ -410,6 +434,17 @@ BuildResult compile_program(const BuildRequest& req)
         clReleaseProgram(prog);
         return r;
     }
+    // The logs of a build that succeeded: warnings (clbuildlog, STDCL_TRACE=log).
+    for (cl_device_id d : req.devices) {
+        size_t n = 0;
+        std::string log;
+        if (clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS && n > 1) {
+            log.assign(n, '\0');
+            if (clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr) != CL_SUCCESS) log.clear();
+            log.resize(strlen(log.c_str()));
+        }
+        r.logs.push_back(std::move(log));
+    }
     r.program = prog;
     return r;
 }
@@ -473,6 +508,44 @@ STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags)
         p->name = "source text";
         p->key = content_key(p->sources);
         return open_program(cp, p, flags, "clsopen");
+    });
+}
+
+STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source, const char* name, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        if (!source) fail(STDCL_EINVAL, "clsopen_named: the source is NULL");
+        if (!name || !*name) fail(STDCL_EINVAL, "clsopen_named: the name is NULL or empty");
+        if (std::strpbrk(name, "\"\\\n\r"))
+            fail(STDCL_EINVAL, "clsopen_named: the name '%s' holds a '\"', '\\' or a line break (it goes into a #line "
+                 "directive)", name);
+        auto p = std::make_shared<Program>();
+        // Line 1 of the text is line 1 of `name` in the compiler's messages.
+        p->sources.push_back(std::string("#line 1 \"") + name + "\"\n" + source);
+        p->unit_names.push_back(std::string("'") + name + "'");
+        p->origins.push_back(std::string("source text '") + name + "'");
+        p->name = p->unit_names[0];
+        p->key = content_key(p->sources);
+        return open_program(cp, p, flags, "clsopen_named");
+    });
+}
+
+STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle, unsigned int devnum)
+{
+    return guarded<const char*>(nullptr, [&]() -> const char* {
+        context_device(cp, devnum);
+        std::shared_ptr<Program> p;
+        {
+            std::lock_guard<std::mutex> lock(cp->load_mu);
+            p = find_handle(cp, handle, "clbuildlog");
+        }
+        std::lock_guard<std::mutex> build_lock(p->build_mu);
+        if (!p->built)
+            fail(STDCL_ESTATE, "clbuildlog: %s is not built yet (opened with CLLD_LAZY or CLLD_NOBUILD)",
+                 p->name.c_str());
+        if (devnum >= p->joined_logs.size()) return "";
+        return p->joined_logs[devnum].c_str();
     });
 }
 

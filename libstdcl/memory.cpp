@@ -458,6 +458,70 @@ int check_sync_flags(int flags, const char* call)
 
 }  // namespace
 
+// clmsync and clmsyncn: len bytes from ptr (to the end of the allocation if whole).
+cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call)
+{
+    int dir = check_sync_flags(flags, call);
+    Device& d = context_device(cp, devnum);
+    size_t off = 0;
+    AllocUse a(attached(cp, ptr, call, &off));
+    if (whole) {
+        len = a->size - off;
+    } else {
+        if (len == 0) fail(STDCL_EINVAL, "%s: 0 bytes to sync", call);
+        if (len > a->size - off)
+            fail(STDCL_EINVAL, "%s: %zu bytes from offset %zu pass the end of the %zu-byte allocation at %p by %zu bytes",
+                 call, len, off, a->size, (void*)a->host, len - (a->size - off));
+        if (a->is_image && (off != 0 || len != a->size))
+            fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
+    }
+    cl_mem m = a->device_mem(devnum, 0);
+    // Two queues: transfers go to the transfer queue, after the last command on
+    // this allocation (order held until the command is noted or waited for).
+    std::unique_lock<std::mutex> order;
+    std::vector<cl_event> waits;
+    cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
+    if (d.xfer != d.queue) {
+        order = std::unique_lock<std::mutex>(a->order);
+        waits.reserve(1);
+        a->add_wait(devnum, waits);
+    }
+    cl_uint nw = cl_uint(waits.size());
+    const cl_event* wl = nw ? waits.data() : nullptr;
+    cl_event ev = nullptr;
+    cl_int err;
+    if (a->is_image) {
+        size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
+        err = dir == CL_MEM_DEVICE
+                  ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
+                  : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
+    } else if (d.zero_copy) {
+        // The device works on the host memory itself: nothing to copy; the marker
+        // keeps the queue's order and gives the caller an event.
+        err = clEnqueueMarkerWithWaitList(q, nw, wl, &ev);
+    } else if (a->flags & CL_MEM_NOCOPY) {
+        // A CL_MEM_USE_HOST_PTR buffer on a device with memory of its own: mapping
+        // and unmapping is how OpenCL makes the host memory and the device agree.
+        cl_map_flags mf = dir == CL_MEM_DEVICE ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
+        void* p = clEnqueueMapBuffer(q, m, CL_FALSE, mf, off, len, nw, wl, nullptr, &err);
+        if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev);
+    } else {
+        // A blocking transfer when the caller waits anyway: drivers copy pageable
+        // memory faster that way (NVIDIA: about 20% for 1 MiB).
+        cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
+        err = dir == CL_MEM_DEVICE
+                  ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev)
+                  : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev);
+    }
+    check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
+    trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
+          ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
+    if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
+    cl_event done = event_finish(cp, devnum, ev, flags, false);
+    if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
+    return done;
+}
+
 }  // namespace stdcl
 
 using namespace stdcl;
@@ -622,58 +686,12 @@ STDCL_API int clmctl(void* ptr, int op, ...)
 
 STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int flags)
 {
-    return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        int dir = check_sync_flags(flags, "clmsync");
-        Device& d = context_device(cp, devnum);
-        size_t off = 0;
-        AllocUse a(attached(cp, ptr, "clmsync", &off));
-        cl_mem m = a->device_mem(devnum, 0);
-        // Two queues: transfers go to the transfer queue, after the last command on
-        // this allocation (order held until the command is noted or waited for).
-        std::unique_lock<std::mutex> order;
-        std::vector<cl_event> waits;
-        cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
-        if (d.xfer != d.queue) {
-            order = std::unique_lock<std::mutex>(a->order);
-            waits.reserve(1);
-            a->add_wait(devnum, waits);
-        }
-        cl_uint nw = cl_uint(waits.size());
-        const cl_event* wl = nw ? waits.data() : nullptr;
-        cl_event ev = nullptr;
-        cl_int err;
-        size_t len = a->size - off;
-        if (a->is_image) {
-            size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
-            err = dir == CL_MEM_DEVICE
-                      ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
-                      : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
-        } else if (d.zero_copy) {
-            // The device works on the host memory itself: nothing to copy; the marker
-            // keeps the queue's order and gives the caller an event.
-            err = clEnqueueMarkerWithWaitList(q, nw, wl, &ev);
-        } else if (a->flags & CL_MEM_NOCOPY) {
-            // A CL_MEM_USE_HOST_PTR buffer on a device with memory of its own: mapping
-            // and unmapping is how OpenCL makes the host memory and the device agree.
-            cl_map_flags mf = dir == CL_MEM_DEVICE ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
-            void* p = clEnqueueMapBuffer(q, m, CL_FALSE, mf, off, len, nw, wl, nullptr, &err);
-            if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev);
-        } else {
-            // A blocking transfer when the caller waits anyway: drivers copy pageable
-            // memory faster that way (NVIDIA: about 20% for 1 MiB).
-            cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
-            err = dir == CL_MEM_DEVICE
-                      ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev)
-                      : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev);
-        }
-        check_cl(err, dir == CL_MEM_DEVICE ? "clmsync to the device" : "clmsync to the host");
-        trace(Trace::mem, "clmsync %s device %u: %zu bytes at %p%s", dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
-              ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
-        if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
-        cl_event done = event_finish(cp, devnum, ev, flags, false);
-        if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), "clmsync");
-        return done;
-    });
+    return guarded<cl_event>(nullptr, [&] { return msync_range(cp, devnum, ptr, 0, true, flags, "clmsync"); });
+}
+
+STDCL_API cl_event clmsyncn(CLCONTEXT* cp, unsigned int devnum, void* ptr, size_t nbytes, int flags)
+{
+    return guarded<cl_event>(nullptr, [&] { return msync_range(cp, devnum, ptr, nbytes, false, flags, "clmsyncn"); });
 }
 
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* dst, int flags)

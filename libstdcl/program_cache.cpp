@@ -278,11 +278,12 @@ bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devic
 
 // One entry holding binaries (one per device, identical ones stored once).
 CacheEntry make_entry(const KeyInfo& key, const std::string& origin,
-                      std::vector<std::string> binaries)
+                      std::vector<std::string> binaries, std::vector<std::string> logs = {})
 {
     CacheEntry e;
     e.key_text = key.text;
     e.origin = origin;
+    if (logs.size() == binaries.size()) e.logs = std::move(logs);
     for (std::string& b : binaries) {
         std::uint32_t idx = 0;
         while (idx < e.blobs.size() && e.blobs[idx] != b) ++idx;
@@ -391,6 +392,7 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
         std::vector<std::string> b1;
         if (extract_binaries(p1.get(), one.devices, &b1, &why)) {
             bins.assign(req.devices.size(), b1[0]);
+            if (!r1.logs.empty()) r.logs.assign(req.devices.size(), r1.logs[0]);
             CacheEntry e = make_entry(key, origin, bins);
             cl_int err = CL_SUCCESS;
             prog.reset(program_from_entry(req, e, &err));
@@ -412,7 +414,7 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
         trace(Trace::cache, "compiled %s in %.0f ms; not stored: %s", short_key(key.hex).c_str(),
               compile_ms, why.c_str());
     } else {
-        quietly([&] { store(cfg, dir, key, make_entry(key, origin, std::move(bins)), "stored"); });
+        quietly([&] { store(cfg, dir, key, make_entry(key, origin, std::move(bins), r.logs), "stored"); });
         trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
     }
     r.program = prog.release();
@@ -466,6 +468,8 @@ Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& ke
         return Lookup::bad;
     }
     quietly([&] { touch_entry(dir, name); });
+    r->logs = e.logs;
+    if (r->logs.size() != req.devices.size()) r->logs.assign(req.devices.size(), std::string());
     r->program = p;
     r->status = CL_SUCCESS;
     r->from_cache = true;

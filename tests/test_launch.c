@@ -565,6 +565,59 @@ static void test_clwait_without_events_returns_zero(void** state)
     assert_non_null(clerror());
 }
 
+/* clevent_times: in a process started with STDCL_PROFILE=1 (or the
+ * COPRTHR_OPENCL_PROFILING_ENABLE alias) a launch has times; without, a
+ * clear error. */
+static void run_profile_helper(tu_proc* r, const char* var)
+{
+    const char* env[] = {var, NULL};
+    const char* args[] = {"times", NULL};
+    tu_spawn(r, tu_helper("helper_profile"), args, var ? env : NULL, NULL, 120);
+}
+
+static void test_clevent_times_with_stdcl_profile(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_profile_helper(&r, "STDCL_PROFILE=1");
+    if (r.status != 0) tu_proc_dump(&r, "helper_profile times");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "times ok");
+    tu_proc_free(&r);
+    run_profile_helper(&r, "COPRTHR_OPENCL_PROFILING_ENABLE=1");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "times ok");
+    tu_proc_free(&r);
+}
+
+static void test_clevent_times_without_profiling_says_how_to_turn_it_on(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_profile_helper(&r, "STDCL_PROFILE=0");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "times error -9005: clevent_times: the event's queue does not profile: set STDCL_PROFILE=1");
+    tu_proc_free(&r);
+}
+
+static void test_clevent_times_bad_events_fail(void** state)
+{
+    (void)state;
+    cl_ulong t0, t1;
+    assert_int_equal(clevent_times(NULL, &t0, &t1), STDCL_EINVAL);
+    assert_contains(clerror(), "clevent_times: the event is NULL");
+    /* a user event that has not completed */
+    cl_int err;
+    cl_event u = clCreateUserEvent(stdcl_clcontext(stdcpu), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clevent_times(u, &t0, &t1), STDCL_ESTATE);
+    assert_contains(clerror(), "clevent_times: the command has not completed");
+    clSetUserEventStatus(u, -1);
+    assert_int_equal(clevent_times(u, &t0, &t1), STDCL_ESTATE);
+    assert_contains(clerror(), "clevent_times: the command failed");
+    clReleaseEvent(u);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -592,6 +645,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clflush_submits_without_waiting),
         cmocka_unit_test(test_clwait_without_events_returns_zero),
         cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
+        cmocka_unit_test(test_clevent_times_with_stdcl_profile),
+        cmocka_unit_test(test_clevent_times_without_profiling_says_how_to_turn_it_on),
+        cmocka_unit_test(test_clevent_times_bad_events_fail),
     };
     return cmocka_run_group_tests_name("launch", tests, setup, teardown);
 }

@@ -363,6 +363,105 @@ static void test_clclose_unknown_handle_fails(void** state)
     assert_int_equal(not_a_handle, 0);
 }
 
+static const char* k_warn_src =
+    "#warning stdcl-test-warning\n"
+    "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
+
+static void test_clbuildlog_keeps_warnings_of_a_successful_build(void** state)
+{
+    (void)state;
+    void* h = clsopen_named(stdcpu, k_warn_src, "warned.cl", 0);
+    assert_non_null(h);
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
+        const char* log = clbuildlog(stdcpu, h, d);
+        assert_non_null(log);
+        assert_contains(log, "stdcl-test-warning");
+        assert_contains(log, "warned.cl:1");
+    }
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clbuildlog_of_a_cache_hit_is_the_stored_log(void** state)
+{
+    (void)state;
+    /* A helper process builds the same text twice, each a fresh process: the
+     * second one hits the program cache and still has the warning. */
+    char* dir = tu_mkdtemp();
+    char env_dir[PATH_MAX + 32];
+    snprintf(env_dir, sizeof env_dir, "STDCL_CACHE_DIR=%s", dir);
+    const char* env[] = {env_dir, "STDCL_CACHE=1", "STDCL_TRACE=cache,log", NULL};
+    const char* args[] = {"buildlog", NULL};
+    for (int run = 0; run < 2; run++) {
+        tu_proc r;
+        tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+        if (r.status != 0) tu_proc_dump(&r, "helper_profile buildlog");
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "log 0: ");
+        assert_contains(r.out, "stdcl-test-warning");
+        assert_contains(r.err, "stdcl[log]: compiler log of 'warned.cl' on device 0");
+        if (run == 1) {
+            assert_contains(r.err, "stdcl[cache]: hit");
+            assert_contains(r.err, "(stored in the program cache)");
+        }
+        tu_proc_free(&r);
+    }
+    free(dir);
+}
+
+static void test_clbuildlog_is_empty_for_a_quiet_build(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, "__kernel void quiet(__global int* a) { a[0] = 1; }\n", 0);
+    assert_non_null(h);
+    const char* log = clbuildlog(stdcpu, h, 0);
+    assert_non_null(log);
+    assert_string_equal(log, "");
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clbuildlog_bad_arguments_fail(void** state)
+{
+    (void)state;
+    int x;
+    assert_null(clbuildlog(stdcpu, &x, 0));
+    const char* e = clerror();
+    assert_contains(e, "clbuildlog: ");
+    assert_contains(e, "is not a handle open in stdcpu");
+    void* h = clsopen(stdcpu, "__kernel void lazy1(__global int* a) { a[0] = 2; }\n", CLLD_LAZY);
+    assert_non_null(h);
+    assert_null(clbuildlog(stdcpu, h, 0));
+    assert_contains(clerror(), "clbuildlog: source text is not built yet");
+    assert_null(clbuildlog(stdcpu, h, 9));
+    assert_non_null(clerror());
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clsopen_named_names_the_text_in_errors(void** state)
+{
+    (void)state;
+    assert_null(clsopen_named(stdcpu, "__kernel void k(void) {\n  int x = ;\n}\n", "broken.cl", 0));
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "'broken.cl'");
+    assert_contains(e, "broken.cl:2");
+}
+
+static void test_clsopen_named_bad_names_fail(void** state)
+{
+    (void)state;
+    const char* src = "__kernel void k(void) {}\n";
+    assert_null(clsopen_named(stdcpu, src, NULL, 0));
+    assert_contains(clerror(), "clsopen_named: the name is NULL or empty");
+    assert_null(clsopen_named(stdcpu, src, "", 0));
+    assert_contains(clerror(), "clsopen_named: the name is NULL or empty");
+    assert_null(clsopen_named(stdcpu, src, "a\"b", 0));
+    assert_contains(clerror(), "holds a '\"', '\\' or a line break");
+    assert_null(clsopen_named(stdcpu, src, "a\nb", 0));
+    assert_contains(clerror(), "holds a");
+    assert_null(clsopen_named(stdcpu, NULL, "x.cl", 0));
+    assert_contains(clerror(), "clsopen_named: the source is NULL");
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -383,6 +482,12 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clbuild_applies_options_after_nobuild),
         cmocka_unit_test(test_stdcl_build_options_applies),
         cmocka_unit_test(test_clclose_unknown_handle_fails),
+        cmocka_unit_test(test_clbuildlog_keeps_warnings_of_a_successful_build),
+        cmocka_unit_test(test_clbuildlog_of_a_cache_hit_is_the_stored_log),
+        cmocka_unit_test(test_clbuildlog_is_empty_for_a_quiet_build),
+        cmocka_unit_test(test_clbuildlog_bad_arguments_fail),
+        cmocka_unit_test(test_clsopen_named_names_the_text_in_errors),
+        cmocka_unit_test(test_clsopen_named_bad_names_fail),
     };
     return cmocka_run_group_tests_name("loader", tests, setup, teardown);
 }

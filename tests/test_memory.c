@@ -796,6 +796,51 @@ static void test_stdcl_check_reports_overruns_in_device_buffers(void** state)
     tu_proc_free(&r);
 }
 
+/* clmsyncn: each device brings back its own slice of one array (a copying
+ * device, STDCL_ZERO_COPY=0 not needed: stdcpu's second device writes the
+ * other half, and a whole-array sync would overwrite the first's). */
+static void test_clmsyncn_brings_back_a_slice_only(void** state)
+{
+    (void)state;
+    size_t n = 1000;
+    int* a = (int*)clmalloc(stdcpu, n * sizeof(int), 0);
+    assert_non_null(a);
+    for (size_t i = 0; i < n; i++) a[i] = (int)i;
+    assert_non_null(clmsyncn(stdcpu, 0, a + 100, 50 * sizeof(int), CL_MEM_DEVICE));
+    assert_non_null(clmsyncn(stdcpu, 0, a + 100, 50 * sizeof(int), CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_int_equal(clwait(stdcpu, 0, CL_MEM_EVENT), 0);
+    for (size_t i = 100; i < 150; i++) assert_int_equal(a[i], (int)i);
+    /* a slice that ends exactly at the end, at an odd address */
+    assert_non_null(clmsyncn(stdcpu, 1, (char*)a + 3, n * sizeof(int) - 3, CL_MEM_DEVICE));
+    assert_non_null(clmsyncn(stdcpu, 1, (char*)a + 3, n * sizeof(int) - 3, CL_MEM_HOST));
+    clfree(a);
+}
+
+static void test_clmsyncn_bad_ranges_fail_with_a_message(void** state)
+{
+    (void)state;
+    char* a = (char*)clmalloc(stdcpu, 4096, 0);
+    assert_non_null(a);
+    assert_null(clmsyncn(stdcpu, 0, a + 4000, 97, CL_MEM_DEVICE));
+    assert_contains(clerror(), "clmsyncn: 97 bytes from offset 4000 pass the end of the 4096-byte allocation at");
+    assert_null(clmsyncn(stdcpu, 0, a, 0, CL_MEM_DEVICE));
+    assert_contains(clerror(), "clmsyncn: 0 bytes to sync");
+    assert_null(clmsyncn(stdcpu, 0, a, SIZE_MAX, CL_MEM_HOST));
+    assert_contains(clerror(), "pass the end");
+    assert_null(clmsyncn(stdcpu, 0, a, 16, 0));
+    assert_contains(clerror(), "clmsyncn: flags must hold exactly one of CL_MEM_HOST and CL_MEM_DEVICE");
+    assert_null(clmsyncn(stdcpu, 0, NULL, 16, CL_MEM_HOST));
+    assert_contains(clerror(), "clmsyncn: the pointer is NULL");
+    int local = 0;
+    assert_null(clmsyncn(stdcpu, 0, &local, 4, CL_MEM_HOST));
+    const char* e = clerror();
+    assert_contains(e, "clmsyncn:");
+    assert_contains(e, "is not memory returned by clmalloc");
+    assert_null(clmsyncn(stdcpu, 9, a, 16, CL_MEM_HOST));
+    assert_non_null(clerror());
+    clfree(a);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -831,6 +876,8 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
         cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
+        cmocka_unit_test(test_clmsyncn_brings_back_a_slice_only),
+        cmocka_unit_test(test_clmsyncn_bad_ranges_fail_with_a_message),
     };
     return cmocka_run_group_tests_name("memory", tests, setup, teardown);
 }

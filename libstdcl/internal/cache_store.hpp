@@ -17,19 +17,21 @@
 //   stats            hit and miss counters (two little-endian u64)
 //   evict.lock       flock-held while a process evicts
 //
-// Entry format, version 1 (integers little-endian):
+// Entry format, version 2 (integers little-endian; version 1 had no logs:
+// its offset 28 was 0 and it is read as "other format version", a miss):
 //   0   char[8]  magic "STDCLPC\x01"
-//   8   u32      format version (1)
+//   8   u32      format version (2)
 //   12  u32      key text length K
 //   16  u32      origin length O
 //   20  u32      device count D
 //   24  u32      blob count B
-//   28  u32      reserved (0)
+//   28  u32      log count L: 0, or D (one compiler log per device)
 //   32  u8[32]   SHA-256 of the key text (the file's name is its hex)
 //   64  K bytes  key text;  O bytes origin (informational, not in the key)
 //       D x u32  blob index of each device (identical binaries are stored once)
 //       B x u64  blob sizes
-//       blobs, concatenated
+//       L x u32  log lengths
+//       blobs, concatenated;  logs, concatenated
 //   end u8[32]   SHA-256 of every byte before it
 #pragma once
 
@@ -116,6 +118,7 @@ struct CacheEntry {
     std::string origin;                   // e.g. the kernel file's path
     std::vector<std::uint32_t> device_blob;  // per device: index into blobs
     std::vector<std::string> blobs;
+    std::vector<std::string> logs;        // per device (or none): compiler logs
 };
 
 // The entry's bytes (blobs deduplicated by the caller or not; any layout that

@@ -158,6 +158,20 @@ struct KernelArg {
     std::shared_ptr<Allocation> alloc;  // for global
     size_t offset = 0;                  // for global (interior pointer)
     cl_mem bound[8] = {};               // per device group: cl_mem last set (skip resets)
+    stdcl_local_t lrule{};              // for local: its size rule (workgroup.cpp)
+};
+
+// A kernel's work-group limits on one device, queried once (workgroup.cpp), and
+// the last local size chosen for it (a launch in a loop does not search again).
+struct WorkGroupLimits {
+    bool known = false;
+    size_t group_max = 1;               // CL_KERNEL_WORK_GROUP_SIZE
+    size_t multiple = 1;                // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+    size_t item_max[3] = {1, 1, 1};     // CL_DEVICE_MAX_WORK_ITEM_SIZES
+    cl_ulong local_mem = 0;             // CL_DEVICE_LOCAL_MEM_SIZE
+    size_t required[3] = {0, 0, 0};     // CL_KERNEL_COMPILE_WORK_GROUP_SIZE (0: none)
+    clndrange_t last_in{}, last_out{};  // memo: last request and its answer
+    unsigned long long last_gen = 0;    // args_gen of the memo
 };
 
 struct KernelInfo {
@@ -169,6 +183,8 @@ struct KernelInfo {
     std::vector<std::string> type_names;
     std::mutex mu;                      // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
+    unsigned long long args_gen = 0;    // raised when a __local argument changes
+    std::vector<WorkGroupLimits> limits;  // per device of cp (workgroup.cpp)
     bool external = false;              // a cl_kernel libstdcl did not create
     bool closed = false;                // a tombstone: its program was clclosed
 
@@ -215,6 +231,9 @@ struct Program {
     // [unit][group] built programs.
     std::vector<std::vector<cl_program>> cl;
     std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
+    // [unit][device of cp]: the compiler's log of a successful build (clbuildlog).
+    std::vector<std::vector<std::string>> logs;
+    std::vector<std::string> joined_logs;  // per device: what clbuildlog returns
 };
 
 // Records msg ("label: msg") in the load report that a call given a NULL default
@@ -230,6 +249,24 @@ void context_release_programs(CLCONTEXT* cp);
 // Events: track, wait, return per the event flags.
 int event_flags_check(int flags);                 // throws on WAIT|NOWAIT
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel);
+
+// Work-group sizes and __local arguments sized at launch (workgroup.cpp); the
+// caller holds ki.mu.
+// True when (size, value) is a __local marker (CLLOCAL...); *out gets it.
+bool local_marker(size_t size, const void* value, stdcl_local_t* out);
+// Fills ndr's 0 local sizes for kernel k (ki's kernel on device devnum) and
+// checks the given ones and the __local memory; throws with `call` in messages.
+void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, clndrange_t* ndr,
+                    const char* call);
+// Sets the __local arguments sized per work-item or by a function for the local
+// size in ndr (complete).
+void set_sized_locals(KernelInfo& ki, cl_kernel k, const clndrange_t& ndr, const char* call);
+// Event profiling (profile.cpp): whether new queues profile (STDCL_PROFILE=1).
+bool queue_profiling_wanted();
+// A range of an allocation to device devnum or back (memory.cpp): len bytes
+// from ptr, or to the end of the allocation when whole is true.
+cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags,
+                     const char* call);
 
 // Splits "a,b,c" into words (trimmed, empty ones dropped).
 std::vector<std::string> split_list(const std::string& s, char sep);

@@ -11,7 +11,7 @@
 namespace stdcl {
 
 // Trace categories, enabled by STDCL_TRACE=all or a comma list of names.
-enum class Trace : unsigned { ctx = 1, load = 2, cache = 4, mem = 8, launch = 16 };
+enum class Trace : unsigned { ctx = 1, load = 2, cache = 4, mem = 8, launch = 16, log = 32 };
 
 bool trace_on(Trace cat);
 void trace(Trace cat, const char* fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,6 +25,7 @@ struct BuildResult {
     cl_program program = nullptr;        // built for every device, or nullptr
     cl_int status = CL_SUCCESS;          // first failing OpenCL status
     std::string log;                     // on failure: device, options, compiler log
+    std::vector<std::string> logs;       // on success: each device's compiler log (may be "")
     bool from_cache = false;             // true when no compiler ran
 };
 

@@ -11,7 +11,10 @@
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (a sub-buffer), clwait, clmsync back through an interior pointer,
  * clmcopy, an image allocation synced both ways and read by a kernel, 4096
- * NOWAIT transfers (the event lists are pruned), clfree, clclose, and the
+ * NOWAIT transfers (the event lists are pruned), a launch whose local size
+ * libstdcl chooses (clGetKernelWorkGroupInfo), clevent_times of a kept event
+ * (without STDCL_PROFILE its "does not profile" error is the expected
+ * answer), clfree, clclose, and the
  * release of everything at exit.
  *
  * A round that meets a failure checks that the failing call returned its
@@ -111,7 +114,7 @@ static int run_round(CLCONTEXT* cp)
     void *h = NULL, *bad = NULL;
     float *a = NULL, *b = NULL, *c = NULL, *dup = NULL, *tick = NULL;
     cl_float4 *img = NULL, *out = NULL;
-    cl_kernel k_axpb, k_scale, k_image;
+    cl_kernel k_axpb, k_scale, k_image, k_noop;
     const float s = 3.0f, two = 2.0f;
 
     if (!(h = clopen(cp, g_kfile, CLLD_NOW))) { rc = failed("clopen"); goto done; }
@@ -137,6 +140,7 @@ static int run_round(CLCONTEXT* cp)
     }
     if (!(k_axpb = clsym(cp, h, "fk_axpb", CLLD_NOW))) { rc = failed("clsym(fk_axpb)"); goto done; }
     if (!(k_scale = clsym(cp, h, "fk_scale", CLLD_NOW))) { rc = failed("clsym(fk_scale)"); goto done; }
+    if (!(k_noop = clsym(cp, h, "fk_noop", CLLD_NOW))) { rc = failed("clsym(fk_noop)"); goto done; }
     if (!(k_image = clsym(cp, h, "fk_image", CLLD_NOW))) { rc = failed("clsym(fk_image)"); goto done; }
 
     if (!(a = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(a)"); goto done; }
@@ -211,6 +215,22 @@ static int run_round(CLCONTEXT* cp)
     for (int i = 0; i < PRUNE; i++)
         if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(tick) x 4096"); goto done; }
     if (stdcl_wait(cp, 0, CL_MEM_EVENT) != 0) { rc = failed("clwait(after 4096 transfers)"); goto done; }
+
+    /* A chosen local size, and the times of the launch's event. */
+    {
+        clndrange_t ndr = clndrange_init1d(0, 1, 0);
+        /* NOWAIT: the event stays the library's, released by clwait */
+        cl_event ev = clforka(cp, 0, k_noop, &ndr, CL_EVENT_NOWAIT, 1);
+        if (!ev) { rc = failed("clforka(fk_noop, local size 0)"); goto done; }
+        clWaitForEvents(1, &ev);
+        cl_ulong t0, t1;
+        int trc = clevent_times(ev, &t0, &t1);
+        if (clwait(cp, 0, CL_KERNEL_EVENT) != 0) { rc = failed("clwait(after the chosen local size)"); goto done; }
+        if (trc == STDCL_ESTATE) {
+            const char* m = clerror();
+            if (!m || !strstr(m, "does not profile")) { rc = failed("clevent_times"); goto done; }
+        } else if (trc != 0) { rc = failed("clevent_times"); goto done; }
+    }
 
 done:
     if (rc != ROUND_OK) {

@@ -719,6 +719,7 @@ DECLARE_REAL(clWaitForEvents);
 DECLARE_REAL(clCreateUserEvent);
 DECLARE_REAL(clSetUserEventStatus);
 DECLARE_REAL(clGetEventInfo);
+DECLARE_REAL(clGetEventProfilingInfo);
 DECLARE_REAL(clRetainEvent);
 DECLARE_REAL(clReleaseEvent);
 DECLARE_REAL(clFlush);
@@ -1078,6 +1079,13 @@ SHIM_API cl_int clGetEventInfo(cl_event ev, cl_event_info what, size_t sz, void*
     cl_int e;
     if (inject("clGetEventInfo", RA, kHost, &e)) return e;
     return REAL(clGetEventInfo)(ev, what, sz, v, ret);
+}
+
+SHIM_API cl_int clGetEventProfilingInfo(cl_event ev, cl_profiling_info what, size_t sz, void* v, size_t* ret)
+{
+    cl_int e;
+    if (inject("clGetEventProfilingInfo", RA, kHost, &e)) return e;
+    return REAL(clGetEventProfilingInfo)(ev, what, sz, v, ret);
 }
 
 SHIM_API cl_int clRetainEvent(cl_event ev)

@@ -1,0 +1,94 @@
+/* test_examples.c: the example programs of issue 13 (examples/nbody_tile,
+ * mixed_pointers, template_reduce, tiled_conv) with --check on small sizes
+ * whose sides are not powers of two, and a bad command line each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+/* Runs examples/<name>/<name> from its build folder (where its .cl file is). */
+static void run_example(tu_proc* r, const char* name, const char* const* args)
+{
+    char dir[PATH_MAX + 64], path[PATH_MAX + 160];
+    snprintf(dir, sizeof dir, "%s/../examples/%s", tu_bindir(), name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!tu_is_file(path)) {
+        print_message("%s is not built: skipped\n", path);
+        skip();
+    }
+    tu_spawn(r, path, args, NULL, dir, 240);
+}
+
+static void expect_pass(const char* name, const char* const* args, const char* also)
+{
+    tu_proc r;
+    run_example(&r, name, args);
+    if (r.status != 0) tu_proc_dump(&r, name);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, ": PASS");
+    assert_not_contains(r.out, "FAIL");
+    if (also) assert_contains(r.out, also);
+    tu_proc_free(&r);
+}
+
+static void expect_usage(const char* name)
+{
+    const char* args[] = {"--bogus", NULL};
+    tu_proc r;
+    run_example(&r, name, args);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "usage:");
+    tu_proc_free(&r);
+}
+
+static void test_nbody_tile_check_passes_with_a_chosen_local_size(void** state)
+{
+    (void)state;
+    const char* args[] = {"-n", "1000", "--check", NULL};
+    expect_pass("nbody_tile", args, "local size 1000 chosen");
+    expect_usage("nbody_tile");
+}
+
+static void test_mixed_pointers_check_passes_over_two_devices(void** state)
+{
+    (void)state;
+    const char* args[] = {"-n", "10007", "--check", NULL};
+    expect_pass("mixed_pointers", args, "over 2 device(s)");
+    expect_usage("mixed_pointers");
+}
+
+static void test_template_reduce_check_passes(void** state)
+{
+    (void)state;
+    const char* args[] = {"-n", "30001", "--check", NULL};
+    expect_pass("template_reduce", args, "30001 molecules");
+    expect_usage("template_reduce");
+}
+
+static void test_tiled_conv_check_passes_async_and_plain(void** state)
+{
+    (void)state;
+    const char* a1[] = {"-w", "203", "-h", "157", "--check", NULL};
+    expect_pass("tiled_conv", a1, "async 203x157");
+    const char* a2[] = {"-w", "203", "-h", "157", "-r", "3", "-l", "7x1", "--check", NULL};
+    expect_pass("tiled_conv", a2, "local size 7x1");
+    const char* a3[] = {"-w", "203", "-h", "157", "--plain", "--check", NULL};
+    expect_pass("tiled_conv", a3, "plain 203x157");
+    expect_usage("tiled_conv");
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nbody_tile_check_passes_with_a_chosen_local_size),
+        cmocka_unit_test(test_mixed_pointers_check_passes_over_two_devices),
+        cmocka_unit_test(test_template_reduce_check_passes),
+        cmocka_unit_test(test_tiled_conv_check_passes_async_and_plain),
+    };
+    return cmocka_run_group_tests_name("examples", tests, NULL, NULL);
+}

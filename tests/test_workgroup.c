@@ -1,0 +1,359 @@
+/* test_workgroup.c: local sizes chosen by libstdcl (a local size of 0 at
+ * clfork, clforka and clndrange_fit: the documented rule, prime and awkward
+ * global sizes, limits, reqd_work_group_size, the sizes written back) and
+ * __local arguments sized at launch (CLLOCAL, CLLOCAL_PER_ITEM, CLLOCAL_FN,
+ * in clforka and clarg_set), with their errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+static void* g_h;
+static cl_kernel g_sizes, g_sums, g_halo, g_fixed4;
+static size_t g_kmax, g_mult, g_items[3];
+static cl_ulong g_local_mem;
+
+static int setup(void** state)
+{
+    (void)state;
+    if (tu_need_two_cpu_devices() != 0) return -1;
+    g_h = tu_open_kernels("workgroup.cl");
+    if (!g_h) return -1;
+    g_sizes = clsym(stdcpu, g_h, "local_sizes", 0);
+    g_sums = clsym(stdcpu, g_h, "group_sums", 0);
+    g_halo = clsym(stdcpu, g_h, "halo3", 0);
+    g_fixed4 = clsym(stdcpu, g_h, "fixed4", 0);
+    if (!g_sizes || !g_sums || !g_halo || !g_fixed4) {
+        print_error("setup: clsym: %s\n", clerror());
+        return -1;
+    }
+    cl_device_id d = stdcl_device(stdcpu, 0);
+    clGetKernelWorkGroupInfo(g_sizes, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof g_kmax, &g_kmax, NULL);
+    clGetKernelWorkGroupInfo(g_sizes, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof g_mult, &g_mult, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof g_items, g_items, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof g_local_mem, &g_local_mem, NULL);
+    if (g_mult == 0) g_mult = 1;
+    return 0;
+}
+
+static int teardown(void** state)
+{
+    (void)state;
+    if (g_h) clclose(stdcpu, g_h);
+    return 0;
+}
+
+/* The documented rule, written again independently: the largest divisor of
+ * g up to cap that is a multiple of mult, else the largest divisor. */
+static size_t oracle(size_t g, size_t cap, size_t mult)
+{
+    size_t best_mult = 0, best = 1;
+    for (size_t l = 1; l <= g && l <= cap; l++) {
+        if (g % l) continue;
+        best = l;
+        if (l % mult == 0) best_mult = l;
+    }
+    return best_mult ? best_mult : best;
+}
+
+static void test_clndrange_fit_prime_global_size_gets_one(void** state)
+{
+    (void)state;
+    /* 1000003 is prime and over any device's group limit */
+    assert_true(g_kmax < 1000003);
+    clndrange_t ndr = clndrange_init1d(0, 1000003, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
+    assert_int_equal(ndr.ltsz[0], 1);
+    assert_int_equal(ndr.gtsz[0], 1000003);
+    /* a prime under the limit is its own group */
+    clndrange_t small = clndrange_init1d(0, 1009, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &small), 0);
+    assert_int_equal(small.ltsz[0], g_kmax >= 1009 ? 1009 : 1);
+}
+
+static void test_clndrange_fit_awkward_sizes_follow_the_rule(void** state)
+{
+    (void)state;
+    size_t cap = g_kmax < g_items[0] ? g_kmax : g_items[0];
+    const size_t sizes[] = {1, 2, 6, 1000, 1500, 1021 * 2, 4096, 6000, 97 * 89, 65536 + 6, 3 * 5 * 7 * 11 * 13, 1 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        clndrange_t ndr = clndrange_init1d(0, sizes[i], 0);
+        assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
+        size_t want = oracle(sizes[i], cap, g_mult);
+        if (ndr.ltsz[0] != want) print_error("global %zu: got %zu, want %zu\n", sizes[i], ndr.ltsz[0], want);
+        assert_int_equal(ndr.ltsz[0], want);
+        assert_int_equal(sizes[i] % ndr.ltsz[0], 0);
+        assert_true(ndr.ltsz[0] <= g_kmax);
+    }
+}
+
+static void test_clndrange_fit_2d_stays_within_the_group_limit(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init2d(0, 1000, 0, 0, 999, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
+    assert_true(ndr.ltsz[0] >= 1 && ndr.ltsz[1] >= 1);
+    assert_int_equal(1000 % ndr.ltsz[0], 0);
+    assert_int_equal(999 % ndr.ltsz[1], 0);
+    assert_true(ndr.ltsz[0] * ndr.ltsz[1] <= g_kmax);
+    size_t cap = g_kmax < g_items[0] ? g_kmax : g_items[0];
+    assert_int_equal(ndr.ltsz[0], oracle(1000, cap, g_mult));
+    size_t left = g_kmax / ndr.ltsz[0];
+    assert_int_equal(ndr.ltsz[1], oracle(999, left < g_items[1] ? left : g_items[1], 1));
+}
+
+static void test_clndrange_fit_keeps_given_sizes(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init2d(0, 64, 8, 0, 60, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
+    assert_int_equal(ndr.ltsz[0], 8);
+    assert_int_equal(60 % ndr.ltsz[1], 0);
+    assert_true(8 * ndr.ltsz[1] <= g_kmax);
+}
+
+static void test_clndrange_fit_uses_reqd_work_group_size(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 64, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_fixed4, &ndr), 0);
+    assert_int_equal(ndr.ltsz[0], 4);
+}
+
+static void test_clndrange_fit_bad_arguments_fail_and_change_nothing(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 64, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "clndrange_fit: the index space (clndrange_t*) is NULL");
+    assert_int_equal(clndrange_fit(stdcpu, 0, NULL, &ndr), STDCL_EINVAL);
+    assert_contains(clerror(), "clndrange_fit: the kernel is NULL");
+    assert_true(clndrange_fit(stdcpu, 7, g_sizes, &ndr) < 0);
+    assert_non_null(clerror());
+    clndrange_t bad = ndr;
+    bad.dim = 0;
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &bad), STDCL_EINVAL);
+    assert_contains(clerror(), "0 dimensions (1 to 3)");
+    clndrange_t zero = clndrange_init1d(0, 0, 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &zero), STDCL_EINVAL);
+    assert_contains(clerror(), "the global size in dimension 0 is 0");
+    clndrange_t notmul = clndrange_init2d(0, 64, 0, 0, 10, 3);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &notmul), STDCL_EINVAL);
+    assert_contains(clerror(), "not a multiple of the local size 3");
+    assert_int_equal(notmul.ltsz[0], 0);
+    size_t big = g_items[1] + 1;
+    clndrange_t over = clndrange_init2d(0, 64, 0, 0, big, big);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &over), STDCL_EINVAL);
+    assert_contains(clerror(), "over device 0's limit");
+    assert_int_equal(over.ltsz[0], 0);
+}
+
+static void test_clndrange_fit_kernel_of_another_context_fails(void** state)
+{
+    (void)state;
+    if (!stddev || stddev == stdcpu) skip();
+    clndrange_t ndr = clndrange_init1d(0, 64, 0);
+    assert_int_equal(clndrange_fit(stddev, 0, g_sizes, &ndr), STDCL_EINVAL);
+    assert_contains(clerror(), "does not belong to");
+}
+
+static void test_clfork_zero_local_size_is_chosen_and_written_back(void** state)
+{
+    (void)state;
+    int n = 1500;
+    int* out = (int*)clmalloc(stdcpu, 2 * (size_t)n * sizeof(int), 0);
+    assert_non_null(out);
+    clndrange_t ndr = clndrange_init1d(0, n, 0);
+    clndrange_t want = ndr;
+    assert_int_equal(clndrange_fit(stdcpu, 1, g_sizes, &want), 0);
+    assert_non_null(clforka(stdcpu, 1, g_sizes, &ndr, CL_EVENT_WAIT, out, n));
+    assert_non_null(clmsync(stdcpu, 1, out, CL_MEM_HOST));
+    assert_int_equal(ndr.ltsz[0], want.ltsz[0]);
+    assert_int_equal(out[0], (int)ndr.ltsz[0]);
+    assert_int_equal(out[n - 1], (int)ndr.ltsz[0]);
+    assert_int_equal(out[n], 1);
+    clfree(out);
+}
+
+static void test_clfork_failed_launch_leaves_the_range_unchanged(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 64, 0);
+    clarg_set(stdcpu, g_sizes, 1, 64);
+    /* argument 0 set to NULL: the launch itself still works; use a bad devnum */
+    assert_null(clfork(stdcpu, 9, g_sizes, &ndr, 0));
+    assert_int_equal(ndr.ltsz[0], 0);
+}
+
+static void sums_check(const float* x, const float* sums, size_t n, size_t ls)
+{
+    for (size_t g = 0; g < n / ls; g++) {
+        float s = 0.0f;
+        for (size_t j = 0; j < ls; j++) s += x[g * ls + j];
+        assert_float_equal(sums[g], s, 1e-3);
+    }
+}
+
+static void test_clforka_local_per_item_scales_with_the_chosen_group(void** state)
+{
+    (void)state;
+    size_t n = 4000;
+    float* x = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
+    float* sums = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
+    int* count = (int*)clmalloc(stdcpu, sizeof(int), 0);
+    assert_non_null(x);
+    assert_non_null(sums);
+    assert_non_null(count);
+    for (size_t i = 0; i < n; i++) x[i] = (float)(i % 17);
+    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    clndrange_t ndr = clndrange_init1d(0, n, 0);
+    int per_item = 4;
+    assert_non_null(clforka(stdcpu, 0, g_sums, &ndr, 0, x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item, sums,
+                            count));
+    assert_non_null(clmsync(stdcpu, 0, sums, CL_MEM_HOST));
+    assert_non_null(clmsync(stdcpu, 0, count, CL_MEM_HOST));
+    assert_true(ndr.ltsz[0] > 1);
+    assert_int_equal(count[0], (int)ndr.ltsz[0]);
+    sums_check(x, sums, n, ndr.ltsz[0]);
+    clfree(x);
+    clfree(sums);
+    clfree(count);
+}
+
+static void test_clforka_local_per_item_shrinks_the_group_to_fit(void** state)
+{
+    (void)state;
+    size_t n = 4096;
+    float* x = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
+    float* sums = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
+    int* count = (int*)clmalloc(stdcpu, sizeof(int), 0);
+    for (size_t i = 0; i < n; i++) x[i] = 1.0f;
+    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    /* per work-item, a hundredth of the device's local memory: at most 100 fit */
+    int per_item = (int)(g_local_mem / 100 / sizeof(float));
+    clndrange_t ndr = clndrange_init1d(0, n, 0);
+    assert_int_equal(clarg_set(stdcpu, g_sums, 1, CLLOCAL_PER_ITEM(per_item * sizeof(float))), 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sums, &ndr), 0);
+    assert_true(ndr.ltsz[0] <= 100);
+    assert_int_equal(n % ndr.ltsz[0], 0);
+    assert_true(ndr.ltsz[0] * per_item * sizeof(float) <= g_local_mem);
+    clndrange_t run = clndrange_init1d(0, n, 0);
+    assert_non_null(clforka(stdcpu, 0, g_sums, &run, 0, x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item, sums,
+                            count));
+    assert_int_equal(run.ltsz[0], ndr.ltsz[0]);
+    assert_non_null(clmsync(stdcpu, 0, sums, CL_MEM_HOST));
+    assert_non_null(clmsync(stdcpu, 0, count, CL_MEM_HOST));
+    assert_int_equal(count[0], (int)run.ltsz[0]);
+    sums_check(x, sums, n, run.ltsz[0]);
+    clfree(x);
+    clfree(sums);
+    clfree(count);
+}
+
+static size_t halo_bytes(const size_t* local, size_t dim, void* user)
+{
+    (void)dim;
+    *(int*)user += 1;
+    return (local[0] + 2) * sizeof(float);
+}
+
+static void test_clforka_local_fn_sizes_a_tile_from_the_local_size(void** state)
+{
+    (void)state;
+    int n = 999, calls = 0;
+    float* x = (float*)clmalloc(stdcpu, (size_t)n * sizeof(float), 0);
+    float* out = (float*)clmalloc(stdcpu, (size_t)n * sizeof(float), 0);
+    for (int i = 0; i < n; i++) x[i] = (float)(i % 13);
+    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    clndrange_t ndr = clndrange_init1d(0, n, 0);
+    assert_non_null(clforka(stdcpu, 0, g_halo, &ndr, 0, x, CLLOCAL_FN(halo_bytes, &calls), out, n));
+    assert_true(calls >= 1);
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST));
+    for (int i = 0; i < n; i++) {
+        float want = x[i] + (i > 0 ? x[i - 1] : 0.0f) + (i + 1 < n ? x[i + 1] : 0.0f);
+        assert_float_equal(out[i], want, 1e-5);
+    }
+    clfree(x);
+    clfree(out);
+}
+
+static void test_clforka_fixed_local_marker_works_like_clarg_set_local(void** state)
+{
+    (void)state;
+    int n = 64;
+    float* x = (float*)clmalloc(stdcpu, (size_t)n * sizeof(float), 0);
+    float* out = (float*)clmalloc(stdcpu, (size_t)n * sizeof(float), 0);
+    for (int i = 0; i < n; i++) x[i] = 1.0f;
+    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    clndrange_t ndr = clndrange_init1d(0, n, 16);
+    assert_non_null(clforka(stdcpu, 0, g_halo, &ndr, 0, x, CLLOCAL(18 * sizeof(float)), out, n));
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST));
+    assert_float_equal(out[0], 2.0f, 1e-6);
+    assert_float_equal(out[20], 3.0f, 1e-6);
+    assert_float_equal(out[n - 1], 2.0f, 1e-6);
+    clfree(x);
+    clfree(out);
+}
+
+static void test_clarg_set_local_marker_errors(void** state)
+{
+    (void)state;
+    float* x = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    /* a marker for a __global argument */
+    assert_int_equal(clarg_set(stdcpu, g_halo, 0, CLLOCAL(64)), STDCL_EINVAL);
+    assert_contains(clerror(), "is not a __local pointer: a __local marker (CLLOCAL...) was given");
+    /* 0 bytes */
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, CLLOCAL(0)), STDCL_EINVAL);
+    assert_contains(clerror(), "0 bytes of local memory");
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, CLLOCAL_PER_ITEM(0)), STDCL_EINVAL);
+    assert_contains(clerror(), "0 bytes of local memory");
+    /* a marker built by hand with two rules */
+    stdcl_local_t two = CLLOCAL(8);
+    two.per_item = 4;
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, two), STDCL_EINVAL);
+    assert_contains(clerror(), "more than one size rule");
+    /* a plain value for a __local argument says what to pass */
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, 64), STDCL_EINVAL);
+    assert_contains(clerror(), "is __local: pass CLLOCAL(bytes)");
+    /* a fixed size over the device's local memory, at launch */
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    clndrange_t before = ndr;
+    assert_null(clforka(stdcpu, 0, g_halo, &ndr, 0, x, CLLOCAL((size_t)g_local_mem + 4096), x, 64));
+    assert_contains(clerror(), "its __local arguments need");
+    assert_memory_equal(&ndr, &before, sizeof ndr);
+    /* per work-item, more than one work-item's worth of local memory */
+    clndrange_t z = clndrange_init1d(0, 64, 0);
+    assert_int_equal(clarg_set(stdcpu, g_sums, 1, CLLOCAL_PER_ITEM((size_t)g_local_mem + 1)), 0);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sums, &z), STDCL_EINVAL);
+    assert_contains(clerror(), "its __local arguments need");
+    assert_int_equal(z.ltsz[0], 0);
+    clfree(x);
+}
+
+int main(int argc, char** argv)
+{
+    tu_filter_from_args(argc, argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clndrange_fit_prime_global_size_gets_one),
+        cmocka_unit_test(test_clndrange_fit_awkward_sizes_follow_the_rule),
+        cmocka_unit_test(test_clndrange_fit_2d_stays_within_the_group_limit),
+        cmocka_unit_test(test_clndrange_fit_keeps_given_sizes),
+        cmocka_unit_test(test_clndrange_fit_uses_reqd_work_group_size),
+        cmocka_unit_test(test_clndrange_fit_bad_arguments_fail_and_change_nothing),
+        cmocka_unit_test(test_clndrange_fit_kernel_of_another_context_fails),
+        cmocka_unit_test(test_clfork_zero_local_size_is_chosen_and_written_back),
+        cmocka_unit_test(test_clfork_failed_launch_leaves_the_range_unchanged),
+        cmocka_unit_test(test_clforka_local_per_item_scales_with_the_chosen_group),
+        cmocka_unit_test(test_clforka_local_per_item_shrinks_the_group_to_fit),
+        cmocka_unit_test(test_clforka_local_fn_sizes_a_tile_from_the_local_size),
+        cmocka_unit_test(test_clforka_fixed_local_marker_works_like_clarg_set_local),
+        cmocka_unit_test(test_clarg_set_local_marker_errors),
+    };
+    return cmocka_run_group_tests_name("workgroup", tests, setup, teardown);
+}
