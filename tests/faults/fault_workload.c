@@ -225,7 +225,7 @@ static int run_round(CLCONTEXT* cp)
         clWaitForEvents(1, &ev);
         cl_ulong t0, t1;
         int trc = clevent_times(ev, &t0, &t1);
-        if (clwait(cp, 0, CL_KERNEL_EVENT) != 0) { rc = failed("clwait(after the chosen local size)"); goto done; }
+        if (stdcl_wait(cp, 0, CL_KERNEL_EVENT) != 0) { rc = failed("clwait(after the chosen local size)"); goto done; }
         if (trc == STDCL_ESTATE) {
             const char* m = clerror();
             if (!m || !strstr(m, "does not profile")) { rc = failed("clevent_times"); goto done; }

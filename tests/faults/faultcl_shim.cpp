@@ -741,7 +741,10 @@ DECLARE_REAL(clEnqueueBarrierWithWaitList);
 const cl_int kHost[] = {CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY};
 const cl_int kHostOnly[] = {CL_OUT_OF_HOST_MEMORY};
 const cl_int kPlatformIDs[] = {CL_OUT_OF_HOST_MEMORY, -1001 /* CL_PLATFORM_NOT_FOUND_KHR, from the ICD loader */};
-const cl_int kDeviceIDs[] = {CL_DEVICE_NOT_FOUND, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY};
+// Not CL_DEVICE_NOT_FOUND: that is the driver's answer "no device of this type",
+// which the library rightly takes for none (a NULL default context is then the
+// truth as the driver tells it), not a failure to report.
+const cl_int kDeviceIDs[] = {CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY};
 const cl_int kContextCodes[] = {CL_DEVICE_NOT_AVAILABLE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY};
 const cl_int kMemAlloc[] = {CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY};
 const cl_int kImage[] = {CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_IMAGE_FORMAT_NOT_SUPPORTED, CL_OUT_OF_RESOURCES,
