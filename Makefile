@@ -124,7 +124,7 @@ DEPFLAGS := -MMD -MP
 # SAN_FLAGS is set by the asan/tsan/ubsan targets for their sub-make.
 SAN_FLAGS ?=
 
-ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(NETTLE_CFLAGS) $(CPPFLAGS)
 LIB_CXXFLAGS = $(CXXSTD) -fPIC -fvisibility=hidden -fvisibility-inlines-hidden \
                -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
 PROG_CFLAGS = $(CSTD) -pthread $(WARN) $(CFLAGS) $(SAN_FLAGS)
@@ -182,7 +182,7 @@ $(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(@D)
 	$(CXX) -shared $(LIB_CXXFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
 	    -Wl,--version-script=$(LIB_MAP) -Wl,--exclude-libs,ALL $(LIB_NOUNDEF) \
-	    -o $@ $(LIB_OBJS) $(OPENCL_LIBS) -lpthread -ldl $(LIBS)
+	    -o $@ $(LIB_OBJS) $(OPENCL_LIBS) $(NETTLE_LIBS) -lpthread -ldl $(LIBS)
 
 $(LIB_SONAME_LINK): $(LIB_REAL)
 	ln -sf $(notdir $<) $@
@@ -251,7 +251,7 @@ $(BUILD)/bin/%: $(BUILD)/src/%.o $(LIB_SO)
 TOOLS_INTERNAL := $(addprefix $(BUILD)/bin/,$(basename $(notdir \
     $(shell grep -l 'libstdcl/internal/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
 $(TOOLS_INTERNAL): $(LIB_A)
-$(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) -lm -lpthread -ldl $(LIBS)
+$(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthread -ldl $(LIBS)
 
 # --------------------------------------------------------------------------
 # Tests: tests/test_*.c and tests/helper_*.c -> build/tests/

@@ -2,7 +2,7 @@
 // the description of what changed between two keys.
 #include "internal/cache_key.hpp"
 
-#include "internal/sha256.hpp"
+#include "internal/digest.hpp"
 
 #include <sys/stat.h>
 
@@ -181,7 +181,7 @@ void scan_file(const std::string& text, const std::string& own_dir,
             continue;
         }
         if (!seen.insert(rec.path).second) continue;
-        rec.digest = sha256_hex(content);
+        rec.digest = digest_hex(content);
         out.push_back(rec);
         scan_file(content, dirname_of(rec.path), dirs, depth + 1, seen, out);
     }
@@ -338,7 +338,7 @@ std::string make_key_text(const KeyParts& p)
         t += "\ndevice " + std::to_string(i) + " " + escape(p.devices[i]);
     t += "\noptions " + escape(p.options);
     for (const std::string& e : p.env) t += "\nenv " + escape(e);
-    t += "\nsource " + sha256_hex(p.source) + " " + std::to_string(p.source.size());
+    t += "\nsource " + digest_hex(p.source) + " " + std::to_string(p.source.size());
     for (const IncludeRecord& r : p.includes) {
         if (r.path.empty())
             t += "\ninclude " + escape(r.spelled) + " missing";

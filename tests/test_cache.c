@@ -405,6 +405,57 @@ static void test_clopen_cache_huge_blob_size_rebuilt(void** state)
     check_damaged_entry_rebuilt(*state, claim_huge_blob, "bad blob size");
 }
 
+/* The entry says it is of a later format version (a library of another
+ * version wrote it), under a valid checksum. */
+static void claim_other_version(const char* path, long size)
+{
+    size_t n = 0;
+    unsigned char* p = (unsigned char*)tu_read_file(path, &n);
+    assert_non_null(p);
+    assert_int_equal((long)n, size);
+    put_le(p + 8, get_le32(p + 8) + 1, 4);
+    char scratch[PATH_MAX + 8];
+    snprintf(scratch, sizeof scratch, "%s.body", path);
+    resum(p, n, scratch);
+    write_bytes(path, p, n);
+    free(p);
+}
+
+/* An entry of another format version is a miss that rebuilds (and replaces
+ * it), never an error. */
+static void test_clopen_cache_other_format_version_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, claim_other_version, "other format version");
+}
+
+/* The entry's name is the SHA-256 of its key text, as sha256sum computes it:
+ * the hash is the standard one (entries written by earlier versions of the
+ * library, whose SHA-256 was its own code, keep their names and still hit). */
+static void test_clopen_cache_key_is_standard_sha256(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    size_t n = 0;
+    unsigned char* p = (unsigned char*)tu_read_file(entry, &n);
+    assert_non_null(p);
+    size_t klen = get_le32(p + 12);
+    assert_true(64 + klen < n);
+    char scratch[PATH_MAX + 8];
+    snprintf(scratch, sizeof scratch, "%s/keytext", f->root);
+    write_bytes(scratch, p + 64, klen);
+    free(p);
+    const char* args[] = {scratch, NULL};
+    tu_spawn(&r, "/usr/bin/sha256sum", args, NULL, NULL, 30);
+    assert_int_equal(r.status, 0);
+    const char* name = strrchr(entry, '/') + 1;
+    assert_int_equal(strncmp(r.out, name, 64), 0);
+    tu_proc_free(&r);
+}
+
 static void test_clopen_cache_foreign_entry_rebuilt(void** state)
 {
     fixture* f = *state;
@@ -1090,6 +1141,9 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_other_format_version_rebuilt, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_key_is_standard_sha256, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_flipped_byte_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_foreign_entry_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_readonly_folder_warns_once, setup,
