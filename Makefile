@@ -60,7 +60,8 @@
 # kernels may include) and tests/*.cl are copied next to the programs; `make
 # run` and the tests run from that folder.  Library objects are compiled
 # with -fPIC -fvisibility=hidden, and the link exports exactly the STDCL_API
-# names of include/stdcl.h (a version script made from the header).
+# names of include/stdcl.h and include/stdcl_cache.h (a version script
+# made from the headers).
 
 # What `make run` runs (a shell command, from the top of the tree).
 RUN_CMD = cd $(BUILD)/examples/nbody && ./nbody_multi --check && ./nbody_multi -n 16384 -s 600 --png nbody.png && echo "picture: $(BUILD)/examples/nbody/nbody.png"
@@ -172,10 +173,11 @@ $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
 # instantiates.  tests/check_exports.sh checks the result.
-$(LIB_MAP): include/stdcl.h tools/api_symbols.sh
+API_HEADERS = include/stdcl.h include/stdcl_cache.h
+$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh
 	@mkdir -p $(@D)
 	{ echo '{'; echo '  global:'; \
-	  sh tools/api_symbols.sh include/stdcl.h | sed 's/.*/    &;/'; \
+	  sh tools/api_symbols.sh $(API_HEADERS) | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; } > $@
 
 $(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
@@ -435,7 +437,7 @@ MAN7 := $(wildcard docs/man/man7/*.7)
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
 install: lib tools
 	install -d $(DESTDIR)$(includedir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(bindir)
-	install -m 644 include/stdcl.h include/stdcl_version.h $(DESTDIR)$(includedir)/
+	install -m 644 include/stdcl.h include/stdcl_cache.h include/stdcl_version.h $(DESTDIR)$(includedir)/
 	install -m 755 $(LIB_REAL) $(DESTDIR)$(libdir)/
 	ln -sf libstdcl.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
@@ -455,7 +457,8 @@ endif
 	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
-	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h
+	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_cache.h \
+	      $(DESTDIR)$(includedir)/stdcl_version.h
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
 	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc

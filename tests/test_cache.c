@@ -1,7 +1,8 @@
 /* test_cache.c: the on-disk program cache, seen from fresh processes
  * (helper_cache) as a second run of a program sees it: hits, rebuilds when an
  * included header changes, damaged entries, a folder that cannot be written,
- * two processes building one key, the size bound, and the stdcl-cache tool.
+ * two processes building one key, the size bound, the stdcl-cache tool and
+ * the API it uses (stdcl_cache.h, called in this process).
  * Each test has its own cache folder and kernel folder.  Hit or miss is read
  * from the STDCL_TRACE=cache lines ("stdcl[cache]: hit ..." / "... miss ..."). */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <dirent.h>
 
 #include <stdcl.h>
+#include <stdcl_cache.h>
 
 #include "test_util.h"
 
@@ -986,6 +988,200 @@ static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
     tu_proc_free(&r);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The cache API (stdcl_cache.h), in this process                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int n, good, bad, removed, regular;
+    unsigned ndevices;
+    char key[65];
+    char origin[PATH_MAX];
+    char problem[256];
+} seen_entries;
+
+static int note_entry(const stdcl_cache_entry* e, void* arg)
+{
+    seen_entries* s = arg;
+    s->n++;
+    s->regular += e->regular;
+    s->removed += e->removed;
+    if (e->problem) {
+        s->bad++;
+        snprintf(s->problem, sizeof s->problem, "%s", e->problem);
+    } else {
+        s->good++;
+    }
+    s->ndevices = e->ndevices;
+    snprintf(s->key, sizeof s->key, "%s", e->key);
+    snprintf(s->origin, sizeof s->origin, "%s", e->origin);
+    return 0;
+}
+
+static int stop_at_first(const stdcl_cache_entry* e, void* arg)
+{
+    (void)e;
+    (void)arg;
+    return 7;
+}
+
+/* After one build: list, stat, verify (good, damaged, removed) and clear
+ * see what the files are. */
+static void test_stdcl_cache_list_stat_verify_clear_in_process(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+
+    stdcl_cache* c = stdcl_cache_open(f->cache);
+    assert_non_null(c);
+    seen_entries s = {0};
+    assert_int_equal(stdcl_cache_list(c, note_entry, &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.good, 1);
+    assert_int_equal(s.regular, 1);
+    assert_int_equal(s.ndevices, 2); /* the test environment's two PoCL devices */
+    assert_int_equal(strncmp(s.key, strrchr(entry, '/') + 1, 64), 0);
+    assert_contains(s.origin, "k.cl");
+    assert_int_equal(stdcl_cache_list(c, stop_at_first, NULL), 7);
+
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_string_equal(info.dir, f->cache);
+    assert_int_equal(info.entries, 1);
+    assert_int_equal(info.bytes, file_size(entry));
+    assert_int_equal(info.hits, 1);
+    assert_int_equal(info.misses, 1);
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 0, note_entry, &s), 0);
+    assert_int_equal(s.good, 1);
+    flip_middle_byte(entry, file_size(entry));
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 0, note_entry, &s), 1);
+    assert_int_equal(s.bad, 1);
+    assert_contains(s.problem, "checksum mismatch");
+    assert_int_equal(s.removed, 0);
+    assert_true(exists(entry));
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 1, note_entry, &s), 0);
+    assert_int_equal(s.removed, 1);
+    assert_false(exists(entry));
+
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    assert_int_equal(stdcl_cache_clear(c), 1);
+    assert_int_equal(entries(f->cache, NULL, 0), 0);
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(info.hits + info.misses, 0);
+    assert_null(stdcl_cache_note(c));
+    stdcl_cache_close(c);
+}
+
+/* A folder that does not exist is an empty cache, left uncreated; clear
+ * says it does not exist. */
+static void test_stdcl_cache_open_missing_folder_is_empty(void** state)
+{
+    fixture* f = *state;
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/none", f->root);
+    stdcl_cache* c = stdcl_cache_open(dir);
+    assert_non_null(c);
+    seen_entries s = {0};
+    assert_int_equal(stdcl_cache_list(c, note_entry, &s), 0);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(stdcl_cache_verify(c, 1, note_entry, &s), 0);
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(stdcl_cache_clear(c), STDCL_ENOENT);
+    assert_contains(clerror(), "does not exist");
+    assert_false(exists(dir));
+    stdcl_cache_close(c);
+}
+
+/* A folder others can write is refused, as the library refuses it. */
+static void test_stdcl_cache_open_refuses_folder_writable_by_others(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    assert_int_equal(chmod(f->cache, 0777), 0);
+    assert_null(stdcl_cache_open(f->cache));
+    const char* msg = clerror();
+    assert_contains(msg, "stdcl_cache_open: ");
+    assert_contains(msg, "not used as a cache folder");
+}
+
+/* NULL handles, callbacks and results, and an empty name, are refused. */
+static void test_stdcl_cache_calls_reject_bad_arguments(void** state)
+{
+    fixture* f = *state;
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_list(NULL, note_entry, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_list: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_stat(NULL, &info), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_stat: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_verify(NULL, 0, NULL, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_verify: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_clear(NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_clear: the cache handle is NULL");
+    assert_null(stdcl_cache_note(NULL));
+    assert_contains(clerror(), "stdcl_cache_note: the cache handle is NULL");
+    assert_null(stdcl_cache_open(""));
+    assert_contains(clerror(), "stdcl_cache_open: the folder name is empty");
+    stdcl_cache_close(NULL);
+
+    stdcl_cache* c = stdcl_cache_open(f->cache);
+    assert_non_null(c);
+    assert_int_equal(stdcl_cache_list(c, NULL, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_list: the callback is NULL");
+    assert_int_equal(stdcl_cache_stat(c, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_stat: info is NULL");
+    stdcl_cache_close(c);
+}
+
+/* The folder in use: STDCL_CACHE_DIR, else $XDG_CACHE_HOME/stdcl, else
+ * ~/.cache/stdcl; a malformed STDCL_CACHE_MAX is a note, not an error. */
+static void test_stdcl_cache_dir_follows_environment(void** state)
+{
+    fixture* f = *state;
+    char* old_dir = getenv("STDCL_CACHE_DIR") ? strdup(getenv("STDCL_CACHE_DIR")) : NULL;
+    char* old_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("STDCL_CACHE_DIR", "/somewhere/cache/", 1);
+    assert_string_equal(stdcl_cache_dir(), "/somewhere/cache");
+    unsetenv("STDCL_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    assert_string_equal(stdcl_cache_dir(), "/xdg/stdcl");
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/someone", 1);
+    assert_string_equal(stdcl_cache_dir(), "/home/someone/.cache/stdcl");
+
+    setenv("STDCL_CACHE_DIR", f->cache, 1);
+    setenv("STDCL_CACHE_MAX", "lots", 1);
+    stdcl_cache* c = stdcl_cache_open(NULL);
+    unsetenv("STDCL_CACHE_MAX");
+    assert_non_null(c);
+    const char* note = stdcl_cache_note(c);
+    assert_non_null(note);
+    assert_contains(note, "STDCL_CACHE_MAX='lots'");
+    assert_null(stdcl_cache_note(c));
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_string_equal(info.dir, f->cache);
+    stdcl_cache_close(c);
+
+    if (old_dir) setenv("STDCL_CACHE_DIR", old_dir, 1); else unsetenv("STDCL_CACHE_DIR");
+    if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
+    free(old_dir);
+    free(old_xdg);
+}
+
 static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
 {
     fixture* f = *state;
@@ -1141,6 +1337,15 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_missing_folder_is_empty, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_refuses_folder_writable_by_others,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_calls_reject_bad_arguments, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_dir_follows_environment, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_other_format_version_rebuilt, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_key_is_standard_sha256, setup, teardown),
