@@ -1182,6 +1182,136 @@ static void test_stdcl_cache_dir_follows_environment(void** state)
     free(old_xdg);
 }
 
+static int cmp_str(const void* a, const void* b)
+{
+    return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+/* The realpaths of the "include" lines of the only entry's key text (the
+ * files the cache followed), sorted, one per line. */
+static void cached_includes(fixture* f, char* out, size_t size)
+{
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    size_t n = 0;
+    char* p = tu_read_file(entry, &n);
+    assert_non_null(p);
+    size_t klen = get_le32((unsigned char*)p + 12);
+    char* text = strndup(p + 64, klen);
+    free(p);
+    char* paths[32];
+    int np = 0;
+    for (char* line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "include ", 8) != 0) continue;
+        char* last = strrchr(line, ' ');
+        if (strcmp(last + 1, "missing") == 0) continue;
+        *last = '\0';
+        char* path = strrchr(line, ' ') + 1;
+        char real[PATH_MAX];
+        assert_non_null(realpath(path, real));
+        assert_true(np < 32);
+        paths[np++] = strdup(real);
+    }
+    free(text);
+    qsort(paths, np, sizeof *paths, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        strncat(out, paths[i], size - strlen(out) - 2);
+        strcat(out, "\n");
+        free(paths[i]);
+    }
+}
+
+/* The realpaths of the headers clcc's depfile names, sorted, one per line. */
+static void clcc_includes(const char* depfile, const char* kfile, char* out, size_t size)
+{
+    char* d = tu_read_file(depfile, NULL);
+    assert_non_null(d);
+    char* nl = strchr(d, '\n');
+    if (nl) *nl = '\0';
+    char* paths[32];
+    int np = 0;
+    char kreal[PATH_MAX];
+    assert_non_null(realpath(kfile, kreal));
+    for (char* w = strtok(strchr(d, ':') + 1, " "); w; w = strtok(NULL, " ")) {
+        char real[PATH_MAX];
+        assert_non_null(realpath(w, real));
+        if (strcmp(real, kreal) == 0) continue;
+        assert_true(np < 32);
+        paths[np++] = strdup(real);
+    }
+    free(d);
+    qsort(paths, np, sizeof *paths, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        strncat(out, paths[i], size - strlen(out) - 2);
+        strcat(out, "\n");
+        free(paths[i]);
+    }
+}
+
+/* clcc and the cache read a kernel's #includes with one scanner: directives
+ * in comments and strings are not includes, one after a comment is, angled
+ * and quoted names (holding the other delimiter) resolve alike, nested
+ * includes are relative to their own file; so the headers clcc inlines are
+ * the headers the cache key holds. */
+static void test_clopen_cache_and_clcc_agree_on_includes(void** state)
+{
+    fixture* f = *state;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/inc", f->src);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/inc/nested.h", f->src);
+    assert_int_equal(tu_write_file(path, "#include \"../deep.h\"\n#define NESTED DEEP\n"), 0);
+    snprintf(path, sizeof path, "%s/deep.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define DEEP 0\n"), 0);
+    snprintf(path, sizeof path, "%s/extra.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define EXTRA 0\n"), 0);
+    snprintf(path, sizeof path, "%s/q>r.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define QR 0\n"), 0);
+    const char* kernel =
+        "/* #include \"nothere1.h\" */\n"
+        "// #include \"nothere2.h\"\n"
+        "/* a comment over\n"
+        "   lines #include \"nothere3.h\"\n"
+        "*/ #include \"val.h\"\n"
+        "  #  include <extra.h>\n"
+        "#include \"inc/nested.h\" // \"nothere4.h\"\n"
+        "#include \"q>r.h\"\n"
+        "#define STR \"#include \\\"nothere5.h\\\"\"\n"
+        "__kernel void k(__global int* out)\n"
+        "{\n"
+        "    int i = get_global_id(0);\n"
+        "    out[i] = i * VAL + SALT + EXTRA + NESTED + QR;\n"
+        "}\n";
+    assert_int_equal(tu_write_file(f->kfile, kernel), 0);
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char from_cache[4096];
+    cached_includes(f, from_cache, sizeof from_cache);
+
+    char clcc[PATH_MAX + 32], out_c[PATH_MAX + 32], dep[PATH_MAX + 32];
+    snprintf(clcc, sizeof clcc, "%s/../bin/clcc", tu_bindir());
+    snprintf(out_c, sizeof out_c, "%s/k.c", f->root);
+    snprintf(dep, sizeof dep, "%s/k.d", f->root);
+    const char* args[] = {"-S", "-MD", "-MF", dep, "-o", out_c, f->kfile, NULL};
+    tu_spawn(&r, clcc, args, NULL, NULL, 60);
+    if (r.status != 0) tu_proc_dump(&r, "clcc");
+    assert_int_equal(r.status, 0);
+    assert_not_contains(r.err, "cannot find");
+    tu_proc_free(&r);
+    char from_clcc[4096];
+    clcc_includes(dep, f->kfile, from_clcc, sizeof from_clcc);
+
+    assert_string_equal(from_cache, from_clcc);
+    /* val.h, extra.h, inc/nested.h, deep.h, q>r.h; none of the nothere*.h. */
+    assert_int_equal(tu_count(from_cache, "\n"), 5);
+    assert_contains(from_cache, "/q>r.h\n");
+    assert_contains(from_cache, "/deep.h\n");
+    assert_not_contains(from_cache, "nothere");
+}
+
 static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
 {
     fixture* f = *state;
@@ -1337,6 +1467,8 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_stdcl_cache_open_missing_folder_is_empty, setup,
