@@ -11,22 +11,24 @@
 
 namespace stdcl {
 
-bool read_file(const std::string& path, std::string* out, int* err, const char** kind)
+bool read_file(const std::string& path, std::string* out, ReadError* why)
 {
+    ReadError local;
+    ReadError& r = why ? *why : local;
     int e = 0;
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (err) *err = errno;
+        r.err = errno;
         return false;
     }
+    r.opened = true;
     struct stat st;
     std::string text;
     if (::fstat(fd, &st) != 0) {
         e = errno;
     } else if (!S_ISREG(st.st_mode)) {
         e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        if (kind)
-            *kind = S_ISDIR(st.st_mode)    ? "a directory"
+        r.kind = S_ISDIR(st.st_mode)    ? "a directory"
                     : S_ISFIFO(st.st_mode) ? "a FIFO"
                     : S_ISSOCK(st.st_mode) ? "a socket"
                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
@@ -50,7 +52,7 @@ bool read_file(const std::string& path, std::string* out, int* err, const char**
     }
     ::close(fd);
     if (e) {
-        if (err) *err = e;
+        r.err = e;
         return false;
     }
     *out = std::move(text);

@@ -59,12 +59,13 @@ std::string resolve(const std::string& file)
 std::string read_kernel_file(const std::string& path)
 {
     std::string text;
-    int e = 0;
-    const char* kind = nullptr;
-    if (!read_file(path, &text, &e, &kind)) {
-        if (kind) fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), kind);
-        fail(e == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s", path.c_str(),
-             strerror(e));
+    ReadError e;
+    if (!read_file(path, &text, &e)) {
+        if (!e.opened)
+            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s",
+                 path.c_str(), strerror(e.err));
+        if (e.kind) fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), e.kind);
+        fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(e.err));
     }
     size_t nul = text.find('\0');
     if (nul != std::string::npos)

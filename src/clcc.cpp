@@ -96,9 +96,9 @@ void usage(FILE* to)
 
 bool read_text(const std::string& path, std::string* out)
 {
-    int e = 0;
+    stdcl::ReadError e;
     if (stdcl::read_file(path, out, &e)) return true;
-    errno = e;
+    errno = e.err;
     return false;
 }
 

@@ -6,13 +6,18 @@
 
 namespace stdcl {
 
+// Why read_file failed.
+struct ReadError {
+    int err = 0;                  // an errno value
+    bool opened = false;          // false: open() failed; true: a later step
+    const char* kind = nullptr;   // not a regular file: "a directory", "a FIFO",
+                                  // "a socket", "a device" (err EISDIR or EINVAL)
+};
+
 // Reads the whole regular file at path into *out.  It is opened with
 // O_NONBLOCK (a FIFO never blocks the caller) and checked with fstat before
-// a byte is read.  False with *err set to an errno value (EISDIR or EINVAL:
-// not a regular file; *kind then says what it is: "a directory", "a FIFO",
-// "a socket", "a device") and *out unchanged.
-bool read_file(const std::string& path, std::string* out, int* err = nullptr,
-               const char** kind = nullptr);
+// a byte is read.  False with *why filled and *out unchanged.
+bool read_file(const std::string& path, std::string* out, ReadError* why = nullptr);
 
 // The folder part of path: "." for a bare name, "/" for "/x"; trailing
 // slashes of the folder are dropped ("a//b" -> "a").
