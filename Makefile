@@ -366,8 +366,11 @@ BENCHES := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRCS))))
 BENCH_CU := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 NVCCFLAGS ?= -O3
 
-$(BUILD)/bench/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
+$(BUILD)/bench/%.o: DIR_CPPFLAGS = $(PNG_DEFS) -Iexamples/nbody
 $(BUILD)/bench/%.o: DIR_CFLAGS = $(BENCH_OPT) $(OPENMP_CFLAGS)
+# The NBody baselines share the example's host code (options, physics, check).
+NBODY_COMMON = examples/nbody/nbody_common.c
+$(BUILD)/bench/nbody_raw_opencl $(BUILD)/bench/nbody_native: $(BUILD)/examples/nbody/nbody_common.o
 
 $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
@@ -384,9 +387,10 @@ endif
 
 # The CUDA baselines do not use libstdcl; they may share the examples' C.
 NVCC_OMP = $(if $(OPENMP_CFLAGS),-Xcompiler $(OPENMP_CFLAGS) -lgomp)
-$(BENCH_CU): $(BUILD)/bench/%: bench/%.cu
+$(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude $(PNG_DEFS) $(NVCC_OMP) -o $@ $< $(PNG_LINK) -lm
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Iexamples/nbody $(PNG_DEFS) $(NVCC_OMP) -o $@ $< \
+	    $(NBODY_COMMON) $(PNG_LINK) -lm
 
 # --------------------------------------------------------------------------
 # Main targets
