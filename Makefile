@@ -65,7 +65,8 @@
 # kernels may include) and tests/*.cl are copied next to the programs; `make
 # run` and the tests run from that folder.  Library objects are compiled
 # with -fPIC -fvisibility=hidden, and the link exports exactly the STDCL_API
-# names of include/stdcl.h (a version script made from the header).
+# names of include/stdcl.h and include/stdcl_cache.h (a version script
+# made from the headers).
 
 # What `make run` runs (a shell command, from the top of the tree).
 RUN_CMD = cd $(BUILD)/examples/nbody && ./nbody_multi --check && ./nbody_multi -n 16384 -s 600 --png nbody.png && echo "picture: $(BUILD)/examples/nbody/nbody.png"
@@ -129,7 +130,7 @@ DEPFLAGS := -MMD -MP
 # SAN_FLAGS is set by the asan/tsan/ubsan targets for their sub-make.
 SAN_FLAGS ?=
 
-ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(CPPFLAGS)
+ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(NETTLE_CFLAGS) $(CPPFLAGS)
 LIB_CXXFLAGS = $(CXXSTD) -fPIC -fvisibility=hidden -fvisibility-inlines-hidden \
                -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
 PROG_CFLAGS = $(CSTD) -pthread $(WARN) $(CFLAGS) $(SAN_FLAGS)
@@ -193,17 +194,18 @@ $(LIB_CLELF):
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
 # instantiates.  tests/check_exports.sh checks the result.
-$(LIB_MAP): include/stdcl.h tools/api_symbols.sh
+API_HEADERS = include/stdcl.h include/stdcl_cache.h
+$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh
 	@mkdir -p $(@D)
 	{ echo '{'; echo '  global:'; \
-	  sh tools/api_symbols.sh include/stdcl.h | sed 's/.*/    &;/'; \
+	  sh tools/api_symbols.sh $(API_HEADERS) | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; } > $@
 
 $(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(@D)
 	$(CXX) -shared $(LIB_CXXFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) \
 	    -Wl,--version-script=$(LIB_MAP) -Wl,--exclude-libs,ALL $(LIB_NOUNDEF) \
-	    -o $@ $(LIB_OBJS) $(OPENCL_LIBS) -lpthread -ldl $(LIBS)
+	    -o $@ $(LIB_OBJS) $(OPENCL_LIBS) $(NETTLE_LIBS) -lpthread -ldl $(LIBS)
 
 $(LIB_SONAME_LINK): $(LIB_REAL)
 	ln -sf $(notdir $<) $@
@@ -275,7 +277,7 @@ $(BUILD)/bin/%: $(BUILD)/src/%.o $(LIB_SO)
 TOOLS_INTERNAL := $(addprefix $(BUILD)/bin/,$(basename $(notdir \
     $(shell grep -l 'libstdcl/internal/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
 $(TOOLS_INTERNAL): $(LIB_A)
-$(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) -lm -lpthread -ldl $(LIBS)
+$(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthread -ldl $(LIBS)
 
 # --------------------------------------------------------------------------
 # Tests: tests/test_*.c and tests/helper_*.c -> build/tests/
@@ -398,8 +400,11 @@ BENCHES := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRCS))))
 BENCH_CU := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 NVCCFLAGS ?= -O3
 
-$(BUILD)/bench/%.o: DIR_CPPFLAGS = $(PNG_DEFS)
+$(BUILD)/bench/%.o: DIR_CPPFLAGS = $(PNG_DEFS) -Iexamples/nbody
 $(BUILD)/bench/%.o: DIR_CFLAGS = $(BENCH_OPT) $(OPENMP_CFLAGS)
+# The NBody baselines share the example's host code (options, physics, check).
+NBODY_COMMON = examples/nbody/nbody_common.c
+$(BUILD)/bench/nbody_raw_opencl $(BUILD)/bench/nbody_native: $(BUILD)/examples/nbody/nbody_common.o
 
 $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
@@ -416,9 +421,10 @@ endif
 
 # The CUDA baselines do not use libstdcl; they may share the examples' C.
 NVCC_OMP = $(if $(OPENMP_CFLAGS),-Xcompiler $(OPENMP_CFLAGS) -lgomp)
-$(BENCH_CU): $(BUILD)/bench/%: bench/%.cu
+$(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Iinclude $(PNG_DEFS) $(NVCC_OMP) -o $@ $< $(PNG_LINK) -lm
+	$(NVCC) $(NVCCFLAGS) -Iinclude -Iexamples/nbody $(PNG_DEFS) $(NVCC_OMP) -o $@ $< \
+	    $(NBODY_COMMON) $(PNG_LINK) -lm
 
 # --------------------------------------------------------------------------
 # Main targets
@@ -493,7 +499,7 @@ MAN7 := $(wildcard docs/man/man7/*.7)
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
 install: lib tools
 	install -d $(DESTDIR)$(includedir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(bindir)
-	install -m 644 include/stdcl.h include/stdcl_version.h $(DESTDIR)$(includedir)/
+	install -m 644 include/stdcl.h include/stdcl_cache.h include/stdcl_version.h $(DESTDIR)$(includedir)/
 	install -m 755 $(LIB_REAL) $(DESTDIR)$(libdir)/
 	ln -sf libstdcl.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
@@ -515,7 +521,7 @@ endif
 	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
 
 uninstall:
-	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_version.h \
+	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_cache.h $(DESTDIR)$(includedir)/stdcl_version.h \
 	      $(DESTDIR)$(includedir)/clvector.h $(DESTDIR)$(includedir)/clmulti_array.h \
 	      $(DESTDIR)$(includedir)/stdcl.hpp $(DESTDIR)$(includedir)/clmalloc_allocator.h $(DESTDIR)$(libdir)/libclelf.so
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \

@@ -1,13 +1,33 @@
 #!/usr/bin/env bash
 # gpu_run.sh: everything measured on the GPU machine, in one call (device time is
-# scarce).  Builds the library with plain compiler commands (no autoconf there),
-# checks it on the GPU(s), then times the core calls and NBody against their
-# baselines.  Results and logs go to $OUT (default /tmp/gpu-out).
+# scarce).  Builds the tree with the project's own ./configure && make (the
+# library measured is the one shipped, version script included), checks it on
+# the GPU(s), then times the core calls, NBody against its baselines, and a
+# cold and warm clopen.  Results and logs go to $OUT (default /tmp/gpu-out).
 #
 #   bench/gpu_run.sh [core] [nbody] [cache]       (default: all three)
+#   bench/gpu_run.sh --prepare                    (on this machine, first)
+#
+# The GPU machine (Ubuntu 24.04, no network) has autoconf, make, pkg-config
+# and nvcc, and nettle's run-time library (libnettle.so.8) but not its
+# headers (nettle-dev).  --prepare, run here, copies nettle's headers into
+# build-deps/nettle/ (an ignored folder: carry it with the run); there the
+# script then configures with NETTLE_CFLAGS=-Ibuild-deps/nettle/include and
+# NETTLE_LIBS=-l:libnettle.so.8.  configure is generated there by the
+# Makefile (autoconf); tools/install_deps.sh is skipped (STDCL_SKIP_DEPS=1:
+# apt cannot reach anything there).  No CMocka there: the tests are not built.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+DEPS=build-deps/nettle
+
+if [ "${1:-}" = --prepare ]; then
+    [ -f /usr/include/nettle/sha2.h ] || { echo "gpu_run.sh: install nettle-dev first" >&2; exit 1; }
+    rm -rf "$DEPS" && mkdir -p "$DEPS/include" && cp -r /usr/include/nettle "$DEPS/include/" &&
+        echo "gpu_run.sh: nettle headers in $DEPS (carry build-deps with the run)"
+    exit
+fi
+
 RES=${OUT:-/tmp/gpu-out}
 mkdir -p "$RES"
 WHAT=${*:-core nbody cache}
@@ -21,25 +41,18 @@ mkdir -p "$POCL_CACHE_DIR" "$STDCL_CACHE_DIR"
 } > "$RES/machine.txt" 2>&1
 cat "$RES/machine.txt"
 
-# The library, tools and examples, built as the Makefile would (flags alike).
-v=$(sed -n 's/^AC_INIT(\[libstdcl\], *\[\([0-9.]*\)\].*/\1/p' configure.ac)
-sed -e "s/@STDCL_MAJOR@/${v%%.*}/" -e "s/@STDCL_MINOR@/$(echo $v | cut -d. -f2)/" \
-    -e "s/@STDCL_PATCH@/${v##*.}/" -e "s/@PACKAGE_VERSION@/$v/" \
-    include/stdcl_version.h.in > include/stdcl_version.h
-B=build/lib
-mkdir -p $B/obj build/bin build/examples/hello_stdcl
-for f in libstdcl/*.cpp; do
-    g++ -std=c++17 -O2 -g -fPIC -fvisibility=hidden -pthread -Iinclude -Ilibstdcl \
-        -c "$f" -o "$B/obj/$(basename "$f" .cpp).o" &
-done
-wait
-g++ -shared -Wl,-soname,libstdcl.so.1 -Wl,--exclude-libs,ALL -o $B/libstdcl.so.1 $B/obj/*.o -lOpenCL -lpthread || exit 1
-ln -sf libstdcl.so.1 $B/libstdcl.so
-L="-Iinclude -Lbuild/lib -Wl,-rpath,$ROOT/build/lib -lstdcl -lOpenCL -lm -lpthread"
-gcc -std=gnu99 -O2 src/stdclinfo.c -o build/bin/stdclinfo $L
-gcc -std=gnu99 -O2 examples/hello_stdcl/hello_stdcl.c -o build/examples/hello_stdcl/hello_stdcl $L
-cp examples/hello_stdcl/matvec.cl build/examples/hello_stdcl/
-gcc -std=gnu99 -O2 bench/bench_core.c -o build/bin/bench_core $L
+# The library, tools, examples and benchmarks, built by the Makefile.
+export STDCL_SKIP_DEPS=1
+if [ ! -f /usr/include/nettle/sha2.h ] && [ -f "$DEPS/include/nettle/sha2.h" ]; then
+    export NETTLE_CFLAGS="-I$ROOT/$DEPS/include" NETTLE_LIBS="-l:libnettle.so.8"
+fi
+rm -f config.mk config.status
+make -j"$(nproc)" lib tools examples bench > "$RES/build.log" 2>&1 || {
+    tail -30 "$RES/build.log"
+    echo "gpu_run.sh: the build failed (log: $RES/build.log)" >&2
+    exit 1
+}
+grep -A12 '^configure: *$' "$RES/build.log" | head -14
 
 echo "== stdclinfo"
 STDCL_TRACE=ctx build/bin/stdclinfo 2>&1 | tee "$RES/stdclinfo.txt"
@@ -50,7 +63,7 @@ done 2>&1 | tee "$RES/hello.txt"
 
 case " $WHAT " in *" core "*)
     echo "== bench_core on stdgpu device 0"
-    build/bin/bench_core -c gpu 2>&1 | tee "$RES/bench_core_gpu.txt"
+    build/bench/bench_core -c gpu 2>&1 | tee "$RES/bench_core_gpu.txt"
     ;;
 esac
 case " $WHAT " in *" nbody "*)
@@ -62,9 +75,9 @@ case " $WHAT " in *" nbody "*)
     ;;
 esac
 case " $WHAT " in *" cache "*)
-    if [ -x bench/clopen_times.sh ]; then
-        echo "== clopen cold/warm"
-        bash bench/clopen_times.sh 2>&1 | tee "$RES/clopen.txt"
-    fi
+    echo "== clopen of the NBody kernel: cold, then 5 warm (bench_clopen)"
+    rm -rf "$STDCL_CACHE_DIR"/*
+    (cd examples/nbody && for i in 1 2 3 4 5 6; do ../../build/bench/bench_clopen nbody_kern.cl; done) \
+        2>&1 | tee "$RES/clopen.txt"
     ;;
 esac

@@ -6,13 +6,19 @@
 // kernels.  No hand tuning beyond that (no several bodies per thread, no
 // manual unrolling): it is the "plain CUDA" reference the OpenCL GPU kernel
 // is compared with.  Build (run_nbody.sh does):
-//     nvcc -O3 -use_fast_math -arch=sm_90 -o nbody_cuda nbody_cuda.cu
+//     nvcc -O3 -use_fast_math -arch=sm_90 -I examples/nbody -o nbody_cuda \
+//          nbody_cuda.cu examples/nbody/nbody_common.c
 //
 //   nbody_cuda [-n N] [-s STEPS] [-b BURST] [-w THREADS] [--check] [--bench]
 //
-// Prints RESULT impl=cuda ...  One file on purpose: it includes the shared
-// host code (initial conditions, check, report lines).
-#include "../examples/nbody/nbody_common.c"
+// Prints RESULT impl=cuda ...  One file on purpose, but for the shared host
+// code (examples/nbody/nbody_common.c: initial conditions, check, report
+// lines), linked in.
+#include "nbody_common.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include <cuda_runtime.h>
 

@@ -11,11 +11,14 @@
 //   nbody_native [-n N] [-s STEPS] [-b BURST] [--check] [--bench] ...
 //
 // Prints RESULT impl=native ... ; threads from OMP_NUM_THREADS.  One file
-// on purpose (the top-level Makefile builds each bench/*.cpp alone): it
-// includes the shared host code.
-#include "../examples/nbody/nbody_common.c"
+// on purpose, but for the shared host code (examples/nbody/nbody_common.c,
+// linked in by the Makefile and bench/run_nbody.sh).
+#include "nbody_common.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>

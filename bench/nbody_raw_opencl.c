@@ -3,8 +3,10 @@
  * The same algorithm, kernel file (examples/nbody/nbody_kern.cl), kernel
  * (nbody_kern), build options and launch shape as examples/nbody/nbody.c,
  * so the difference between the two measures libstdcl's overhead alone.
- * The build options are the ones clopen gives (-D __STDCL__, -D __GPU__ or
- * -D __CPU__, the vendor macro, -I the kernel's folder,
+ * The build options are those clopen gives that the kernel reads (-D
+ * __STDCL__, -D __GPU__ or -D __CPU__, -D __NVIDIA__ on an NVIDIA device:
+ * found from the device's PCI vendor id, as a plain OpenCL program would,
+ * not from a copy of libstdcl's vendor table; -I the kernel's folder,
  * -cl-kernel-arg-info), then nbody_kernel_options, then -o.
  *
  *   nbody_raw_opencl [-n N] [-s STEPS] [-c gpu|cpu|dev] [-w WG] [-o OPTS]
@@ -14,15 +16,17 @@
  * current folder, else examples/nbody/nbody_kern.cl, else the same next to
  * this program's folder (../../examples/nbody/).  Prints
  * RESULT impl=opencl ...  NBODY_DUMP_BINARY=FILE writes the program binary
- * (PTX on NVIDIA) to FILE.  Single file on purpose (the top-level Makefile
- * builds each bench .c file alone): it includes the shared host code. */
+ * (PTX on NVIDIA) to FILE.  Linked with examples/nbody/nbody_common.c (the
+ * shared host code; the Makefile and bench/run_nbody.sh add it). */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
-#include "../examples/nbody/nbody_common.c"
+#include "nbody_common.h"
 
-#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define CHECK_CL(call)                                                       \
@@ -75,35 +79,14 @@ static const char* find_kernel(const char* given, const char* argv0, char* buf, 
     return "nbody_kern.cl";
 }
 
-/* Case-insensitive substring test. */
-static int icontains(const char* hay, const char* needle)
+/* The vendor macro the kernel tunes for: __NVIDIA__ on an NVIDIA device
+ * (PCI vendor id 0x10de), else none. */
+static const char* vendor_macro(cl_device_id d)
 {
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return 0;
-}
-
-/* The vendor macro libstdcl's clopen adds (same table, same order). */
-static const char* vendor_macro(cl_platform_id p)
-{
-    static const char* known[][2] = {
-        { "Portable Computing Language", "__POCL__" }, { "pocl", "__POCL__" },
-        { "NVIDIA", "__NVIDIA__" }, { "Advanced Micro Devices", "__AMD__" },
-        { "AMD", "__AMD__" }, { "Intel", "__INTEL__" }, { "Oclgrind", "__OCLGRIND__" },
-    };
-    char name[256] = "", vendor[256] = "";
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
-    clGetPlatformInfo(p, CL_PLATFORM_VENDOR, sizeof vendor, vendor, NULL);
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (icontains(name, known[i][0]) || icontains(vendor, known[i][0]))
-            return known[i][1];
-    return NULL;
+    cl_uint id = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof id, &id, NULL) != CL_SUCCESS)
+        return NULL;
+    return id == 0x10de ? "__NVIDIA__" : NULL;
 }
 
 /* First device of the wanted type, on the platform with the most of them. */
@@ -191,7 +174,7 @@ int main(int argc, char** argv)
     snprintf(kdir, sizeof kdir, "%.*s", ks ? (int)(ks - kfile) : 1, ks ? kfile : ".");
     char nbopts[2048], opts[8192];
     nbody_kernel_options(nbopts, sizeof nbopts, wg, o.clopts);
-    const char* vm = vendor_macro(plat);
+    const char* vm = vendor_macro(dev);
     snprintf(opts, sizeof opts, "-D __STDCL__ -D %s%s%s -I %s -cl-kernel-arg-info %s",
              is_gpu ? "__GPU__" : (dtype & CL_DEVICE_TYPE_CPU) ? "__CPU__" : "__ACC__",
              vm ? " -D " : "", vm ? vm : "", kdir, nbopts);

@@ -33,8 +33,9 @@
 #   --quick               fewer steps (for a smoke test)
 #   --out DIR             build and result folder (default build/bench-nbody)
 #
-# The library must be built first (make; on the GPU machine, where there is
-# no configure, bench/gpu_run.sh builds it and then calls this script).
+# The library must be built first (make; on the GPU machine,
+# bench/gpu_run.sh builds it with ./configure && make, then calls this
+# script).
 # On the GPU machine (NVIDIA OpenCL is not registered there by default):
 #   echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 #   bench/run_nbody.sh --check --gpu-sizes "65536 131072 262144 1048576"
@@ -134,13 +135,17 @@ build() { # name, command...
 }
 
 HAVE_RAW=0 HAVE_NATIVE=0 HAVE_CUDA=0 HAVE_STDCL=0
-build opencl $CC -std=gnu99 -O3 -fopenmp -I"$ROOT/include" $PNG_FLAGS \
-    "$ROOT/bench/nbody_raw_opencl.c" -o "$BIN/nbody_raw_opencl" -lOpenCL $PNG_LIBS -lm &&
+# The baselines share the examples' host code (options, physics, check).
+COMMON="$ROOT/examples/nbody/nbody_common.c"
+build opencl $CC -std=gnu99 -O3 -fopenmp -I"$ROOT/include" -I"$ROOT/examples/nbody" $PNG_FLAGS \
+    "$ROOT/bench/nbody_raw_opencl.c" "$COMMON" -o "$BIN/nbody_raw_opencl" -lOpenCL $PNG_LIBS -lm &&
     HAVE_RAW=1
-build native $CXX -std=c++17 -O3 -march=native -ffast-math -fopenmp \
-    "$ROOT/bench/nbody_native.cpp" -o "$BIN/nbody_native" && HAVE_NATIVE=1
+build native $CXX -std=c++17 -O3 -march=native -ffast-math -fopenmp -I"$ROOT/examples/nbody" \
+    $PNG_FLAGS "$ROOT/bench/nbody_native.cpp" -x c "$COMMON" -x none -o "$BIN/nbody_native" \
+    $PNG_LIBS && HAVE_NATIVE=1
 if [ -n "$NVCC" ] && command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
-    build cuda "$NVCC" -O3 -use_fast_math -arch=sm_90 "$ROOT/bench/nbody_cuda.cu" \
+    build cuda "$NVCC" -O3 -use_fast_math -arch=sm_90 -I"$ROOT/examples/nbody" $PNG_FLAGS \
+        "$ROOT/bench/nbody_cuda.cu" "$COMMON" $PNG_LIBS \
         -o "$BIN/nbody_cuda" && HAVE_CUDA=1
 else
     note "no nvcc or no NVIDIA GPU: skipping the CUDA baseline"

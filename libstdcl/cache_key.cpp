@@ -2,12 +2,11 @@
 // the description of what changed between two keys.
 #include "internal/cache_key.hpp"
 
-#include "internal/sha256.hpp"
-
-#include <sys/stat.h>
+#include "internal/digest.hpp"
+#include "internal/fsutil.hpp"
+#include "internal/include_scan.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -36,143 +35,20 @@ std::string escape(const std::string& s)
     return out;
 }
 
-struct Directive {
-    char delim;        // '"', '<', or 0 for a computed include
-    std::string name;  // between the delimiters, or the rest of the line
-};
-
-// The #include directives of text, outside comments.
-std::vector<Directive> find_includes(const std::string& text)
-{
-    std::vector<Directive> found;
-    bool in_block = false;
-    std::size_t i = 0, n = text.size();
-    while (i < n) {
-        // One line: the directive counts if only spaces and comments precede '#'.
-        bool at_start = true;
-        while (i < n && text[i] != '\n') {
-            char c = text[i];
-            if (in_block) {
-                if (c == '*' && i + 1 < n && text[i + 1] == '/') {
-                    in_block = false;
-                    i += 2;
-                } else {
-                    ++i;
-                }
-                continue;
-            }
-            if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-                in_block = true;
-                i += 2;
-                continue;
-            }
-            if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-                while (i < n && text[i] != '\n') ++i;
-                break;
-            }
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-                ++i;
-                continue;
-            }
-            if (c == '#' && at_start) {
-                std::size_t j = i + 1;
-                while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
-                if (text.compare(j, 7, "include") == 0 &&
-                    (j + 7 >= n || text[j + 7] == ' ' || text[j + 7] == '\t' ||
-                     text[j + 7] == '"' || text[j + 7] == '<')) {
-                    j += 7;
-                    while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
-                    Directive d{0, {}};
-                    if (j < n && (text[j] == '"' || text[j] == '<')) {
-                        char close = text[j] == '"' ? '"' : '>';
-                        std::size_t e = text.find_first_of(std::string(1, close) + "\n", j + 1);
-                        if (e != std::string::npos && text[e] == close) {
-                            d.delim = text[j];
-                            d.name = text.substr(j + 1, e - j - 1);
-                        }
-                    }
-                    if (!d.delim) {
-                        std::size_t e = text.find('\n', j);
-                        d.name = text.substr(j, e == std::string::npos ? n - j : e - j);
-                    }
-                    found.push_back(d);
-                }
-                // The rest of a directive line holds no comment start we
-                // need to track except a block comment; scan on normally.
-                at_start = false;
-                ++i;
-                continue;
-            }
-            at_start = false;
-            if (c == '"' || c == '\'') {
-                ++i;
-                while (i < n && text[i] != c && text[i] != '\n') {
-                    if (text[i] == '\\' && i + 1 < n) ++i;
-                    ++i;
-                }
-                if (i < n && text[i] == c) ++i;
-                continue;
-            }
-            ++i;
-        }
-        if (i < n) ++i;  // the newline
-    }
-    return found;
-}
-
-bool read_regular_file(const std::string& path, std::string* out)
-{
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    return true;
-}
-
-std::string join(const std::string& dir, const std::string& name)
-{
-    if (!name.empty() && name[0] == '/') return name;
-    if (dir.empty()) return name;
-    if (dir.back() == '/') return dir + name;
-    return dir + "/" + name;
-}
-
-std::string dirname_of(const std::string& path)
-{
-    std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    if (slash == 0) return "/";
-    return path.substr(0, slash);
-}
-
 void scan_file(const std::string& text, const std::string& own_dir,
                const std::vector<std::string>& dirs, int depth, std::set<std::string>& seen,
                std::vector<IncludeRecord>& out)
 {
     if (depth > k_max_include_depth) return;
-    for (const Directive& d : find_includes(text)) {
+    for (const IncludeDirective& d : find_includes(text)) {
         IncludeRecord rec;
         rec.spelled = d.delim == '"' ? "\"" + d.name + "\""
                       : d.delim == '<' ? "<" + d.name + ">"
                                        : d.name;
         std::string content;
         if (d.delim) {
-            std::vector<std::string> candidates;
-            if (!d.name.empty() && d.name[0] == '/') {
-                candidates.push_back(d.name);
-            } else {
-                if (d.delim == '"' && !own_dir.empty()) candidates.push_back(join(own_dir, d.name));
-                for (const std::string& dir : dirs) candidates.push_back(join(dir, d.name));
-            }
-            for (const std::string& c : candidates) {
-                if (read_regular_file(c, &content)) {
-                    rec.path = c;
-                    break;
-                }
-            }
+            std::string found = resolve_include(own_dir, d.delim, d.name, dirs);
+            if (!found.empty() && read_file(found, &content)) rec.path = found;
         }
         if (rec.path.empty()) {
             // Not found (or computed): the name is all the key can hold.
@@ -181,7 +57,7 @@ void scan_file(const std::string& text, const std::string& own_dir,
             continue;
         }
         if (!seen.insert(rec.path).second) continue;
-        rec.digest = sha256_hex(content);
+        rec.digest = digest_hex(content);
         out.push_back(rec);
         scan_file(content, dirname_of(rec.path), dirs, depth + 1, seen, out);
     }
@@ -338,7 +214,7 @@ std::string make_key_text(const KeyParts& p)
         t += "\ndevice " + std::to_string(i) + " " + escape(p.devices[i]);
     t += "\noptions " + escape(p.options);
     for (const std::string& e : p.env) t += "\nenv " + escape(e);
-    t += "\nsource " + sha256_hex(p.source) + " " + std::to_string(p.source.size());
+    t += "\nsource " + digest_hex(p.source) + " " + std::to_string(p.source.size());
     for (const IncludeRecord& r : p.includes) {
         if (r.path.empty())
             t += "\ninclude " + escape(r.spelled) + " missing";

@@ -2,7 +2,7 @@
 // atomic publication, flock-based key locks, LRU eviction, counters.
 #include "internal/cache_store.hpp"
 
-#include "internal/sha256.hpp"
+#include "internal/digest.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -394,12 +394,8 @@ std::string encode_entry(const CacheEntry& e)
     put_u32(s, static_cast<std::uint32_t>(e.device_blob.size()));
     put_u32(s, static_cast<std::uint32_t>(e.blobs.size()));
     put_u32(s, static_cast<std::uint32_t>(e.logs.size()));
-    unsigned char key_sum[32];
-    {
-        Sha256 h;
-        h.update(e.key_text);
-        h.digest(key_sum);
-    }
+    unsigned char key_sum[digest_size];
+    digest(e.key_text.data(), e.key_text.size(), key_sum);
     s.append(reinterpret_cast<const char*>(key_sum), sizeof key_sum);
     s += e.key_text;
     s += e.origin;
@@ -408,10 +404,8 @@ std::string encode_entry(const CacheEntry& e)
     for (const std::string& l : e.logs) put_u32(s, static_cast<std::uint32_t>(l.size()));
     for (const std::string& b : e.blobs) s += b;
     for (const std::string& l : e.logs) s += l;
-    unsigned char sum[32];
-    Sha256 h;
-    h.update(s);
-    h.digest(sum);
+    unsigned char sum[digest_size];
+    digest(s.data(), s.size(), sum);
     s.append(reinterpret_cast<const char*>(sum), sizeof sum);
     return s;
 }
@@ -467,17 +461,13 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
     }
     std::size_t body_end = size - k_sum_size;
     // The checksum first: any damage anywhere shows here.
-    unsigned char sum[32];
-    {
-        Sha256 s;
-        s.update(p, body_end);
-        s.digest(sum);
-    }
+    unsigned char sum[digest_size];
+    digest(p, body_end, sum);
     if (std::memcmp(sum, p + body_end, 32) != 0) {
         *reason = "checksum mismatch (truncated or damaged)";
         return false;
     }
-    if (sha256_hex(h.key_text) != h.key_hex) {
+    if (digest_hex(h.key_text) != h.key_hex) {
         *reason = "key text does not match its hash";
         return false;
     }

@@ -4,6 +4,7 @@
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/embedded.hpp"
+#include "internal/fsutil.hpp"
 #include "internal/program_build.hpp"
 
 #include <fcntl.h>
@@ -32,15 +33,6 @@ bool exists(const std::string& p)
     return stat(p.c_str(), &st) == 0;
 }
 
-std::string dirname_of(const std::string& p)
-{
-    size_t s = p.rfind('/');
-    if (s == std::string::npos) return cwd();
-    if (s == 0) return "/";
-    std::string d = p.substr(0, s);
-    return d[0] == '/' ? d : cwd() + "/" + d;
-}
-
 // The kernel file: as given if absolute; else the current directory, then
 // STDCL_KERNEL_PATH.  The first name that exists is the one (read_kernel_file
 // then says if it is not a readable regular file).
@@ -67,34 +59,14 @@ std::string resolve(const std::string& file)
 // the wrong file (a binary) rather than a program to truncate silently.
 std::string read_kernel_file(const std::string& path)
 {
-    struct Fd {
-        int fd;
-        ~Fd() { if (fd >= 0) close(fd); }
-    } f{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-    if (f.fd < 0) {
-        int e = errno;
-        fail(e == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s", path.c_str(), strerror(e));
-    }
-    struct stat st;
-    if (fstat(f.fd, &st) != 0) fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
-    if (!S_ISREG(st.st_mode)) {
-        const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                                        : "not a regular file";
-        fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), what);
-    }
     std::string text;
-    char buf[65536];
-    for (;;) {
-        ssize_t n = read(f.fd, buf, sizeof buf);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(errno));
-        }
-        text.append(buf, size_t(n));
+    ReadError e;
+    if (!read_file(path, &text, &e)) {
+        if (!e.opened)
+            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s",
+                 path.c_str(), strerror(e.err));
+        if (e.kind) fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), e.kind);
+        fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(e.err));
     }
     size_t nul = text.find('\0');
     if (nul != std::string::npos)
@@ -490,7 +462,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
             p->unit_names.push_back("'" + path + "'");
             p->origins.push_back(path[0] == '/' ? path : cwd() + "/" + path);
             p->name = "'" + path + "'";
-            p->dir = dirname_of(path);
+            p->dir = dirname_of(p->origins.back());
         }
         p->key = content_key(p->sources) + "\n" + p->dir;
         return open_program(cp, p, flags, "clopen");

@@ -13,7 +13,7 @@
 #include "internal/cache_key.hpp"
 #include "internal/cache_store.hpp"
 #include "internal/diag.hpp"
-#include "internal/sha256.hpp"
+#include "internal/digest.hpp"
 
 #include "stdcl_version.h"
 
@@ -178,7 +178,7 @@ KeyInfo compute_key(const BuildRequest& req)
 
     KeyInfo k;
     k.text = make_key_text(parts);
-    k.hex = sha256_hex(k.text);
+    k.hex = digest_hex(k.text);
     k.identical_devices = parts.devices.size() > 1;
     for (const std::string& d : parts.devices)
         k.identical_devices = k.identical_devices && d == parts.devices[0];

@@ -26,13 +26,19 @@
 // a file with #pragma once is inlined once.  An include that cannot be found
 // is left in place with a warning; #include <stdcl.h> is always left in place
 // (libstdcl's builds pass -I its installed include folder and -D
-// __stdcl_kernel__).  Uses no OpenCL and no libstdcl.
+// __stdcl_kernel__).  Which lines are #includes and which file each names is
+// decided by the code the program cache uses for its key
+// (libstdcl/internal/include_scan.hpp), so the two always agree.  Uses no
+// OpenCL (it links those parts of libstdcl.a only).
 //
 // Linking: an object in a static archive (.a) is only linked when something
 // else pulls it in; link clcc objects directly (or use --whole-archive).  A
 // shared library holding only clcc objects is dropped by linkers running
 // with --as-needed unless the program calls into it: link it between
 // -Wl,--no-as-needed and -Wl,--as-needed.
+#include "../libstdcl/internal/fsutil.hpp"
+#include "../libstdcl/internal/include_scan.hpp"
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <spawn.h>
@@ -46,6 +52,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -91,35 +98,16 @@ void usage(FILE* to)
 
 bool read_text(const std::string& path, std::string* out)
 {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    return true;
-}
-
-std::string dirname_of(const std::string& path)
-{
-    std::size_t slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    if (slash == 0) return "/";
-    return path.substr(0, slash);
+    stdcl::ReadError e;
+    if (stdcl::read_file(path, out, &e)) return true;
+    errno = e.err;
+    return false;
 }
 
 std::string basename_of(const std::string& path)
 {
     std::size_t slash = path.rfind('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string join(const std::string& dir, const std::string& name)
-{
-    if (!name.empty() && name[0] == '/') return name;
-    if (dir.empty() || dir == ".") return name;
-    return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
 std::string canonical(const std::string& path)
@@ -173,24 +161,6 @@ private:
     std::set<std::string> once_;   // canonical paths of #pragma once files seen
     std::vector<std::string> stack_;  // canonical paths being expanded
 
-    // The file an include names, or "" (the including file's folder first
-    // for "x", then -I folders in order).
-    std::string resolve(const std::string& from, char delim, const std::string& name)
-    {
-        std::vector<std::string> cands;
-        if (!name.empty() && name[0] == '/') {
-            cands.push_back(name);
-        } else {
-            if (delim == '"') cands.push_back(join(dirname_of(from), name));
-            for (const std::string& d : dirs_) cands.push_back(join(d, name));
-        }
-        for (const std::string& c : cands) {
-            struct stat st;
-            if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return c;
-        }
-        return std::string();
-    }
-
     // Is line (from pos, not inside a comment) a directive "#word ..."?
     // Returns the word and sets rest to what follows it.
     static std::string directive(const std::string& line, std::string* rest)
@@ -237,6 +207,9 @@ private:
             return std::string();
         }
         stack_.push_back(canon);
+        // The includes as the program cache reads them (include_scan.hpp).
+        std::map<int, stdcl::IncludeDirective> includes;
+        for (stdcl::IncludeDirective& d : stdcl::find_includes(text)) includes[d.line] = d;
         std::string out = "#line 1 " + quoted(path) + "\n";
         std::istringstream in(text);
         std::string line;
@@ -256,45 +229,45 @@ private:
                     continue;
                 }
             }
-            if (word == "include") {
-                std::size_t p = rest.find_first_not_of(" \t");
-                char delim = p == std::string::npos ? 0 : rest[p];
-                std::size_t close = std::string::npos;
-                if (delim == '"' || delim == '<')
-                    close = rest.find(delim == '"' ? '"' : '>', p + 1);
-                if (close != std::string::npos) {
-                    std::string name = rest.substr(p + 1, close - p - 1);
-                    // <stdcl.h> stays: libstdcl builds every program with -I its own
-                    // installed include folder and -D __stdcl_kernel__.
-                    std::string found = delim == '<' && name == "stdcl.h" ? "" : resolve(path, delim, name);
-                    if (delim == '<' && name == "stdcl.h") {
-                        // left in place, as the #include line below keeps it
-                    } else if (found.empty()) {
+            auto inc_at = includes.find(lineno);
+            if (inc_at != includes.end() && inc_at->second.delim) {
+                const stdcl::IncludeDirective& d = inc_at->second;
+                // <stdcl.h> stays: libstdcl builds every program with -I its own
+                // installed include folder and -D __stdcl_kernel__.
+                bool keep_stdcl = d.delim == '<' && d.name == "stdcl.h";
+                std::string found =
+                    keep_stdcl ? std::string()
+                               : stdcl::resolve_include(stdcl::dirname_of(path), d.delim, d.name, dirs_);
+                if (found.empty()) {
+                    if (!keep_stdcl)
                         std::fprintf(stderr,
-                                     "%s: warning: %s:%d: cannot find '%s'; the #include is "
-                                     "left in place (it must resolve at run time)\n",
-                                     g_prog, path.c_str(), lineno, name.c_str());
-                    } else {
-                        std::string fc = canonical(found);
-                        bool cycle = false;
-                        for (const std::string& s : stack_) cycle = cycle || s == fc;
-                        if (once_.count(fc) || cycle) {
-                            out += "\n";
-                            continue;
-                        }
-                        std::string inc;
-                        if (!read_text(found, &inc)) {
-                            std::fprintf(stderr, "%s: %s:%d: cannot read %s\n", g_prog,
-                                         path.c_str(), lineno, found.c_str());
-                            ok = false;
-                            continue;
-                        }
-                        deps.push_back(found);
-                        out += expand(found, inc, depth + 1);
-                        if (!out.empty() && out.back() != '\n') out += "\n";
-                        out += "#line " + std::to_string(lineno + 1) + " " + quoted(path) + "\n";
+                                 "%s: warning: %s:%d: cannot find '%s'; the #include is "
+                                 "left in place (it must resolve at run time)\n",
+                                 g_prog, path.c_str(), lineno, d.name.c_str());
+                } else {
+                    // A comment that began on an earlier line ends before
+                    // the '#': keep it closed.
+                    std::string close = d.after_comment ? "*/\n" : "\n";
+                    std::string fc = canonical(found);
+                    bool cycle = false;
+                    for (const std::string& s : stack_) cycle = cycle || s == fc;
+                    if (once_.count(fc) || cycle) {
+                        out += close;
                         continue;
                     }
+                    std::string inc;
+                    if (!read_text(found, &inc)) {
+                        std::fprintf(stderr, "%s: %s:%d: cannot read %s\n", g_prog,
+                                     path.c_str(), lineno, found.c_str());
+                        ok = false;
+                        continue;
+                    }
+                    deps.push_back(found);
+                    if (d.after_comment) out += "*/\n";
+                    out += expand(found, inc, depth + 1);
+                    if (!out.empty() && out.back() != '\n') out += "\n";
+                    out += "#line " + std::to_string(lineno + 1) + " " + quoted(path) + "\n";
+                    continue;
                 }
             }
             out += line;
@@ -498,7 +471,7 @@ int main(int argc, char** argv)
     std::vector<std::string> deps;
     bool ok = true;
     for (const std::string& in : o.inputs) {
-        dirs = {dirname_of(in)};
+        dirs = {stdcl::dirname_of(in)};
         dirs.insert(dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
         Inliner inl(dirs);
         std::string text = inl.run(in);

@@ -14,21 +14,20 @@
 // else $XDG_CACHE_HOME/stdcl, else ~/.cache/stdcl.  STDCL_CACHE_MAX is shown
 // by stat as the bound.  Needs no OpenCL.
 //
-// The tool keeps the library's rules (cache_store.hpp, CacheDir): it refuses
-// a folder that is not the user's own or that others can write (exit 2),
-// reaches every file through the folder's descriptor without following a
-// symbolic link, and removes only regular files with a cache file's name
-// (verify --remove also removes what has an entry's name but is not a
-// regular file: the link itself, never what it points to).
-#include "../libstdcl/internal/cache_store.hpp"
+// It uses only the public API of include/stdcl_cache.h (stdcl_cache_open(3)),
+// which keeps the library's rules: it refuses a folder that is not the
+// user's own or that others can write (exit 2), reaches every file through
+// the folder's descriptor without following a symbolic link, and removes
+// only regular files with a cache file's name (verify --remove also removes
+// what has an entry's name but is not a regular file: the link itself,
+// never what it points to).
+#include <stdcl_cache.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
-#include <vector>
 
 namespace {
 
@@ -70,69 +69,58 @@ std::string when(const struct timespec& t)
     return buf;
 }
 
-// The name of the first device in a key text ("device 0 NAME | ...").
-std::string first_device(const std::string& key_text)
+// Prints what the store noted (files left alone, malformed variables ...).
+void print_notes(stdcl_cache* c)
 {
-    std::size_t p = key_text.find("\ndevice 0 ");
-    if (p == std::string::npos) return "?";
-    p += 10;
-    std::size_t e = key_text.find(" | ", p);
-    std::size_t nl = key_text.find('\n', p);
-    if (e == std::string::npos || e > nl) e = nl;
-    return key_text.substr(p, e - p);
+    while (const char* n = stdcl_cache_note(c)) std::fprintf(stderr, "stdcl-cache: %s\n", n);
 }
 
-// Prints what the store noted (files left alone ...).
-void print_notes(stdcl::CacheDir& dir)
+int fail(const char* what)
 {
-    for (const std::string& n : dir.take_notes()) std::fprintf(stderr, "stdcl-cache: %s\n", n.c_str());
+    std::fprintf(stderr, "stdcl-cache: %s: %s\n", what, clerror());
+    return 2;
 }
 
-int cmd_list(const stdcl::CacheDir& dir)
+int list_one(const stdcl_cache_entry* e, void*)
 {
-    std::vector<stdcl::EntryFile> files;
-    if (dir.is_open()) files = stdcl::list_entry_files(dir, true);
-    std::printf("%-16s  %9s  %-19s  %4s  %-28s  %s\n", "KEY", "SIZE", "LAST USED", "DEVS",
-                "DEVICE", "ORIGIN");
-    for (const stdcl::EntryFile& f : files) {
-        stdcl::EntryHeader h;
-        std::string why;
-        if (f.odd) {
-            std::printf("%-16.16s  %9s  %-19s  %4s  (%s, not a cache entry)\n", f.name.c_str(),
-                        "-", when(f.mtime).c_str(), "?", f.odd);
-            continue;
-        }
-        if (!stdcl::read_entry_header(dir, f.name, &h, &why)) {
-            std::printf("%-16.16s  %9s  %-19s  %4s  (unreadable: %s)\n", f.name.c_str(),
-                        human(f.bytes).c_str(), when(f.mtime).c_str(), "?", why.c_str());
-            continue;
-        }
-        std::string dev = first_device(h.key_text);
-        if (dev.size() > 28) dev = dev.substr(0, 25) + "...";
-        std::printf("%-16.16s  %9s  %-19s  %4u  %-28s  %s\n", f.name.c_str(),
-                    human(f.bytes).c_str(), when(f.mtime).c_str(), h.ndevices, dev.c_str(),
-                    h.origin.empty() ? "-" : h.origin.c_str());
+    if (!e->regular) {
+        std::printf("%-16.16s  %9s  %-19s  %4s  (%s, not a cache entry)\n", e->key, "-",
+                    when(e->last_used).c_str(), "?", e->problem);
+        return 0;
     }
+    if (e->problem) {
+        std::printf("%-16.16s  %9s  %-19s  %4s  (unreadable: %s)\n", e->key,
+                    human(e->bytes).c_str(), when(e->last_used).c_str(), "?", e->problem);
+        return 0;
+    }
+    std::string dev = e->device;
+    if (dev.size() > 28) dev = dev.substr(0, 25) + "...";
+    std::printf("%-16.16s  %9s  %-19s  %4u  %-28s  %s\n", e->key, human(e->bytes).c_str(),
+                when(e->last_used).c_str(), e->ndevices, dev.c_str(),
+                *e->origin ? e->origin : "-");
     return 0;
 }
 
-int cmd_stat(const stdcl::CacheDir& dir, const stdcl::CacheConfig& cfg)
+int cmd_list(stdcl_cache* c)
 {
-    std::vector<stdcl::EntryFile> files;
-    stdcl::CacheStats s;
-    if (dir.is_open()) {
-        files = stdcl::list_entry_files(dir);
-        s = stdcl::read_stats(dir);
-    }
-    std::uint64_t bytes = 0;
-    for (const stdcl::EntryFile& f : files) bytes += f.bytes;
-    std::printf("folder: %s\n", dir.path().c_str());
-    std::printf("cache: %s\n", cfg.enabled ? "on" : ("off (" + cfg.off_reason + ")").c_str());
-    std::printf("entries: %zu\n", files.size());
-    std::printf("bytes: %llu (%s)\n", static_cast<unsigned long long>(bytes), human(bytes).c_str());
-    if (cfg.max_bytes)
-        std::printf("bound: %llu (%s)\n", static_cast<unsigned long long>(cfg.max_bytes),
-                    human(cfg.max_bytes).c_str());
+    std::printf("%-16s  %9s  %-19s  %4s  %-28s  %s\n", "KEY", "SIZE", "LAST USED", "DEVS",
+                "DEVICE", "ORIGIN");
+    if (stdcl_cache_list(c, list_one, nullptr) < 0) return fail("list");
+    print_notes(c);
+    return 0;
+}
+
+int cmd_stat(stdcl_cache* c)
+{
+    stdcl_cache_info s;
+    if (stdcl_cache_stat(c, &s) < 0) return fail("stat");
+    std::printf("folder: %s\n", s.dir);
+    std::printf("cache: %s\n", s.enabled ? "on" : (std::string("off (") + s.off_reason + ")").c_str());
+    std::printf("entries: %llu\n", static_cast<unsigned long long>(s.entries));
+    std::printf("bytes: %llu (%s)\n", static_cast<unsigned long long>(s.bytes), human(s.bytes).c_str());
+    if (s.max_bytes)
+        std::printf("bound: %llu (%s)\n", static_cast<unsigned long long>(s.max_bytes),
+                    human(s.max_bytes).c_str());
     else
         std::printf("bound: none\n");
     std::printf("hits: %llu\n", static_cast<unsigned long long>(s.hits));
@@ -142,39 +130,39 @@ int cmd_stat(const stdcl::CacheDir& dir, const stdcl::CacheConfig& cfg)
     return 0;
 }
 
-int cmd_verify(const stdcl::CacheDir& dir, bool remove)
+struct VerifyCount {
+    int good = 0, bad = 0;
+};
+
+int verify_one(const stdcl_cache_entry* e, void* arg)
 {
-    std::vector<stdcl::EntryFile> files;
-    if (dir.is_open()) files = stdcl::list_entry_files(dir, true);
-    int good = 0, bad = 0, left = 0;  // left: damaged and still there
-    for (const stdcl::EntryFile& f : files) {
-        std::string bytes, why;
-        stdcl::CacheEntry e;
-        std::string key = f.name.substr(0, 64);
-        // Anything the library would not load is damaged here too.
-        if (stdcl::read_cache_file(dir, f.name, UINT64_MAX, &bytes, &why) ==
-                stdcl::ReadStatus::ok &&
-            stdcl::decode_entry(bytes, key, &e, &why)) {
-            ++good;
-            continue;
-        }
-        ++bad;
-        std::string rm_why;
-        bool removed = remove && stdcl::remove_cache_file(dir, f.name, &rm_why);
-        if (!removed) ++left;
-        std::printf("%.16s: damaged: %s%s%s%s\n", f.name.c_str(), why.c_str(),
-                    removed ? " (removed)" : "", rm_why.empty() ? "" : " (",
-                    rm_why.empty() ? "" : (rm_why + ")").c_str());
+    VerifyCount* n = static_cast<VerifyCount*>(arg);
+    if (!e->problem) {
+        ++n->good;
+        return 0;
     }
-    std::printf("%d good, %d damaged\n", good, bad);
+    ++n->bad;
+    std::printf("%.16s: damaged: %s%s\n", e->key, e->problem, e->removed ? " (removed)" : "");
+    return 0;
+}
+
+int cmd_verify(stdcl_cache* c, bool remove)
+{
+    VerifyCount n;
+    long left = stdcl_cache_verify(c, remove, verify_one, &n);
+    if (left < 0) return fail("verify");
+    std::printf("%d good, %d damaged\n", n.good, n.bad);
     return left ? 1 : 0;
 }
 
-int cmd_clear(stdcl::CacheDir& dir)
+int cmd_clear(stdcl_cache* c)
 {
-    long n = stdcl::clear_cache_dir(dir);
-    print_notes(dir);
-    std::printf("removed %ld entr%s from %s\n", n, n == 1 ? "y" : "ies", dir.path().c_str());
+    long n = stdcl_cache_clear(c);
+    print_notes(c);
+    if (n < 0) return fail("clear");
+    stdcl_cache_info s;
+    stdcl_cache_stat(c, &s);
+    std::printf("removed %ld entr%s from %s\n", n, n == 1 ? "y" : "ies", s.dir);
     return 0;
 }
 
@@ -182,7 +170,7 @@ int cmd_clear(stdcl::CacheDir& dir)
 
 int main(int argc, char** argv)
 {
-    std::string dir;
+    const char* dir = nullptr;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; ++i) {
         if ((!std::strcmp(argv[i], "-d") || !std::strcmp(argv[i], "--dir")) && i + 1 < argc) {
@@ -209,15 +197,10 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    stdcl::CacheConfig cfg = stdcl::cache_config_from_env();
-    for (const std::string& w : cfg.warnings) std::fprintf(stderr, "stdcl-cache: warning: %s\n", w.c_str());
-    if (!dir.empty()) cfg.dir = dir;
-    if (cfg.dir.empty()) {
-        std::fprintf(stderr, "stdcl-cache: no cache folder (set STDCL_CACHE_DIR or HOME)\n");
-        return 2;
-    }
     if (cmd == "dir") {
-        std::printf("%s\n", cfg.dir.c_str());
+        const char* d = dir ? dir : stdcl_cache_dir();
+        if (!d) return fail("dir");
+        std::printf("%s\n", d);
         return 0;
     }
     if (cmd != "list" && cmd != "stat" && cmd != "verify" && cmd != "clear") {
@@ -226,15 +209,16 @@ int main(int argc, char** argv)
     }
     // A folder that does not exist is an empty cache (clear: an error); one
     // that exists but is refused is an error for every command.
-    stdcl::CacheDir d;
-    std::string why;
-    if (!d.open(cfg.dir, false, &why) && (!d.missing() || cmd == "clear")) {
-        std::fprintf(stderr, "stdcl-cache: %s%s\n", why.c_str(),
-                     d.missing() ? "" : "; not used as a cache folder");
+    stdcl_cache* c = stdcl_cache_open(dir);
+    if (!c) {
+        std::fprintf(stderr, "stdcl-cache: %s\n", clerror());
         return 2;
     }
-    if (cmd == "list") return cmd_list(d);
-    if (cmd == "stat") return cmd_stat(d, cfg);
-    if (cmd == "verify") return cmd_verify(d, remove);
-    return cmd_clear(d);
+    print_notes(c);  // malformed variables
+    int status = cmd == "list"     ? cmd_list(c)
+                 : cmd == "stat"   ? cmd_stat(c)
+                 : cmd == "verify" ? cmd_verify(c, remove)
+                                   : cmd_clear(c);
+    stdcl_cache_close(c);
+    return status;
 }

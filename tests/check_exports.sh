@@ -1,14 +1,16 @@
 #!/bin/sh
-# check_exports.sh: the library exports exactly the API of the header.
+# check_exports.sh: the library exports exactly the API of the public headers.
 # Compares the dynamic symbols defined by libstdcl.so (nm -D --defined-only)
-# with the names declared STDCL_API in include/stdcl.h, and fails listing
+# with the names declared STDCL_API in the public headers (include/stdcl.h
+# and include/stdcl_cache.h: tools/api_symbols.sh lists them), failing with
 # every difference.  Run by tools/run_tests.sh as one more test; the library
 # is $BUILD_DIR/lib/libstdcl.so (BUILD_DIR defaults to build).
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 lib=${1:-$build/lib/libstdcl.so}
-header=${2:-$top/include/stdcl.h}
+shift $(( $# > 0 ? 1 : 0 ))
+# The headers: the rest of the arguments, else api_symbols.sh's default.
 NM=${NM:-nm}
 
 if [ ! -e "$lib" ]; then
@@ -18,7 +20,7 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-sh "$top/tools/api_symbols.sh" "$header" > "$tmp/header" || exit 1
+sh "$top/tools/api_symbols.sh" "$@" > "$tmp/header" || exit 1
 # Defined dynamic symbols, less the linker's own section markers.
 "$NM" -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' \
     | sed 's/@.*//' \
@@ -29,7 +31,7 @@ LC_ALL=C comm -23 "$tmp/header" "$tmp/library" > "$tmp/missing"
 LC_ALL=C comm -13 "$tmp/header" "$tmp/library" > "$tmp/extra"
 status=0
 if [ -s "$tmp/missing" ]; then
-    echo "check_exports: declared STDCL_API in $(basename "$header") but not exported by $(basename "$lib"):"
+    echo "check_exports: declared STDCL_API in the headers but not exported by $(basename "$lib"):"
     sed 's/^/  /' "$tmp/missing"
     status=1
 fi

@@ -1,7 +1,8 @@
 /* test_cache.c: the on-disk program cache, seen from fresh processes
  * (helper_cache) as a second run of a program sees it: hits, rebuilds when an
  * included header changes, damaged entries, a folder that cannot be written,
- * two processes building one key, the size bound, and the stdcl-cache tool.
+ * two processes building one key, the size bound, the stdcl-cache tool and
+ * the API it uses (stdcl_cache.h, called in this process).
  * Each test has its own cache folder and kernel folder.  Hit or miss is read
  * from the STDCL_TRACE=cache lines ("stdcl[cache]: hit ..." / "... miss ..."). */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <dirent.h>
 
 #include <stdcl.h>
+#include <stdcl_cache.h>
 
 #include "test_util.h"
 
@@ -403,6 +405,57 @@ static void test_clopen_cache_header_longer_than_file_rebuilt(void** state)
 static void test_clopen_cache_huge_blob_size_rebuilt(void** state)
 {
     check_damaged_entry_rebuilt(*state, claim_huge_blob, "bad blob size");
+}
+
+/* The entry says it is of a later format version (a library of another
+ * version wrote it), under a valid checksum. */
+static void claim_other_version(const char* path, long size)
+{
+    size_t n = 0;
+    unsigned char* p = (unsigned char*)tu_read_file(path, &n);
+    assert_non_null(p);
+    assert_int_equal((long)n, size);
+    put_le(p + 8, get_le32(p + 8) + 1, 4);
+    char scratch[PATH_MAX + 8];
+    snprintf(scratch, sizeof scratch, "%s.body", path);
+    resum(p, n, scratch);
+    write_bytes(path, p, n);
+    free(p);
+}
+
+/* An entry of another format version is a miss that rebuilds (and replaces
+ * it), never an error. */
+static void test_clopen_cache_other_format_version_rebuilt(void** state)
+{
+    check_damaged_entry_rebuilt(*state, claim_other_version, "other format version");
+}
+
+/* The entry's name is the SHA-256 of its key text, as sha256sum computes it:
+ * the hash is the standard one (entries written by earlier versions of the
+ * library, whose SHA-256 was its own code, keep their names and still hit). */
+static void test_clopen_cache_key_is_standard_sha256(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    size_t n = 0;
+    unsigned char* p = (unsigned char*)tu_read_file(entry, &n);
+    assert_non_null(p);
+    size_t klen = get_le32(p + 12);
+    assert_true(64 + klen < n);
+    char scratch[PATH_MAX + 8];
+    snprintf(scratch, sizeof scratch, "%s/keytext", f->root);
+    write_bytes(scratch, p + 64, klen);
+    free(p);
+    const char* args[] = {scratch, NULL};
+    tu_spawn(&r, "/usr/bin/sha256sum", args, NULL, NULL, 30);
+    assert_int_equal(r.status, 0);
+    const char* name = strrchr(entry, '/') + 1;
+    assert_int_equal(strncmp(r.out, name, 64), 0);
+    tu_proc_free(&r);
 }
 
 static void test_clopen_cache_foreign_entry_rebuilt(void** state)
@@ -935,6 +988,330 @@ static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
     tu_proc_free(&r);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The cache API (stdcl_cache.h), in this process                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int n, good, bad, removed, regular;
+    unsigned ndevices;
+    char key[65];
+    char origin[PATH_MAX];
+    char problem[256];
+} seen_entries;
+
+static int note_entry(const stdcl_cache_entry* e, void* arg)
+{
+    seen_entries* s = arg;
+    s->n++;
+    s->regular += e->regular;
+    s->removed += e->removed;
+    if (e->problem) {
+        s->bad++;
+        snprintf(s->problem, sizeof s->problem, "%s", e->problem);
+    } else {
+        s->good++;
+    }
+    s->ndevices = e->ndevices;
+    snprintf(s->key, sizeof s->key, "%s", e->key);
+    snprintf(s->origin, sizeof s->origin, "%s", e->origin);
+    return 0;
+}
+
+static int stop_at_first(const stdcl_cache_entry* e, void* arg)
+{
+    (void)e;
+    (void)arg;
+    return 7;
+}
+
+/* After one build: list, stat, verify (good, damaged, removed) and clear
+ * see what the files are. */
+static void test_stdcl_cache_list_stat_verify_clear_in_process(void** state)
+{
+    fixture* f = *state;
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+
+    stdcl_cache* c = stdcl_cache_open(f->cache);
+    assert_non_null(c);
+    seen_entries s = {0};
+    assert_int_equal(stdcl_cache_list(c, note_entry, &s), 0);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.good, 1);
+    assert_int_equal(s.regular, 1);
+    assert_int_equal(s.ndevices, 2); /* the test environment's two PoCL devices */
+    assert_int_equal(strncmp(s.key, strrchr(entry, '/') + 1, 64), 0);
+    assert_contains(s.origin, "k.cl");
+    assert_int_equal(stdcl_cache_list(c, stop_at_first, NULL), 7);
+
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_string_equal(info.dir, f->cache);
+    assert_int_equal(info.entries, 1);
+    assert_int_equal(info.bytes, file_size(entry));
+    assert_int_equal(info.hits, 1);
+    assert_int_equal(info.misses, 1);
+
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 0, note_entry, &s), 0);
+    assert_int_equal(s.good, 1);
+    flip_middle_byte(entry, file_size(entry));
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 0, note_entry, &s), 1);
+    assert_int_equal(s.bad, 1);
+    assert_contains(s.problem, "checksum mismatch");
+    assert_int_equal(s.removed, 0);
+    assert_true(exists(entry));
+    memset(&s, 0, sizeof s);
+    assert_int_equal(stdcl_cache_verify(c, 1, note_entry, &s), 0);
+    assert_int_equal(s.removed, 1);
+    assert_false(exists(entry));
+
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    assert_int_equal(stdcl_cache_clear(c), 1);
+    assert_int_equal(entries(f->cache, NULL, 0), 0);
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(info.hits + info.misses, 0);
+    assert_null(stdcl_cache_note(c));
+    stdcl_cache_close(c);
+}
+
+/* A folder that does not exist is an empty cache, left uncreated; clear
+ * says it does not exist. */
+static void test_stdcl_cache_open_missing_folder_is_empty(void** state)
+{
+    fixture* f = *state;
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/none", f->root);
+    stdcl_cache* c = stdcl_cache_open(dir);
+    assert_non_null(c);
+    seen_entries s = {0};
+    assert_int_equal(stdcl_cache_list(c, note_entry, &s), 0);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(stdcl_cache_verify(c, 1, note_entry, &s), 0);
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_int_equal(info.entries, 0);
+    assert_int_equal(stdcl_cache_clear(c), STDCL_ENOENT);
+    assert_contains(clerror(), "does not exist");
+    assert_false(exists(dir));
+    stdcl_cache_close(c);
+}
+
+/* A folder others can write is refused, as the library refuses it. */
+static void test_stdcl_cache_open_refuses_folder_writable_by_others(void** state)
+{
+    fixture* f = *state;
+    assert_int_equal(mkdir(f->cache, 0700), 0);
+    assert_int_equal(chmod(f->cache, 0777), 0);
+    assert_null(stdcl_cache_open(f->cache));
+    const char* msg = clerror();
+    assert_contains(msg, "stdcl_cache_open: ");
+    assert_contains(msg, "not used as a cache folder");
+}
+
+/* NULL handles, callbacks and results, and an empty name, are refused. */
+static void test_stdcl_cache_calls_reject_bad_arguments(void** state)
+{
+    fixture* f = *state;
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_list(NULL, note_entry, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_list: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_stat(NULL, &info), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_stat: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_verify(NULL, 0, NULL, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_verify: the cache handle is NULL");
+    assert_int_equal(stdcl_cache_clear(NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_clear: the cache handle is NULL");
+    assert_null(stdcl_cache_note(NULL));
+    assert_contains(clerror(), "stdcl_cache_note: the cache handle is NULL");
+    assert_null(stdcl_cache_open(""));
+    assert_contains(clerror(), "stdcl_cache_open: the folder name is empty");
+    stdcl_cache_close(NULL);
+
+    stdcl_cache* c = stdcl_cache_open(f->cache);
+    assert_non_null(c);
+    assert_int_equal(stdcl_cache_list(c, NULL, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_list: the callback is NULL");
+    assert_int_equal(stdcl_cache_stat(c, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_cache_stat: info is NULL");
+    stdcl_cache_close(c);
+}
+
+/* The folder in use: STDCL_CACHE_DIR, else $XDG_CACHE_HOME/stdcl, else
+ * ~/.cache/stdcl; a malformed STDCL_CACHE_MAX is a note, not an error. */
+static void test_stdcl_cache_dir_follows_environment(void** state)
+{
+    fixture* f = *state;
+    char* old_dir = getenv("STDCL_CACHE_DIR") ? strdup(getenv("STDCL_CACHE_DIR")) : NULL;
+    char* old_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("STDCL_CACHE_DIR", "/somewhere/cache/", 1);
+    assert_string_equal(stdcl_cache_dir(), "/somewhere/cache");
+    unsetenv("STDCL_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    assert_string_equal(stdcl_cache_dir(), "/xdg/stdcl");
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/someone", 1);
+    assert_string_equal(stdcl_cache_dir(), "/home/someone/.cache/stdcl");
+
+    setenv("STDCL_CACHE_DIR", f->cache, 1);
+    setenv("STDCL_CACHE_MAX", "lots", 1);
+    stdcl_cache* c = stdcl_cache_open(NULL);
+    unsetenv("STDCL_CACHE_MAX");
+    assert_non_null(c);
+    const char* note = stdcl_cache_note(c);
+    assert_non_null(note);
+    assert_contains(note, "STDCL_CACHE_MAX='lots'");
+    assert_null(stdcl_cache_note(c));
+    stdcl_cache_info info;
+    assert_int_equal(stdcl_cache_stat(c, &info), 0);
+    assert_string_equal(info.dir, f->cache);
+    stdcl_cache_close(c);
+
+    if (old_dir) setenv("STDCL_CACHE_DIR", old_dir, 1); else unsetenv("STDCL_CACHE_DIR");
+    if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
+    free(old_dir);
+    free(old_xdg);
+}
+
+static int cmp_str(const void* a, const void* b)
+{
+    return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+/* The realpaths of the "include" lines of the only entry's key text (the
+ * files the cache followed), sorted, one per line. */
+static void cached_includes(fixture* f, char* out, size_t size)
+{
+    char entry[PATH_MAX];
+    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    size_t n = 0;
+    char* p = tu_read_file(entry, &n);
+    assert_non_null(p);
+    size_t klen = get_le32((unsigned char*)p + 12);
+    char* text = strndup(p + 64, klen);
+    free(p);
+    char* paths[32];
+    int np = 0;
+    for (char* line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "include ", 8) != 0) continue;
+        char* last = strrchr(line, ' ');
+        if (strcmp(last + 1, "missing") == 0) continue;
+        *last = '\0';
+        char* path = strrchr(line, ' ') + 1;
+        char real[PATH_MAX];
+        assert_non_null(realpath(path, real));
+        assert_true(np < 32);
+        paths[np++] = strdup(real);
+    }
+    free(text);
+    qsort(paths, np, sizeof *paths, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        strncat(out, paths[i], size - strlen(out) - 2);
+        strcat(out, "\n");
+        free(paths[i]);
+    }
+}
+
+/* The realpaths of the headers clcc's depfile names, sorted, one per line. */
+static void clcc_includes(const char* depfile, const char* kfile, char* out, size_t size)
+{
+    char* d = tu_read_file(depfile, NULL);
+    assert_non_null(d);
+    char* nl = strchr(d, '\n');
+    if (nl) *nl = '\0';
+    char* paths[32];
+    int np = 0;
+    char kreal[PATH_MAX];
+    assert_non_null(realpath(kfile, kreal));
+    for (char* w = strtok(strchr(d, ':') + 1, " "); w; w = strtok(NULL, " ")) {
+        char real[PATH_MAX];
+        assert_non_null(realpath(w, real));
+        if (strcmp(real, kreal) == 0) continue;
+        assert_true(np < 32);
+        paths[np++] = strdup(real);
+    }
+    free(d);
+    qsort(paths, np, sizeof *paths, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        strncat(out, paths[i], size - strlen(out) - 2);
+        strcat(out, "\n");
+        free(paths[i]);
+    }
+}
+
+/* clcc and the cache read a kernel's #includes with one scanner: directives
+ * in comments and strings are not includes, one after a comment is, angled
+ * and quoted names (holding the other delimiter) resolve alike, nested
+ * includes are relative to their own file; so the headers clcc inlines are
+ * the headers the cache key holds. */
+static void test_clopen_cache_and_clcc_agree_on_includes(void** state)
+{
+    fixture* f = *state;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/inc", f->src);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/inc/nested.h", f->src);
+    assert_int_equal(tu_write_file(path, "#include \"../deep.h\"\n#define NESTED DEEP\n"), 0);
+    snprintf(path, sizeof path, "%s/deep.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define DEEP 0\n"), 0);
+    snprintf(path, sizeof path, "%s/extra.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define EXTRA 0\n"), 0);
+    snprintf(path, sizeof path, "%s/q>r.h", f->src);
+    assert_int_equal(tu_write_file(path, "#define QR 0\n"), 0);
+    const char* kernel =
+        "/* #include \"nothere1.h\" */\n"
+        "// #include \"nothere2.h\"\n"
+        "/* a comment over\n"
+        "   lines #include \"nothere3.h\"\n"
+        "*/ #include \"val.h\"\n"
+        "  #  include <extra.h>\n"
+        "#include \"inc/nested.h\" // \"nothere4.h\"\n"
+        "#include \"q>r.h\"\n"
+        "#define STR \"#include \\\"nothere5.h\\\"\"\n"
+        "__kernel void k(__global int* out)\n"
+        "{\n"
+        "    int i = get_global_id(0);\n"
+        "    out[i] = i * VAL + SALT + EXTRA + NESTED + QR;\n"
+        "}\n";
+    assert_int_equal(tu_write_file(f->kfile, kernel), 0);
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    char from_cache[4096];
+    cached_includes(f, from_cache, sizeof from_cache);
+
+    char clcc[PATH_MAX + 32], out_c[PATH_MAX + 32], dep[PATH_MAX + 32];
+    snprintf(clcc, sizeof clcc, "%s/../bin/clcc", tu_bindir());
+    snprintf(out_c, sizeof out_c, "%s/k.c", f->root);
+    snprintf(dep, sizeof dep, "%s/k.d", f->root);
+    const char* args[] = {"-S", "-MD", "-MF", dep, "-o", out_c, f->kfile, NULL};
+    tu_spawn(&r, clcc, args, NULL, NULL, 60);
+    if (r.status != 0) tu_proc_dump(&r, "clcc");
+    assert_int_equal(r.status, 0);
+    assert_not_contains(r.err, "cannot find");
+    tu_proc_free(&r);
+    char from_clcc[4096];
+    clcc_includes(dep, f->kfile, from_clcc, sizeof from_clcc);
+
+    assert_string_equal(from_cache, from_clcc);
+    /* val.h, extra.h, inc/nested.h, deep.h, q>r.h; none of the nothere*.h. */
+    assert_int_equal(tu_count(from_cache, "\n"), 5);
+    assert_contains(from_cache, "/q>r.h\n");
+    assert_contains(from_cache, "/deep.h\n");
+    assert_not_contains(from_cache, "nothere");
+}
+
 static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
 {
     fixture* f = *state;
@@ -1090,6 +1467,20 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_missing_folder_is_empty, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_refuses_folder_writable_by_others,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_calls_reject_bad_arguments, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stdcl_cache_dir_follows_environment, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_other_format_version_rebuilt, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_clopen_cache_key_is_standard_sha256, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_flipped_byte_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_foreign_entry_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clopen_cache_readonly_folder_warns_once, setup,

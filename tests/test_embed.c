@@ -195,7 +195,7 @@ static void test_clcc_object_runs_from_another_directory(void** state)
                "grep -q consts.h kern.o.d\n"
                "cc $S -I\"$INC\" -o prog_dyn main.c kern.o -L\"$LIB\" -Wl,-rpath,\"$LIB\" "
                "-lstdcl -lOpenCL\n"
-               "cc $S -I\"$INC\" -o prog_static main.c kern.o \"$LIB/libstdcl.a\" -lOpenCL "
+               "cc $S -I\"$INC\" -o prog_static main.c kern.o \"$LIB/libstdcl.a\" -lOpenCL -lnettle "
                "-lstdc++ -lpthread -ldl -lm\n"
                "cc $S -shared -o libkern.so kern.o\n"
                /* Nothing of libkern.so is called: keep the linker from dropping it. */

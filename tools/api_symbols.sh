@@ -1,14 +1,18 @@
 #!/bin/sh
 # api_symbols.sh: prints, one per line and sorted, the names of the functions
-# and variables declared with STDCL_API in a header (default include/stdcl.h).
+# and variables declared with STDCL_API in the public headers given (default
+# the two of the library: include/stdcl.h and include/stdcl_cache.h).
 # Used by the Makefile (to write the linker version script that exports
 # exactly these) and by tests/check_exports.sh (to compare with the library).
 #
 # A declaration runs from a line starting with STDCL_API to the first ';';
 # its name is the identifier before the first '(' (a function) or, without
 # one, the last identifier (a variable).
-header=${1:-include/stdcl.h}
-[ -r "$header" ] || { echo "api_symbols.sh: cannot read $header" >&2; exit 2; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -gt 0 ] || set -- "$top/include/stdcl.h" "$top/include/stdcl_cache.h"
+for header in "$@"; do
+    [ -r "$header" ] || { echo "api_symbols.sh: cannot read $header" >&2; exit 2; }
+done
 awk '
     /^[ \t]*STDCL_API[ \t]/ { decl = ""; collecting = 1 }
     collecting {
@@ -22,4 +26,4 @@ awk '
         if (match(decl, /[A-Za-z_][A-Za-z0-9_]*$/))
             print substr(decl, RSTART, RLENGTH)
     }
-' "$header" | LC_ALL=C sort -u
+' "$@" | LC_ALL=C sort -u

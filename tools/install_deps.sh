@@ -8,7 +8,7 @@
 # cannot find).  STDCL_SKIP_DEPS=1 skips the check.  The Makefile runs this
 # before autoconf/configure; .ci/run runs it first of all.
 PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
-pocl-opencl-icd clinfo oclgrind libcmocka-dev libpng-dev valgrind
+pocl-opencl-icd clinfo oclgrind nettle-dev libcmocka-dev libpng-dev valgrind
 mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
@@ -18,6 +18,7 @@ if ! command -v dpkg-query > /dev/null 2>&1; then
 install_deps.sh: not a Debian system; install the equivalents of:
   a C99 and C++17 compiler (gcc, g++), GNU make, autoconf, pkg-config,
   the OpenCL headers and ICD loader (libOpenCL.so, CL/cl.h),
+  nettle (nettle/sha2.h, libnettle: the program cache's SHA-256),
   an OpenCL platform with a CPU device (PoCL), clinfo, CMocka (cmocka.h),
   mandoc, groff and man (the manual pages' check), Open MPI (mpicc,
   mpirun: the MPI example and its tests),
