@@ -808,7 +808,7 @@ static void test_clmsyncn_brings_back_a_slice_only(void** state)
     for (size_t i = 0; i < n; i++) a[i] = (int)i;
     assert_non_null(clmsyncn(stdcpu, 0, a + 100, 50 * sizeof(int), CL_MEM_DEVICE));
     assert_non_null(clmsyncn(stdcpu, 0, a + 100, 50 * sizeof(int), CL_MEM_HOST | CL_EVENT_NOWAIT));
-    assert_int_equal(clwait(stdcpu, 0, CL_MEM_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_MEM_EVENT), 0);
     for (size_t i = 100; i < 150; i++) assert_int_equal(a[i], (int)i);
     /* a slice that ends exactly at the end, at an odd address */
     assert_non_null(clmsyncn(stdcpu, 1, (char*)a + 3, n * sizeof(int) - 3, CL_MEM_DEVICE));
