@@ -365,7 +365,7 @@ void release_block(Allocation& a) noexcept
     } else {
         free(a.block);
     }
-    a.block = a.host = nullptr;
+    a.block = nullptr;  // host stays: it is read without a lock (bind_global's fast path; messages)
 }
 
 }  // namespace
