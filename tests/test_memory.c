@@ -132,7 +132,9 @@ static void test_stdcl_mem_base_keeps_many_small_allocations_apart(void** state)
         assert_ptr_equal(stdcl_mem_base(a[i] + n - 1, &off), a[i]);
         assert_int_equal(off, n - 1);
         assert_int_equal(clsizeofmem(a[i]), n);
-        assert_null(stdcl_mem_base(a[i] + n, NULL)); /* the rest of its page is no one's */
+        /* the rest of its page is no one's (when n fills its pages, the next byte
+         * may be another allocation's first: sanitizer allocators pack them) */
+        if (n % 4096) assert_null(stdcl_mem_base(a[i] + n, NULL));
     }
     for (int i = 0; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
     for (int i = 0; i < K; i++) {
