@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #ifndef STDCL_INCLUDEDIR
@@ -39,9 +40,8 @@ std::string find_include_dir()
 {
     Dl_info info;
     if (dladdr(reinterpret_cast<void*>(&clstat), &info) && info.dli_fname) {
-        if (char* real = realpath(info.dli_fname, nullptr)) {
-            std::string lib(real);
-            free(real);
+        if (std::unique_ptr<char, decltype(&free)> real{realpath(info.dli_fname, nullptr), &free}) {
+            std::string lib(real.get());
             std::string dir = lib.substr(0, lib.find_last_of('/'));
             std::string inc = dir.substr(0, dir.find_last_of('/')) + "/include";
             if (has_stdcl_h(inc)) return inc;
@@ -222,6 +222,14 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
         Device& d = context_device(cp, devnum);
         int which = flags & CL_ALL_EVENT;
         if (which == 0) which = CL_ALL_EVENT;
+        // The slot the returned event is kept in, made before any event is retained:
+        // making it allocates, and a failure after the retain would leak the event.
+        auto& w = wait_slots();
+        {
+            std::lock_guard<std::mutex> lock(w.mu);
+            auto& slots = w.held[cp];
+            if (slots.size() < cp->devs.size()) slots.resize(cp->devs.size(), nullptr);
+        }
         // The newest event of the selection, before stdcl_wait joins (and releases) it.
         cl_event last = nullptr;
         {
@@ -247,16 +255,13 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
                 fail_cl(err, "clwait: clSetUserEventStatus");
             }
         }
-        auto& w = wait_slots();
         std::lock_guard<std::mutex> lock(w.mu);
-        try {
-            auto& slots = w.held[cp];
-            if (slots.size() < cp->devs.size()) slots.resize(cp->devs.size(), nullptr);
-        } catch (...) {
+        auto it = w.held.find(cp);  // made above; only clrelease of cp erases it
+        if (it == w.held.end() || it->second.size() <= devnum) {
             clReleaseEvent(last);
-            throw;
+            fail(STDCL_EINVAL, "clwait: the context was released while waiting");
         }
-        auto& slots = w.held[cp];
+        auto& slots = it->second;
         if (slots[devnum]) clReleaseEvent(slots[devnum]);
         slots[devnum] = last;
         return last;

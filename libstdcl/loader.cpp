@@ -110,82 +110,90 @@ void build(Program& p)
             for (cl_program q : unit)
                 if (q) clReleaseProgram(q);
     };
-    std::vector<std::vector<std::string>> logs(p.sources.size(), std::vector<std::string>(cp->devs.size()));
-    std::vector<bool> from_cache(p.sources.size(), false);
-    for (size_t u = 0; u < p.sources.size(); ++u) {
-        built.emplace_back(cp->groups.size(), nullptr);
-        for (size_t g = 0; g < cp->groups.size(); ++g) {
-            const Device& d0 = first_of_group(cp, g);
-            BuildRequest req;
-            req.context = cp->ctx;
-            req.platform = cp->platform;
-            req.devices = cp->groups[g];
-            req.source = p.sources[u];
-            req.include_dirs = incs;
-            req.origin = u < p.origins.size() ? p.origins[u] : std::string();
-            std::string opt = "-D __STDCL__ -D __stdcl_kernel__";
-            if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
-            if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
-            for (const auto& inc : incs) opt += " -I " + quote_dir(inc);
-            opt += " -cl-kernel-arg-info";
-            if (!p.user_options.empty()) opt += " " + p.user_options;
-            if (!env.empty()) opt += " " + env;
-            req.options = opt;
-            auto t0 = std::chrono::steady_clock::now();
-            BuildResult r = build_program(req);
-            if (!r.program && (r.status == CL_BUILD_PROGRAM_FAILURE || r.status == CL_INVALID_BUILD_OPTIONS ||
-                               r.status == CL_INVALID_COMPILER_OPTIONS)) {
-                // Some drivers reject -cl-kernel-arg-info for some kernels (NVIDIA 580:
-                // kernels without parameters).  It only adds argument descriptions,
-                // which clarg_set can do without: try once more without it.
-                BuildRequest plain = req;
-                plain.options = opt.substr(0, opt.find(" -cl-kernel-arg-info")) +
-                                opt.substr(opt.find(" -cl-kernel-arg-info") + strlen(" -cl-kernel-arg-info"));
-                BuildResult r2 = build_program(plain);
-                if (r2.program) {
-                    trace(Trace::load, "%s: the build failed with -cl-kernel-arg-info and succeeded without it",
-                          p.unit_names[u].c_str());
-                    r = std::move(r2);
-                    opt = plain.options;
+    // Every program made is put in `built` as soon as it exists, and released here
+    // when anything after it fails or throws (no memory for a log, a trace line).
+    try {
+        std::vector<std::vector<std::string>> logs(p.sources.size(), std::vector<std::string>(cp->devs.size()));
+        std::vector<bool> from_cache(p.sources.size(), false);
+        built.reserve(p.sources.size());
+        for (size_t u = 0; u < p.sources.size(); ++u) {
+            built.emplace_back(cp->groups.size(), nullptr);
+            for (size_t g = 0; g < cp->groups.size(); ++g) {
+                const Device& d0 = first_of_group(cp, g);
+                BuildRequest req;
+                req.context = cp->ctx;
+                req.platform = cp->platform;
+                req.devices = cp->groups[g];
+                req.source = p.sources[u];
+                req.include_dirs = incs;
+                req.origin = u < p.origins.size() ? p.origins[u] : std::string();
+                std::string opt = "-D __STDCL__ -D __stdcl_kernel__";
+                if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
+                if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
+                for (const auto& inc : incs) opt += " -I " + quote_dir(inc);
+                opt += " -cl-kernel-arg-info";
+                if (!p.user_options.empty()) opt += " " + p.user_options;
+                if (!env.empty()) opt += " " + env;
+                req.options = opt;
+                auto t0 = std::chrono::steady_clock::now();
+                BuildResult r = build_program(req);
+                if (!r.program && (r.status == CL_BUILD_PROGRAM_FAILURE || r.status == CL_INVALID_BUILD_OPTIONS ||
+                                   r.status == CL_INVALID_COMPILER_OPTIONS)) {
+                    // Some drivers reject -cl-kernel-arg-info for some kernels (NVIDIA 580:
+                    // kernels without parameters).  It only adds argument descriptions,
+                    // which clarg_set can do without: try once more without it.
+                    BuildRequest plain = req;
+                    plain.options = opt.substr(0, opt.find(" -cl-kernel-arg-info")) +
+                                    opt.substr(opt.find(" -cl-kernel-arg-info") + strlen(" -cl-kernel-arg-info"));
+                    BuildResult r2 = build_program(plain);
+                    if (r2.program) {
+                        built[u][g] = r2.program;
+                        trace(Trace::load, "%s: the build failed with -cl-kernel-arg-info and succeeded without it",
+                              p.unit_names[u].c_str());
+                        r = std::move(r2);
+                        opt = plain.options;
+                    }
+                }
+                double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (r.program) built[u][g] = r.program;
+                if (!r.program) {
+                    int code = r.status == CL_SUCCESS ? STDCL_EBUILD : code_of_cl(r.status);
+                    fail(code, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
+                }
+                trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
+                      req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
+                      r.from_cache ? " (from the program cache)" : "", opt.c_str());
+                from_cache[u] = from_cache[u] || r.from_cache;
+                for (size_t di = 0; di < cp->devs.size(); ++di) {
+                    if (size_t(cp->devs[di].group) != g) continue;
+                    size_t j = 0;
+                    while (j < req.devices.size() && req.devices[j] != cp->devs[di].id) ++j;
+                    if (j < r.logs.size()) logs[u][di] = r.logs[j];
                 }
             }
-            double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            if (!r.program) {
-                release_all();
-                int code = r.status == CL_SUCCESS ? STDCL_EBUILD : code_of_cl(r.status);
-                fail(code, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
-            }
-            trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
-                  req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
-                  r.from_cache ? " (from the program cache)" : "", opt.c_str());
-            from_cache[u] = from_cache[u] || r.from_cache;
-            built[u][g] = r.program;
-            for (size_t di = 0; di < cp->devs.size(); ++di) {
-                if (size_t(cp->devs[di].group) != g) continue;
-                size_t j = 0;
-                while (j < req.devices.size() && req.devices[j] != cp->devs[di].id) ++j;
-                if (j < r.logs.size()) logs[u][di] = r.logs[j];
+        }
+        std::vector<std::string> joined(cp->devs.size());
+        for (size_t di = 0; di < cp->devs.size(); ++di) {
+            for (size_t u = 0; u < logs.size(); ++u) {
+                const std::string& l = logs[u][di];
+                if (l.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+                if (logs.size() > 1) joined[di] += p.unit_names[u] + ":\n";
+                joined[di] += l;
+                if (l.back() != '\n') joined[di] += '\n';
+                if (trace_on(Trace::log))
+                    trace(Trace::log, "compiler log of %s on device %zu (%s)%s:\n%s", p.unit_names[u].c_str(), di,
+                          cp->devs[di].name.c_str(), from_cache[u] ? " (stored in the program cache)" : "", l.c_str());
             }
         }
+        p.logs = std::move(logs);
+        p.joined_logs = std::move(joined);
+        p.cl = std::move(built);
+        p.built = true;
+        p.nobuild_pending = false;
+    } catch (...) {
+        release_all();
+        throw;
     }
-    std::vector<std::string> joined(cp->devs.size());
-    for (size_t di = 0; di < cp->devs.size(); ++di) {
-        for (size_t u = 0; u < logs.size(); ++u) {
-            const std::string& l = logs[u][di];
-            if (l.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-            if (logs.size() > 1) joined[di] += p.unit_names[u] + ":\n";
-            joined[di] += l;
-            if (l.back() != '\n') joined[di] += '\n';
-            if (trace_on(Trace::log))
-                trace(Trace::log, "compiler log of %s on device %zu (%s)%s:\n%s", p.unit_names[u].c_str(), di,
-                      cp->devs[di].name.c_str(), from_cache[u] ? " (stored in the program cache)" : "", l.c_str());
-        }
-    }
-    p.logs = std::move(logs);
-    p.joined_logs = std::move(joined);
-    p.cl = std::move(built);
-    p.built = true;
-    p.nobuild_pending = false;
 }
 
 std::shared_ptr<Program> find_handle(CLCONTEXT* cp, void* h, const char* call)

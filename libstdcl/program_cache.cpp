@@ -460,17 +460,17 @@ Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& ke
         return Lookup::bad;
     }
     cl_int err = CL_SUCCESS;
-    cl_program p = program_from_entry(req, e, &err);
-    if (!p) {
+    ProgramRef p(program_from_entry(req, e, &err));  // released here if anything below throws
+    if (!p.get()) {
         *why = "driver rejected the stored binary (error " + std::to_string(err) + ")";
         trace(Trace::cache, "entry %s: %s: rebuilding it", short_key(key.hex).c_str(),
               why->c_str());
         return Lookup::bad;
     }
     quietly([&] { touch_entry(dir, name); });
-    r->logs = e.logs;
+    r->logs = std::move(e.logs);
     if (r->logs.size() != req.devices.size()) r->logs.assign(req.devices.size(), std::string());
-    r->program = p;
+    r->program = p.release();
     r->status = CL_SUCCESS;
     r->from_cache = true;
     return Lookup::hit;
