@@ -545,7 +545,8 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int 
         cl_int rerr = gl.release(d.queue, 1, &m, 0, nullptr, &ev);
         check_cl(err, "clglmsync: the transfer");
         check_cl(rerr, "clglmsync: clEnqueueReleaseGLObjects");
-        return event_finish(cp, devnum, ev, ev_flags, false);
+        CommandTag tag{dir == CL_MEM_GLBUF ? CommandTag::to_device : CommandTag::to_host, nullptr, size, true};
+        return event_finish(cp, devnum, ev, ev_flags, tag);
     });
 }
 

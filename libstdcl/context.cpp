@@ -329,6 +329,7 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
         cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
                             plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
         trace(Trace::ctx, "%s", cp->why.c_str());
+        cp->prof = profile_start(cp.get());
         std::unique_lock<std::shared_mutex> lock(contexts().mu);
         contexts().live.insert(cp.get());
     } catch (...) {
@@ -463,6 +464,7 @@ void destroy_context(CLCONTEXT* cp)
         clFinish(d.queue);
         if (d.xfer != d.queue) clFinish(d.xfer);
     }
+    profile_harvest(cp, -1, true);  // the profile's own event references, before the queues go
     for (unsigned i = 0; i < cp->devs.size(); ++i) {
         auto& ev = *cp->devs[i].events;
         std::lock_guard<std::mutex> lock(ev.mu);
@@ -491,6 +493,7 @@ void release_defaults_now()
         *pp = nullptr;
         destroy_context(cp);
     }
+    profile_report_at_exit();  // STDCL_PROFILE: with the contexts the program did not release
 }
 
 void release_defaults()
@@ -533,7 +536,7 @@ __attribute__((constructor)) void init_defaults() noexcept
     stdcpu = make_default_noexcept(plats, "CPU", "stdcpu", CL_DEVICE_TYPE_CPU);
     stdgpu = make_default_noexcept(plats, "GPU", "stdgpu", CL_DEVICE_TYPE_GPU);
     stdacc = make_default_noexcept(plats, "ACC", "stdacc", CL_DEVICE_TYPE_ACCELERATOR);
-    if (stddev || stdcpu || stdgpu || stdacc) atexit(release_defaults);
+    if (stddev || stdcpu || stdgpu || stdacc || profile_report_wanted()) atexit(release_defaults);
 }
 
 }  // namespace

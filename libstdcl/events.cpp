@@ -36,11 +36,13 @@ int event_flags_check(int flags)
     return flags;
 }
 
-cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel)
+cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag)
 {
     Device& d = cp->devs[devnum];
+    bool is_kernel = tag.kind == CommandTag::kernel;
     const char* what = is_kernel ? "kernel" : "transfer";
     if (flags & CL_EVENT_NOWAIT) {
+        if (cp->prof) profile_command(cp, devnum, ev, tag, false);
         // A failed flush is harmless: clWaitForEvents flushes the queue itself.
         if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
         else if (d.xfer != d.queue) clFlush(d.xfer);  // a kernel on the other queue may wait for it
@@ -70,6 +72,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bo
         return ev;
     }
     cl_int err = clWaitForEvents(1, &ev);
+    if (cp->prof) profile_command(cp, devnum, ev, tag, true);
     cl_int st = CL_COMPLETE;
     if (err != CL_SUCCESS)  // only then can the command have failed
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
@@ -159,6 +162,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             }
         }
         for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
+        if (cp->prof) profile_harvest(cp, int(devnum), false);
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
         check_guards();

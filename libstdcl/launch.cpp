@@ -304,7 +304,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         }
         ev = launch(cp, devnum, *ki, ndr, flags, waits, nargs >= 0 ? "clforka" : "clfork");
     }
-    return event_finish(cp, devnum, ev, flags, true);
+    return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &ki->name, 0, true});
 }
 
 }  // namespace

@@ -163,7 +163,8 @@ void build(Program& p)
                 trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
                       req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
                       r.from_cache ? " (from the program cache)" : "", opt.c_str());
-                from_cache[u] = from_cache[u] || r.from_cache;
+                profile_build(cp, ms, !r.from_cache, r.cache_on);
+            from_cache[u] = from_cache[u] || r.from_cache;
                 for (size_t di = 0; di < cp->devs.size(); ++di) {
                     if (size_t(cp->devs[di].group) != g) continue;
                     size_t j = 0;
@@ -258,6 +259,7 @@ void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const 
                     p = q;
                     ++p->refs;
                     trace(Trace::load, "%s: %s already open, count %d", call, p->name.c_str(), p->refs);
+                    profile_reopen(cp);
                     break;
                 }
         if (!p) {

@@ -517,7 +517,9 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
           ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
     if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
-    cl_event done = event_finish(cp, devnum, ev, flags, false);
+    CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
+                   a->is_image || !d.zero_copy};
+    cl_event done = event_finish(cp, devnum, ev, flags, tag);
     if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
     return done;
 }
@@ -722,7 +724,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
             s->note_event(devnum, ev);
             t->note_event(devnum, ev);
         }
-        return event_finish(cp, devnum, ev, flags, false);
+        return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });
 }
 

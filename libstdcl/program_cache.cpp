@@ -503,6 +503,7 @@ BuildResult build_with_cache(const BuildRequest& req)
             trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
                   label.c_str(), ms_since(t0), key_ms);
         });
+        r.cache_on = true;
         return r;
     }
 
@@ -528,6 +529,7 @@ BuildResult build_with_cache(const BuildRequest& req)
                 trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
                       short_key(key.hex).c_str(), label.c_str(), waited_ms);
             });
+            r.cache_on = true;
             return r;
         }
         why = why2;
@@ -541,6 +543,7 @@ BuildResult build_with_cache(const BuildRequest& req)
         if (r.program) record_stat(dir, false);
         trace_notes(dir);
     });
+    r.cache_on = true;
     return r;
 }
 

@@ -268,6 +268,12 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         for (cl_event e : events) clReleaseEvent(e);
     };
     std::vector<std::vector<char>> parts(devs.size());
+    struct Launched {  // for the profile at exit (STDCL_PROFILE)
+        cl_event ev;
+        unsigned dn;
+        std::string name;
+    };
+    std::vector<Launched> launched;
     try {
         for (size_t k = 0; k < devs.size(); ++k) {
             unsigned dn = devs[k];
@@ -317,6 +323,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
             check_cl(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, 0, nullptr, &kev),
                      strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
             events.push_back(kev);
+            if (cp->prof) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
             parts[k].assign(groups * es, 0);
             cl_event rev = nullptr;
             check_cl(clEnqueueReadBuffer(d.queue, ds.parts, CL_FALSE, 0, groups * es, parts[k].data(), 0, nullptr, &rev),
@@ -338,6 +345,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
                 }
                 fail_cl(worst, "clreduce: the reduction failed on the device");
             }
+            for (const Launched& l : launched)
+                profile_command(cp, l.dn, l.ev, CommandTag{CommandTag::kernel, &l.name, 0, true}, true);
         }
     } catch (...) {
         if (!events.empty()) clWaitForEvents(cl_uint(events.size()), events.data());  // parts outlive them

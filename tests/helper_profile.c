@@ -5,9 +5,25 @@
  *             or "times error <code>: <clerror()>"
  *   buildlog  builds a text with a #warning as 'warned.cl' (clsopen_named)
  *             and prints "log <devnum>: <clbuildlog>" per device
+ *   report    a known workload for the profile at exit (STDCL_PROFILE), with
+ *             exact counts (a and b are 1024 ints, 4096 bytes):
+ *               stdcpu: one build; a second clsopen of the same text (a
+ *               reopen); device 0: 2 clmsync a to the device, 5 launches of
+ *               'twice' (3 waited, 2 NOWAIT joined by clwait), 1 NOWAIT
+ *               clmsync a to the host, 1 clmcopy a to b, 1 clmsync b to the
+ *               host, 1 clreduce (int sum of a: its own build, and one
+ *               launch of its kernel); device 1: 1 clmsync
+ *               a to the device, 4 NOWAIT launches of 'twice' never waited
+ *               for (the profile times them at exit);
+ *               a context made by clcontext_create on the same platform and
+ *               destroyed before exit: 2 launches of 'twice' on device 0;
+ *               another made and never destroyed: 3 NOWAIT launches of
+ *               'twice' on device 0.
+ *             Prints "pid <pid>" first and "report ok" at the end.
  * Exit status 0, or 1 when a call other than clevent_times fails. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <stdcl.h>
 
@@ -16,12 +32,94 @@ static const char* k_warn_src =
     "#warning stdcl-test-warning\n"
     "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
 
+/* A context over stdcpu's platform (clcontext_create), or NULL. */
+static CLCONTEXT* cpu_context(void)
+{
+    char name[256] = "";
+    if (clGetPlatformInfo(stdcl_platform(stdcpu), CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS)
+        return NULL;
+    return clcontext_create(name, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
+}
+
+/* n launches of 'twice' over a (1024 ints) on device 0 of a new context;
+ * destroyed afterwards when destroy. */
+static int user_context_launches(int n, int destroy)
+{
+    CLCONTEXT* cx = cpu_context();
+    void* h = cx ? clsopen(cx, k_src, 0) : NULL;
+    cl_kernel k = h ? clsym(cx, h, "twice", 0) : NULL;
+    int* a = k ? (int*)clmalloc(cx, 1024 * sizeof(int), 0) : NULL;
+    if (!a) {
+        printf("user context: %s\n", clerror());
+        return 1;
+    }
+    clndrange_t ndr = clndrange_init1d(0, 1024, 0);
+    for (int i = 0; i < n; i++)
+        if (!clforka(cx, 0, k, &ndr, destroy ? CL_EVENT_WAIT : CL_EVENT_NOWAIT, a)) {
+            printf("user context clforka: %s\n", clerror());
+            return 1;
+        }
+    if (destroy && clcontext_destroy(cx) != 0) {
+        printf("clcontext_destroy: %s\n", clerror());
+        return 1;
+    }
+    return 0;
+}
+
+static int report_workload(void)
+{
+    printf("pid %ld\n", (long)getpid());
+    fflush(stdout);
+    void* h = clsopen(stdcpu, k_src, 0);
+    void* h2 = h ? clsopen(stdcpu, k_src, 0) : NULL;
+    cl_kernel k = h2 ? clsym(stdcpu, h, "twice", 0) : NULL;
+    int* a = k ? (int*)clmalloc(stdcpu, 1024 * sizeof(int), 0) : NULL;
+    int* b = a ? (int*)clmalloc(stdcpu, 1024 * sizeof(int), 0) : NULL;
+    if (!b || clclose(stdcpu, h2) != 0) {
+        printf("setup: %s\n", clerror());
+        return 1;
+    }
+    for (int i = 0; i < 1024; i++) a[i] = i;
+    clndrange_t ndr = clndrange_init1d(0, 1024, 0);
+    int ok = 1;
+    ok = ok && clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
+    ok = ok && clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
+    for (int i = 0; ok && i < 3; i++) ok = clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a) != NULL;
+    for (int i = 0; ok && i < 2; i++) ok = clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT, a) != NULL;
+    ok = ok && stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT) == 0;
+    ok = ok && clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_NOWAIT);
+    ok = ok && stdcl_wait(stdcpu, 0, CL_MEM_EVENT) == 0;
+    ok = ok && clmcopy(stdcpu, 0, a, b, CL_EVENT_WAIT);
+    ok = ok && clmsync(stdcpu, 0, b, CL_MEM_HOST | CL_EVENT_WAIT);
+    for (int i = 0; ok && i < 1024; i++)
+        if (a[i] != 32 * i || b[i] != 32 * i) {  /* 5 doublings */
+            printf("wrong: a[%d] = %d, b[%d] = %d\n", i, a[i], i, b[i]);
+            return 1;
+        }
+    cl_long sum = 0;
+    if (ok && clreduce(stdcpu, 0, a, 1024, CL_REDUCE_INT, CL_REDUCE_SUM, &sum) != 0) ok = 0;
+    if (ok && sum != 32L * 1023 * 1024 / 2) {
+        printf("wrong: clreduce gave %lld\n", (long long)sum);
+        return 1;
+    }
+    ok = ok && clmsync(stdcpu, 1, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
+    for (int i = 0; ok && i < 4; i++) ok = clforka(stdcpu, 1, k, &ndr, CL_EVENT_NOWAIT, a) != NULL;
+    if (!ok) {
+        printf("workload: %s\n", clerror());
+        return 1;
+    }
+    if (user_context_launches(2, 1) || user_context_launches(3, 0)) return 1;
+    printf("report ok\n");
+    return 0;  /* device 1's launches and the last context's are still running or unjoined */
+}
+
 int main(int argc, char** argv)
 {
     if (!stdcpu) {
         printf("no stdcpu: %s\n", clerror());
         return 1;
     }
+    if (argc > 1 && strcmp(argv[1], "report") == 0) return report_workload();
     if (argc > 1 && strcmp(argv[1], "buildlog") == 0) {
         void* h = clsopen_named(stdcpu, k_warn_src, "warned.cl", 0);
         if (!h) {

@@ -19,6 +19,7 @@ namespace stdcl {
 struct Allocation;
 struct Program;
 struct KernelInfo;
+struct ContextProfile;  // profile.cpp
 
 // Events of one device that clwait joins.  No fixed capacity.
 struct EventList {
@@ -64,6 +65,10 @@ struct stdcl_context {
     // Loader state.
     std::mutex load_mu;
     std::vector<std::shared_ptr<stdcl::Program>> programs;
+
+    // The profile at exit (STDCL_PROFILE): null when it is off.  Shared with the
+    // list of profiles printed at exit, which outlives the context.
+    std::shared_ptr<stdcl::ContextProfile> prof;
 };
 
 namespace stdcl {
@@ -248,7 +253,15 @@ void context_release_programs(CLCONTEXT* cp);
 
 // Events: track, wait, return per the event flags.
 int event_flags_check(int flags);                 // throws on WAIT|NOWAIT
-cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, bool is_kernel);
+// What an enqueued command was, for the profile at exit.
+struct CommandTag {
+    enum Kind { kernel, to_device, to_host, copy } kind;
+    const std::string* name;  // the kernel's (kind kernel), else nullptr
+    size_t bytes;             // transfers: bytes given to the command
+    bool moved;               // false: a zero-copy sync (a marker: nothing copied)
+};
+// Waits for, tracks or hands over ev (the command on device devnum) as flags say.
+cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
 
 // Work-group sizes and __local arguments sized at launch (workgroup.cpp); the
 // caller holds ki.mu.
@@ -261,8 +274,29 @@ void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k,
 // Sets the __local arguments sized per work-item or by a function for the local
 // size in ndr (complete).
 void set_sized_locals(KernelInfo& ki, cl_kernel k, const clndrange_t& ndr, const char* call);
-// Event profiling (profile.cpp): whether new queues profile (STDCL_PROFILE=1).
+// Event profiling (profile.cpp): whether new queues profile (STDCL_PROFILE on,
+// or COPRTHR_OPENCL_PROFILING_ENABLE).
 bool queue_profiling_wanted();
+// The profile at exit (STDCL_PROFILE=1 or =path).  None of these throws; when the
+// profile is off (cp->prof null) they return at once.  A command the profile could
+// not time (no memory, a failed query) is counted as "not timed", never dropped.
+bool profile_report_wanted();
+// A new profile for cp (its devices set up), or null when the report is off.
+std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept;
+// Counts an enqueued command; done: it has completed (timed now), else its event is
+// kept (retained) and timed when it completes.
+void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandTag& tag, bool done) noexcept;
+// Times the kept events of device devnum (all devices when devnum < 0) that have
+// completed; with finished (the queues are finished) the rest are counted untimed.
+void profile_harvest(CLCONTEXT* cp, int devnum, bool finished) noexcept;
+// A program build: ms of build_program, whether a compiler ran, whether the
+// program cache was consulted.
+void profile_build(CLCONTEXT* cp, double ms, bool compiled, bool cache_on) noexcept;
+// clopen/clsopen of a program already open in cp (no build).
+void profile_reopen(CLCONTEXT* cp) noexcept;
+// Prints the report (stderr, or the STDCL_PROFILE file) of every context profiled,
+// first timing the commands of contexts still alive.  Called once, at exit.
+void profile_report_at_exit() noexcept;
 // A range of an allocation to device devnum or back (memory.cpp): len bytes
 // from ptr, or to the end of the allocation when whole is true.
 cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags,

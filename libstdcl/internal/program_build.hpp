@@ -27,6 +27,7 @@ struct BuildResult {
     std::string log;                     // on failure: device, options, compiler log
     std::vector<std::string> logs;       // on success: each device's compiler log (may be "")
     bool from_cache = false;             // true when no compiler ran
+    bool cache_on = false;               // the program cache was consulted
 };
 
 // Builds req.source for req.devices; never throws.  On failure, program is
