@@ -482,8 +482,11 @@ SAN_POCL_CACHE = $(CURDIR)/build-san-pocl-cache
 # starts some 30 processes, takes 2-3 minutes under TSan on 2 cores): the
 # time limit per program is 900 s instead of run_tests.sh's 300.
 
+# With T=... naming none of the programs that run examples, the examples are not built.
+SAN_EXAMPLES = $(if $(strip $(T)),$(if $(filter test_compat test_examples test_gpu_oclgrind test_mpi test_nbody,$(subst $(comma), ,$(T))),examples),examples)
+comma := ,
 asan tsan ubsan asan-ubsan:
-	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests examples
+	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests $(SAN_EXAMPLES)
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
 	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' TEST_TIMEOUT=$${TEST_TIMEOUT:-900} \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')

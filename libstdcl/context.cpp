@@ -329,13 +329,15 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
         cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
                             plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
         trace(Trace::ctx, "%s", cp->why.c_str());
-        cp->prof = profile_start(cp.get());
         std::unique_lock<std::shared_mutex> lock(contexts().mu);
         contexts().live.insert(cp.get());
     } catch (...) {
         release_partial();
         throw;
     }
+    // Only now: a profile is listed for the report at exit, which reads the
+    // context's queues, so it is made for a context that exists (noexcept).
+    cp->prof = profile_start(cp.get());
     return cp.release();
 }
 

@@ -378,12 +378,14 @@ std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept
         p->cp = cp;
         p->label = cp->label;
         p->platform = cp->platform_name;
+        p->devs.reserve(cp->devs.size());
         for (const Device& d : cp->devs) {
-            p->devs.emplace_back(new DeviceProfile);
-            p->devs.back()->name = d.name;
-            p->devs.back()->zero_copy = d.zero_copy;
-            p->devs.back()->queue = d.queue;
-            p->devs.back()->xfer = d.xfer;
+            auto dp = std::make_unique<DeviceProfile>();
+            dp->name = d.name;
+            dp->zero_copy = d.zero_copy;
+            dp->queue = d.queue;
+            dp->xfer = d.xfer;
+            p->devs.push_back(std::move(dp));
         }
         std::lock_guard<std::mutex> lock(profiles().mu);
         profiles().all.push_back(p);
