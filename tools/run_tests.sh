@@ -93,6 +93,7 @@ run_prog() { # run_prog PATH [ENV]: one test program, ENV as STDCL_TEST_ENV
         failures+=("$name (missing)")
         return
     fi
+    local start=$SECONDS
     STDCL_TEST_ENV="${STDCL_TEST_ENV:-}${env:+ $env}" timeout -k 10 "$timeout_s" bash "$top/tools/test_env.sh" -C "$(dirname "$prog")" \
         "${linebuf[@]}" "$prog" ${filter:+"$filter"} 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
@@ -112,7 +113,9 @@ run_prog() { # run_prog PATH [ENV]: one test program, ENV as STDCL_TEST_ENV
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
     [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)")
+    times+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
 }
+times=()
 
 for prog in "${programs[@]}"; do
     run_prog "$prog"
@@ -128,7 +131,7 @@ fi
 
 # check NAME COMMAND...: a check script, counted as one pass or one failure.
 check() {
-    local name=$1
+    local name=$1 start=$SECONDS
     shift
     echo "=== $name"
     if BUILD_DIR=$build "$@"; then
@@ -137,6 +140,7 @@ check() {
         total_failed=$((total_failed + 1))
         failures+=("$name")
     fi
+    times+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
 }
 
 # The exported symbols are the header's (tests/check_exports.sh).
@@ -149,6 +153,10 @@ check() {
 [ $run_faults -eq 1 ] &&
     check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
 
+echo "=== time per program"
+for t in "${times[@]+"${times[@]}"}"; do
+    echo "$t"
+done
 echo "==="
 for f in "${failures[@]+"${failures[@]}"}"; do
     echo "FAILED: $f"
