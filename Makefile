@@ -443,7 +443,7 @@ endif
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 run: all
-	bash tools/test_env.sh sh -c '$(RUN_CMD)'
+	bash tools/test_env.sh --keep-user-env sh -c '$(RUN_CMD)'
 
 # The stress test for as long as asked (each of its two tests runs SECONDS).
 SECONDS ?= 60

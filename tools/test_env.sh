@@ -2,7 +2,7 @@
 # test_env.sh: runs one command in the test environment, which
 # tools/run_tests.sh uses for every test program and `make run` for the demo.
 #
-#   tools/test_env.sh [-C dir] command [args...]
+#   tools/test_env.sh [-C dir] [--keep-user-env] command [args...]
 #
 # The environment:
 # - PoCL with two CPU devices: POCL_DEVICES="pthread pthread",
@@ -21,18 +21,24 @@
 #   change what the tests see), except STDCL_STRESS_* (test_stress.c's
 #   threads, seconds and seed, which `make stress` sets) and the NAME=VALUE
 #   words of the caller's STDCL_TEST_ENV, set on purpose (run_tests.sh's
-#   second passes: STDCL_TEST_ENV="STDCL_OVERLAP=0").
+#   second passes: STDCL_TEST_ENV="STDCL_OVERLAP=0"); with --keep-user-env
+#   (`make run`) the caller's are kept, so that `STDCL_PROFILE=1 make run`
+#   or `STDCL_TRACE=all make run` does what it says (but STDCL_CACHE_DIR).
 # With -C the command runs in dir.  Exits with the command's status.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 dir=
-if [ "${1:-}" = -C ]; then
-    dir=$2
-    shift 2
-fi
+keep_user=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        -C) dir=$2; shift 2 ;;
+        --keep-user-env) keep_user=1; shift ;;
+        *) break ;;
+    esac
+done
 if [ $# -eq 0 ]; then
-    echo "usage: $0 [-C dir] command [args...]" >&2
+    echo "usage: $0 [-C dir] [--keep-user-env] command [args...]" >&2
     exit 2
 fi
 
@@ -40,6 +46,7 @@ test_cc=${STDCL_TEST_CC:-cc}
 test_cflags=${STDCL_TEST_CFLAGS:-}
 test_env=${STDCL_TEST_ENV:-}
 for v in $(compgen -e); do
+    [ $keep_user = 1 ] && break
     case $v in
         STDCL_STRESS_*) ;;
         STDCL_*|STDDEV*|STDCPU*|STDGPU*|STDACC*) unset "$v" ;;
