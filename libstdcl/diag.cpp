@@ -242,6 +242,15 @@ int record_current_exception()
 
 using namespace stdcl;
 
+namespace stdcl {
+
+std::string unread_error()
+{
+    return t_err.has ? t_err.pending : std::string();
+}
+
+}  // namespace stdcl
+
 extern "C" STDCL_API char* clerror(void)
 {
     if (!t_err.has) return nullptr;

@@ -61,7 +61,13 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
 // The kernel's record, checked against the caller's context (cp may be NULL).
 std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* call)
 {
-    if (!k) fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
+    if (!k) {
+        // Most often the NULL of a clsym that failed: its reason, if nobody read it.
+        std::string why = unread_error();
+        if (!why.empty())
+            fail(STDCL_EINVAL, "%s: the kernel is NULL (this thread's last failure, unread: %s)", call, why.c_str());
+        fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
+    }
     if (cp) context_check(cp);
     auto ki = kernel_find(k);
     if (ki->closed)

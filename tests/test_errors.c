@@ -445,6 +445,28 @@ static void test_clfork_null_kernel_fails(void** state)
     still_works();
 }
 
+/* The NULL of a failed clsym, passed on unchecked: the launch's message
+ * carries clsym's reason, which nobody read. */
+static void test_clforka_of_failed_clsym_says_why_clsym_failed(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    drain_errors();
+    cl_kernel k = clsym(stdcpu, g_h, "no_such_kernel_here", 0);
+    assert_null(k);
+    assert_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, 1));
+    const char* msg = clerror();
+    assert_non_null(msg);
+    assert_contains(msg, "clforka: the kernel is NULL (this thread's last failure, unread: ");
+    assert_contains(msg, "no_such_kernel_here");
+    /* Read once: the next NULL kernel has nothing more to say. */
+    assert_null(clforka(stdcpu, 0, NULL, &ndr, CL_EVENT_WAIT, 1));
+    msg = clerror();
+    assert_non_null(msg);
+    assert_null(strstr(msg, "unread"));
+    still_works();
+}
+
 static void test_clfork_null_ndrange_and_bad_devnum_fail(void** state)
 {
     (void)state;
@@ -749,6 +771,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clmsync_devnum_out_of_range_fails),
         cmocka_unit_test(test_clfork_global_size_not_multiple_of_local_fails),
         cmocka_unit_test(test_clfork_null_kernel_fails),
+        cmocka_unit_test(test_clforka_of_failed_clsym_says_why_clsym_failed),
         cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
         cmocka_unit_test(test_clfork_unset_argument_fails),
         cmocka_unit_test(test_clarg_set_global_foreign_pointer_fails),

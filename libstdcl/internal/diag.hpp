@@ -38,6 +38,8 @@ const char* cl_error_name(cl_int status);
 
 // Records the message for clerror() in this thread.
 void set_error(const std::string& msg);
+// The message of this thread's last failure if clerror() has not read it, else "".
+std::string unread_error();
 // Turns the exception in flight into a recorded error; returns its code.
 int record_current_exception();
 
