@@ -350,7 +350,14 @@ example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
     -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
 # COPRTHR's own programs (tests/compat/coprthr/<name>/, run by test_compat) are
 # built the same way, from their PROGRAMS files, unchanged (so without warnings).
-COPRTHR_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/coprthr/*/PROGRAMS tests/compat/cxx/PROGRAMS))))
+# tests/compat/<name>_mpi/ holds MPI programs (run by test_mpi): built with
+# $(MPICC), and only when configure found MPI, as examples/*_mpi.
+COPRTHR_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/coprthr/*/PROGRAMS tests/compat/cxx/PROGRAMS \
+                tests/compat/*_mpi/PROGRAMS))))
+MPI_COMPAT_DIRS := $(filter %_mpi,$(COPRTHR_DIRS))
+ifneq ($(HAVE_MPI),1)
+COPRTHR_DIRS := $(filter-out $(MPI_COMPAT_DIRS),$(COPRTHR_DIRS))
+endif
 $(BUILD)/tests/compat/coprthr/%.o: DIR_CFLAGS = -w
 $(foreach d,$(EXAMPLE_DIRS) $(COPRTHR_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
     $(foreach l,$(call example_lines,$(d)),$(eval $(call example_program,$(d),\
@@ -369,7 +376,7 @@ $(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
     $(eval $(BUILD)/$(d)/%.o: DIR_CPPFLAGS = $$(PNG_DEFS) $$(sort $$(EXAMPLE_INC_$(d))))))
 # MPI programs: compiled and linked with mpicc (`private`: the objects of
 # other folders they use are compiled as usual).
-$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)),\
+$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)) $(filter $(MPI_COMPAT_DIRS),$(COPRTHR_DIRS)),\
     $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
 
 $(EXAMPLES):

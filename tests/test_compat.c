@@ -3,7 +3,11 @@
  * right results: the two examples of the API reference (vector sums, exact;
  * example 2 on two devices) and the NBody tutorial's host program (positions
  * against a double-precision computation on the host).  Each program runs
- * from tests/kernels/, where the kernel files it opens are. */
+ * from tests/kernels/, where the kernel files it opens are.  COPRTHR's own
+ * example programs (tests/compat/coprthr/), and helper_compat_sweep, the
+ * calling pattern of COPRTHR's test_stdcl programs (kernels of 2 to 8
+ * pointer arguments through clarg_set_global + clfork and clforka, on each
+ * device and on both at once), in zero-copy and copy mode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -366,6 +370,85 @@ static void test_coprthr_clmulti_array_example_resizes(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The calling pattern of COPRTHR's test_stdcl programs (helper_compat_sweep) */
+/* ------------------------------------------------------------------------ */
+
+/* The sum over helper_compat_sweep's 1000 elements of output j of k_<a>_<b>
+ * on device d in form f, from its formula, in 64 bits. */
+static long long sweep_sum(int f, int d, int a, int j)
+{
+    long long sum = 0;
+    for (long long e = 0; e < 1000; e++) {
+        long long t = 0;
+        for (int i = 0; i < a; i++) t += (i + 1) * (e + 1000 * i + 100000 * d + 1000000 * f);
+        sum += (j + 1) * t + j;
+    }
+    return sum;
+}
+
+/* Runs helper_compat_sweep with env and checks every line it prints: each
+ * launch's outputs, in order, their sums and no wrong element. */
+static void check_sweep(const char* const* env)
+{
+    static const char* const form[] = {"fork", "forka", "ndev"};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_compat_sweep"), NULL, env, NULL, 240);
+    if (r.status != 0) tu_proc_dump(&r, "helper_compat_sweep");
+    assert_int_equal(r.status, 0);
+    const char* p = r.out;
+    int lines = 0;
+    for (int f = 0; f < 3; f++)
+        for (int outer = 0; outer < (f < 2 ? 2 : 1); outer++) /* fork, forka: device by device */
+            for (int a = 1; a < 8; a++)
+                for (int b = 1; a + b <= 8; b++)
+                    for (int inner = 0; inner < (f < 2 ? 1 : 2); inner++) /* ndev: both devices per kernel */
+                        for (int j = 0; j < b; j++) {
+                            int d = f < 2 ? outer : inner;
+                            char want[96], got[96];
+                            long long sum = 0;
+                            int bad = -1, used = 0;
+                            snprintf(want, sizeof want, "%s dev %d k_%d_%d y%d sum", form[f], d, a, b, j);
+                            const char* nl = strchr(p, '\n');
+                            snprintf(got, sizeof got, "%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+                            if (strncmp(p, want, strlen(want)) != 0 ||
+                                sscanf(p + strlen(want), " %lld bad %d%n", &sum, &bad, &used) != 2) {
+                                print_error("line %d: '%s', want '%s ...'\n", lines + 1, got, want);
+                                fail();
+                            }
+                            if (sum != sweep_sum(f, d, a, j) || bad != 0)
+                                fail_msg("line %d: '%s': want sum %lld bad 0", lines + 1, got, sweep_sum(f, d, a, j));
+                            p += strlen(want) + used;
+                            p += *p == '\n';
+                            lines++;
+                        }
+    assert_int_equal(lines, 3 * 2 * 84); /* 84 outputs over the 28 kernels, 3 forms, 2 devices */
+    assert_string_equal(p, "");
+    assert_int_equal(r.err[0], '\0');
+    tu_proc_free(&r);
+}
+
+static void test_compat_argument_sweep_zero_copy(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_KERNEL_PATH", NULL};
+    check_sweep(env);
+}
+
+static void test_compat_argument_sweep_copy_mode(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_KERNEL_PATH", "STDCL_ZERO_COPY=0", NULL};
+    check_sweep(env);
+}
+
+static void test_compat_argument_sweep_copy_mode_one_queue(void** state)
+{
+    (void)state;
+    const char* env[] = {"STDCL_KERNEL_PATH", "STDCL_ZERO_COPY=0", "STDCL_OVERLAP=0", NULL};
+    check_sweep(env);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The STDCL 1.6 calls and forms (clwait's event, clstat, clload, ...)       */
 /* ------------------------------------------------------------------------ */
 
@@ -640,6 +723,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_coprthr_image2d_example_reads_the_image_table),
         cmocka_unit_test(test_coprthr_clvector_example_grows_and_reattaches),
         cmocka_unit_test(test_coprthr_clmulti_array_example_resizes),
+        cmocka_unit_test(test_compat_argument_sweep_zero_copy),
+        cmocka_unit_test(test_compat_argument_sweep_copy_mode),
+        cmocka_unit_test(test_compat_argument_sweep_copy_mode_one_queue),
         cmocka_unit_test(test_compat_kernel_includes_stdcl_h),
         cmocka_unit_test(test_clwait_returns_the_last_event),
         cmocka_unit_test(test_clstat_counts_programs_and_kernels),

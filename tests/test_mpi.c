@@ -4,7 +4,10 @@
  * on 2 and 3 ranks (more ranks than cores: --oversubscribe), and
  * STDCPU_LOCK=auto gives 4 ranks on a host of 2 devices one device each for
  * two of them and a NULL stdcpu with a warning for the other two; stdclinfo
- * shows each rank's rank and lease.  (The
+ * shows each rank's rank and lease; lock_mpi (tests/compat/lock_mpi, the
+ * scenario of COPRTHR's mpi_lock_example) gives 2 ranks under
+ * STDCPU_LOCK=31415 STDCPU_MAX_NDEV=1 a device each and the right products,
+ * and a third rank a NULL context that it reports.  (The
  * lease itself, SIGKILL included, is tested rank by rank in test_context.c.)
  *
  * Each test skips, saying why, when mpirun cannot run at all (not installed,
@@ -192,6 +195,124 @@ static void test_stdclinfo_shows_rank_and_lease_under_mpirun(void** state)
     free(dir);
 }
 
+/* mpirun -np <np> lock_mpi -c cpu -n <n> under STDCPU_LOCK=31415
+ * STDCPU_MAX_NDEV=1 (COPRTHR's run_two_gpu.sh, on stdcpu), lease files in a
+ * fresh TMPDIR. */
+static void run_lock_mpi(tu_proc* r, int np, const char* n)
+{
+    need_mpirun();
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/compat/lock_mpi/lock_mpi", tu_bindir());
+    if (!tu_is_file(path)) fail_msg("%s is not built (configure found mpicc?)", path);
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char tmpdir[PATH_MAX + 16];
+    snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+    const char* extra[] = {"-x", "STDCPU_LOCK=31415", "-x", "STDCPU_MAX_NDEV=1", "-x", tmpdir, NULL};
+    const char* args[] = {"-c", "cpu", "-n", n, NULL};
+    run_mpi(r, np, extra, path, args, NULL);
+    free(dir);
+}
+
+/* Rank r's report line of lock_mpi ("rank R: ..."), copied into buf; NULL if
+ * there is none. */
+static const char* lock_report(const char* out, int r, char* buf, size_t size)
+{
+    char key[32];
+    int klen = snprintf(key, sizeof key, "rank %d: ", r);
+    for (const char* line = out; line && *line;) {
+        const char* end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, key, (size_t)klen) == 0) {
+            snprintf(buf, size, "%.*s", (int)len, line);
+            return buf;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The platform device rank r's report says it leased; -1 if none. */
+static int leased_device(const char* out, int r)
+{
+    char line[4096];
+    const char* key = "leased platform device(s) ";
+    const char* at = lock_report(out, r, line, sizeof line) ? strstr(line, key) : NULL;
+    int d = -1;
+    if (at && sscanf(at + strlen(key), "%d", &d) != 1) d = -1;
+    return d;
+}
+
+static void test_lock_mpi_two_ranks_lease_one_device_each(void** state)
+{
+    (void)state;
+    enum { NP = 2, N = 100 };
+    tu_proc r;
+    run_lock_mpi(&r, NP, "100");
+    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 2 lock_mpi");
+    assert_int_equal(r.status, 0);
+    /* Each rank leased a device of its own, and says so. */
+    int d0 = leased_device(r.out, 0), d1 = leased_device(r.out, 1);
+    if (d0 < 0 || d1 < 0 || d0 == d1) tu_proc_dump(&r, "lock_mpi");
+    assert_true(d0 == 0 || d0 == 1);
+    assert_true(d1 == 0 || d1 == 1);
+    assert_int_not_equal(d0, d1);
+    assert_int_equal(tu_count(r.out, "STDCPU_LOCK=31415"), NP);
+    assert_not_contains(r.out, "FAILED");
+    /* Every element of both ranks: c = (1.1f g)(2.2f g), exactly, in float. */
+    const char* p = strstr(r.out, "\nrank 1: ");
+    assert_non_null(p);
+    p = strchr(p + 1, '\n');
+    assert_non_null(p);
+    for (long g = 0; g < (long)NP * N; g++) {
+        long idx = -1;
+        float got = 0;
+        int used = 0;
+        if (sscanf(p, "%ld %f%n", &idx, &got, &used) != 2 || idx != g) {
+            print_error("element %ld: line missing or malformed\n", g);
+            tu_proc_dump(&r, "lock_mpi");
+            fail();
+        }
+        volatile float a = 1.1f * (float)g, b = 2.2f * (float)g;
+        float want = a * b;
+        if (got != want) fail_msg("element %ld (rank %ld): %.9g, want %.9g", g, g / N, got, want);
+        p += used;
+    }
+    long extra;
+    assert_int_equal(sscanf(p, "%ld", &extra), EOF); /* nothing after */
+    tu_proc_free(&r);
+}
+
+static void test_lock_mpi_three_ranks_two_devices_one_reports_null(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_lock_mpi(&r, 3, "16");
+    /* The rank left without a device fails, so the job does: no elements. */
+    assert_int_not_equal(r.status, 0);
+    int held[2] = {0, 0}, without = -1;
+    char line[4096];
+    for (int k = 0; k < 3; k++) {
+        if (!lock_report(r.out, k, line, sizeof line)) tu_proc_dump(&r, "lock_mpi");
+        assert_non_null(lock_report(r.out, k, line, sizeof line));
+        int d = leased_device(r.out, k);
+        if (d == 0 || d == 1) {
+            held[d]++;
+        } else {
+            without = k;
+            assert_contains(line, ": FAILED: ");
+            assert_contains(line, "STDCPU_LOCK=31415: every stdcpu device is leased to another process (2 tried); "
+                                  "stdcpu is NULL");
+        }
+    }
+    assert_int_equal(held[0], 1);
+    assert_int_equal(held[1], 1);
+    assert_int_not_equal(without, -1);
+    assert_int_equal(tu_count(r.out, "FAILED"), 1);
+    assert_int_equal(tu_count(r.out, "\n"), 3); /* the three report lines only */
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -200,6 +321,8 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_nbody_mpi_three_ranks_uneven_match_one_process),
         cmocka_unit_test(test_stdcpu_lock_auto_four_ranks_two_devices),
         cmocka_unit_test(test_stdclinfo_shows_rank_and_lease_under_mpirun),
+        cmocka_unit_test(test_lock_mpi_two_ranks_lease_one_device_each),
+        cmocka_unit_test(test_lock_mpi_three_ranks_two_devices_one_reports_null),
     };
     return cmocka_run_group_tests_name("mpi", tests, find_mpirun, NULL);
 }
