@@ -379,6 +379,12 @@ $(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
 $(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)) $(filter $(MPI_COMPAT_DIRS),$(COMPAT_DIRS)),\
     $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
 
+# The STDCL 1.6 style programs link as COPRTHR's Makefiles do, through
+# -lclelf (the linker script that names libstdcl), without -lstdcl.
+STDCL16_PROGS := $(filter $(BUILD)/tests/compat/stdcl16/%,$(EXAMPLES))
+$(STDCL16_PROGS): $(LIB_CLELF)
+$(STDCL16_PROGS): private PROG_LIBS = -lclelf $(OPENCL_LIBS) -lm -lpthread $(LIBS)
+
 $(EXAMPLES):
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
 
