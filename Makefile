@@ -255,7 +255,7 @@ $(BUILD)/include/%.hpp: include/%.hpp
 # driver when one of them came from C++.
 LINK_PROG = $(if $(filter $(CXX_OBJS),$^),$(CXX),$(CC)) $(PROG_LDFLAGS) \
             -o $@ $(filter %.o,$^) $(PROG_LIBS)
-CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp tests/compat/coprthr/*/*.cpp tests/compat/cxx/*.cpp \
+CXX_OBJS = $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard src/*.cpp tests/*.cpp tests/compat/stdcl16/*/*.cpp tests/compat/cxx/*.cpp \
            examples/*/*.cpp bench/*.cpp))
 
 # --------------------------------------------------------------------------
@@ -348,18 +348,18 @@ endef
 example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
     -e 's/[[:space:]]*:[[:space:]]*/=/' -e 's/^[[:space:]]*//' \
     -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
-# COPRTHR's own programs (tests/compat/coprthr/<name>/, run by test_compat) are
-# built the same way, from their PROGRAMS files, unchanged (so without warnings).
+# The STDCL 1.6 style programs (tests/compat/stdcl16/<name>/, and the C++
+# containers' checks in tests/compat/cxx/, run by test_compat) are built the
+# same way, from their PROGRAMS files, with the project's warnings.
 # tests/compat/<name>_mpi/ holds MPI programs (run by test_mpi): built with
 # $(MPICC), and only when configure found MPI, as examples/*_mpi.
-COPRTHR_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/coprthr/*/PROGRAMS tests/compat/cxx/PROGRAMS \
+COMPAT_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/stdcl16/*/PROGRAMS tests/compat/cxx/PROGRAMS \
                 tests/compat/*_mpi/PROGRAMS))))
-MPI_COMPAT_DIRS := $(filter %_mpi,$(COPRTHR_DIRS))
+MPI_COMPAT_DIRS := $(filter %_mpi,$(COMPAT_DIRS))
 ifneq ($(HAVE_MPI),1)
-COPRTHR_DIRS := $(filter-out $(MPI_COMPAT_DIRS),$(COPRTHR_DIRS))
+COMPAT_DIRS := $(filter-out $(MPI_COMPAT_DIRS),$(COMPAT_DIRS))
 endif
-$(BUILD)/tests/compat/coprthr/%.o: DIR_CFLAGS = -w
-$(foreach d,$(EXAMPLE_DIRS) $(COPRTHR_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
+$(foreach d,$(EXAMPLE_DIRS) $(COMPAT_DIRS),$(if $(wildcard $(d)/PROGRAMS),\
     $(foreach l,$(call example_lines,$(d)),$(eval $(call example_program,$(d),\
         $(word 1,$(subst =, ,$(l))),$(subst $(comma), ,$(word 2,$(subst =, ,$(l))))))),\
     $(eval $(call example_program,$(d),$(notdir $(d)),\
@@ -376,8 +376,14 @@ $(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
     $(eval $(BUILD)/$(d)/%.o: DIR_CPPFLAGS = $$(PNG_DEFS) $$(sort $$(EXAMPLE_INC_$(d))))))
 # MPI programs: compiled and linked with mpicc (`private`: the objects of
 # other folders they use are compiled as usual).
-$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)) $(filter $(MPI_COMPAT_DIRS),$(COPRTHR_DIRS)),\
+$(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)) $(filter $(MPI_COMPAT_DIRS),$(COMPAT_DIRS)),\
     $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
+
+# The STDCL 1.6 style programs link as COPRTHR's Makefiles do, through
+# -lclelf (the linker script that names libstdcl), without -lstdcl.
+STDCL16_PROGS := $(filter $(BUILD)/tests/compat/stdcl16/%,$(EXAMPLES))
+$(STDCL16_PROGS): $(LIB_CLELF)
+$(STDCL16_PROGS): private PROG_LIBS = -lclelf $(OPENCL_LIBS) -lm -lpthread $(LIBS)
 
 $(EXAMPLES):
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
@@ -388,7 +394,7 @@ $(EXAMPLES):
 $(BUILD)/examples/%_cl.o: examples/%.cl $(BUILD)/bin/clcc
 	@mkdir -p $(@D)
 	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
-$(BUILD)/tests/compat/coprthr/%_cl.o: tests/compat/coprthr/%.cl $(BUILD)/bin/clcc
+$(BUILD)/tests/compat/stdcl16/%_cl.o: tests/compat/stdcl16/%.cl $(BUILD)/bin/clcc
 	@mkdir -p $(@D)
 	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
 $(BUILD)/tests/compat/cxx/%_cl.o: tests/compat/cxx/%.cl $(BUILD)/bin/clcc

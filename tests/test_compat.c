@@ -3,11 +3,13 @@
  * right results: the two examples of the API reference (vector sums, exact;
  * example 2 on two devices) and the NBody tutorial's host program (positions
  * against a double-precision computation on the host).  Each program runs
- * from tests/kernels/, where the kernel files it opens are.  COPRTHR's own
- * example programs (tests/compat/coprthr/), and helper_compat_sweep, the
- * calling pattern of COPRTHR's test_stdcl programs (kernels of 2 to 8
- * pointer arguments through clarg_set_global + clfork and clforka, on each
- * device and on both at once), in zero-copy and copy mode. */
+ * from tests/kernels/, where the kernel files it opens are.  Then the
+ * STDCL 1.6 style programs of tests/compat/stdcl16/, written here to make the
+ * calls COPRTHR's example programs make (every number they print is checked),
+ * and helper_compat_sweep, the calling pattern of COPRTHR's test_stdcl
+ * programs (kernels of 2 to 8 pointer arguments through clarg_set_global +
+ * clfork and clforka, on each device and on both at once), in zero-copy and
+ * copy mode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,16 +205,18 @@ static void test_compat_nbody_tutorial_matches_double_precision(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* COPRTHR's own programs (tests/compat/coprthr/, verbatim), built unchanged */
-/* with their kernels embedded by clcc as COPRTHR's Makefiles do, run from   */
-/* their build folder (where the kernel files they clopen are).              */
+/* STDCL 1.6 style programs written here (tests/compat/stdcl16/): the calls */
+/* COPRTHR's example programs make, in their 1.6 forms; kernels embedded by */
+/* clcc where the PROGRAMS file names them, else opened by name from the    */
+/* program's build folder (the current directory).  Every printed number is */
+/* compared with a value computed here.                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Runs build/tests/compat/coprthr/<dir>/<prog>; fills r, checks exit 0. */
-static void run_coprthr(tu_proc* r, const char* dir, const char* prog)
+/* Runs build/tests/compat/stdcl16/<dir>/<prog>; fills r, checks exit 0. */
+static void run_stdcl16(tu_proc* r, const char* dir, const char* prog)
 {
     char path[600], cwd[600];
-    snprintf(path, sizeof path, "compat/coprthr/%s/%s", dir, prog);
+    snprintf(path, sizeof path, "compat/stdcl16/%s/%s", dir, prog);
     snprintf(cwd, sizeof cwd, "%s", tu_helper(path));
     *strrchr(cwd, '/') = '\0';
     const char* env[] = {"STDCL_KERNEL_PATH", NULL};
@@ -221,151 +225,183 @@ static void run_coprthr(tu_proc* r, const char* dir, const char* prog)
     assert_int_equal(r->status, 0);
 }
 
-/* |got - want| within float rounding of a sum of products. */
-static int close_to(double got, double want)
+/* Reads the next whitespace-separated number of r's output; fails the test
+ * unless it equals want (every value these programs print is an integer). */
+static void expect_num(const char** p, const tu_proc* r, const char* prog, const char* what, long idx,
+                       double want)
 {
-    return fabs(got - want) <= 1e-4 * fabs(want) + 1e-3;
-}
-
-/* Reads the next whitespace-separated number; fails the test at the end. */
-static double next_num(const char** p, const tu_proc* r, const char* what)
-{
-    double v;
+    double got;
     int used = 0;
-    if (sscanf(*p, "%lf%n", &v, &used) != 1) {
-        print_error("%s: output ends early or is malformed\n", what);
-        tu_proc_dump(r, what);
+    if (sscanf(*p, "%lf%n", &got, &used) != 1) {
+        print_error("%s: output ends early or is malformed at %s %ld\n", prog, what, idx);
+        tu_proc_dump(r, prog);
         fail();
     }
     *p += used;
-    return v;
+    if (got != want) {
+        print_error("%s: %s %ld is %.17g, want %.17g\n", prog, what, idx, got, want);
+        fail();
+    }
 }
 
-static void assert_output_ends(const char* p)
+/* Nothing after the last expected number. */
+static void expect_end(const char* p, const tu_proc* r, const char* prog)
 {
     double extra;
-    assert_int_equal(sscanf(p, "%lf", &extra), EOF);
+    if (sscanf(p, "%lf", &extra) != EOF) {
+        print_error("%s: output goes on after the expected numbers\n", prog);
+        tu_proc_dump(r, prog);
+        fail();
+    }
 }
 
-/* clopen_example1..3: "i a b c" with c = coef a b. */
-static void check_outerprod(const char* prog, double coef)
+/* stencil: u(i) = i^3 - 40 i. */
+static double stencil_u(long i)
 {
+    return (double)(i * i * i - 40 * i);
+}
+
+static void test_stdcl16_stencil_forks_with_clforka_and_waits(void** state)
+{
+    (void)state;
     tu_proc r;
-    run_coprthr(&r, "clopen_example", prog);
+    run_stdcl16(&r, "stencil", "stencil");
     const char* p = r.out;
-    for (int i = 0; i < 1024; i++) {
-        double k = next_num(&p, &r, prog), a = next_num(&p, &r, prog), b = next_num(&p, &r, prog),
-               c = next_num(&p, &r, prog);
-        if (k != i || !close_to(a, 1.1f * i) || !close_to(b, 2.2f * i) || !close_to(c, coef * (1.1f * i) * (2.2f * i))) {
-            print_error("%s line %d: %g %g %g %g\n", prog, i, k, a, b, c);
-            fail();
-        }
+    const long n = 96;
+    for (long i = 0; i < n; i++) {
+        double d = (i == 0 || i == n - 1) ? 0 : stencil_u(i - 1) - 2 * stencil_u(i) + stencil_u(i + 1);
+        expect_num(&p, &r, "stencil", "index", i, (double)i);
+        expect_num(&p, &r, "stencil", "u", i, stencil_u(i));
+        expect_num(&p, &r, "stencil", "d", i, d);
     }
-    assert_output_ends(p);
+    expect_end(p, &r, "stencil");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
 
-static void test_coprthr_clopen_example1_runs_a_kernel_file(void** state)
+/* powsum_file, powsum_nobuild: "i base acc", acc the running sum of
+ * base^power with base[k] = k - 20. */
+static void check_powsum(const char* prog, int power)
 {
-    (void)state;
-    check_outerprod("clopen_example1", 1);
-}
-
-static void test_coprthr_clopen_example2_builds_with_clbuild_options(void** state)
-{
-    (void)state;
-    check_outerprod("clopen_example2", 2); /* clbuild(..., "-D COEF=2") */
-}
-
-static void test_coprthr_clopen_example3_runs_embedded_kernels(void** state)
-{
-    (void)state;
-    check_outerprod("clopen_example3", 3);
-}
-
-/* sum_j (1.1f i j)(2.2f j) w(i, j), in double. */
-static double matvec_row(int n, int i, int special)
-{
-    double t = 0;
-    for (int j = 0; j < n; j++) {
-        double w = special ? 0.125f * (float)((j % 24) - (i % 24)) : 1.0;
-        t += w * (double)(1.1f * i * j) * (double)(2.2f * j);
-    }
-    return t;
-}
-
-/* "[i] b c" lines, n of them, with c = the matrix-vector product's row. */
-static void check_matvec(const tu_proc* r, const char** p, int n, int with_index, int special, const char* prog)
-{
-    for (int i = 0; i < n; i++) {
-        if (with_index && next_num(p, r, prog) != i) fail_msg("%s: line %d has the wrong index", prog, i);
-        double b = next_num(p, r, prog), c = next_num(p, r, prog);
-        double want = matvec_row(n, i, special);
-        if (!close_to(b, 2.2f * i) || !close_to(c, want)) {
-            print_error("%s line %d of %d: b %g c %g, want %g %g\n", prog, i, n, b, c, (double)(2.2f * i), want);
-            fail();
-        }
-    }
-}
-
-static void test_coprthr_hello_stdcl_multiplies_matrix_and_vector(void** state)
-{
-    (void)state;
     tu_proc r;
-    run_coprthr(&r, "hello_stdcl", "hello_stdcl");
+    run_stdcl16(&r, "powsum", prog);
     const char* p = r.out;
-    check_matvec(&r, &p, 16, 1, 0, "hello_stdcl");
-    assert_output_ends(p);
+    long long acc = 0;
+    for (long i = 0; i < 128; i++) {
+        long long b = i - 20, t = 1;
+        for (int e = 0; e < power; e++) t *= b;
+        acc += t;
+        expect_num(&p, &r, prog, "index", i, (double)i);
+        expect_num(&p, &r, prog, "base", i, (double)b);
+        expect_num(&p, &r, prog, "acc", i, (double)acc);
+    }
+    expect_end(p, &r, prog);
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
 
-static void test_coprthr_image2d_example_reads_the_image_table(void** state)
+static void test_stdcl16_powsum_file_runs_a_kernel_file(void** state)
+{
+    (void)state;
+    check_powsum("powsum_file", 2);
+}
+
+static void test_stdcl16_powsum_nobuild_builds_with_clbuild_options(void** state)
+{
+    (void)state;
+    check_powsum("powsum_nobuild", 3); /* clbuild(..., "-D POWER=3", 0) */
+}
+
+static void test_stdcl16_grid_embed_runs_embedded_kernels(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run_stdcl16(&r, "grid_embed", "grid_embed");
+    const char* p = r.out;
+    const long w = 12, h = 10;
+    long long rowsum[10] = {0};
+    for (long y = 0; y < h; y++)
+        for (long x = 0; x < w; x++) {
+            long long g = (x + 1) * (y + 2) - 3 * x + y * y;
+            rowsum[y] += g;
+            expect_num(&p, &r, "grid_embed", "x of cell", y * w + x, (double)x);
+            expect_num(&p, &r, "grid_embed", "y of cell", y * w + x, (double)y);
+            expect_num(&p, &r, "grid_embed", "cell", y * w + x, (double)g);
+        }
+    for (long y = 0; y < h; y++) {
+        expect_num(&p, &r, "grid_embed", "row index", y, (double)y);
+        expect_num(&p, &r, "grid_embed", "row sum", y, (double)rowsum[y]);
+    }
+    expect_end(p, &r, "grid_embed");
+    assert_not_contains(r.err, "error");
+    tu_proc_free(&r);
+}
+
+static void test_stdcl16_image_lookup_reads_an_image2d_table(void** state)
 {
     (void)state;
     cl_bool img = CL_FALSE;
-    clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, NULL);
+    clGetDeviceInfo(stdcl_device(stddev, 0), CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, NULL);
     if (!img) skip();
     tu_proc r;
-    run_coprthr(&r, "image2d_example", "image2d_example");
+    run_stdcl16(&r, "image_lookup", "image_lookup");
     const char* p = r.out;
-    check_matvec(&r, &p, 1024, 1, 1, "image2d_example");
-    assert_output_ends(p);
+    for (long i = 0; i < 256; i++) {
+        long x = i % 8, y = (i / 8) % 4, v = i % 13 - 6;
+        expect_num(&p, &r, "image_lookup", "index", i, (double)i);
+        expect_num(&p, &r, "image_lookup", "out", i, (double)(v * (x + 1) + 2 * y - x * y));
+    }
+    expect_end(p, &r, "image_lookup");
+    assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
 
-static void test_coprthr_clvector_example_grows_and_reattaches(void** state)
+static void test_stdcl16_vector_grow_rebinds_after_push_back(void** state)
 {
     (void)state;
     tu_proc r;
-    run_coprthr(&r, "clvector_example", "clvector_example");
+    run_stdcl16(&r, "vector_grow", "vector_grow");
     const char* p = r.out;
+    const long lengths[2] = {300, 1700};
     for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? 10240 : 1024;
-        for (int i = 0; i < n; i++) {
-            double a = next_num(&p, &r, "clvector_example"), b = next_num(&p, &r, "clvector_example"),
-                   c = next_num(&p, &r, "clvector_example");
-            double wa = i < 1024 ? 1.1f * i : 6.6f * i, wb = i < 1024 ? 2.2f * i : 7.7f * i;
-            if (!close_to(a, (float)wa) || !close_to(b, (float)wb) || !close_to(c, (double)(float)wa * (float)wb)) {
-                print_error("clvector_example pass %d line %d: %g %g %g\n", pass, i, a, b, c);
-                fail();
-            }
+        long n = lengths[pass];
+        expect_num(&p, &r, "vector_grow", "length of pass", pass, (double)n);
+        for (long i = 0; i < n; i++) {
+            long x = i < 300 ? (i * i) % 97 : 5000 - 2 * i;
+            expect_num(&p, &r, "vector_grow", "index", i, (double)i);
+            expect_num(&p, &r, "vector_grow", "x", i, (double)x);
+            expect_num(&p, &r, "vector_grow", "y", i, (double)(3 * x - i));
         }
     }
-    assert_output_ends(p);
+    expect_end(p, &r, "vector_grow");
+    assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
 
-static void test_coprthr_clmulti_array_example_resizes(void** state)
+static void test_stdcl16_array_resize_rebinds_after_resize(void** state)
 {
     (void)state;
     tu_proc r;
-    run_coprthr(&r, "clmulti_array_example", "clmulti_array_example");
+    run_stdcl16(&r, "array_resize", "array_resize");
     const char* p = r.out;
-    check_matvec(&r, &p, 1024, 0, 0, "clmulti_array_example");
-    check_matvec(&r, &p, 3072, 0, 0, "clmulti_array_example");
-    assert_output_ends(p);
+    const long shapes[2][2] = {{40, 16}, {90, 24}};
+    for (int pass = 0; pass < 2; pass++) {
+        long rows = shapes[pass][0], cols = shapes[pass][1];
+        expect_num(&p, &r, "array_resize", "rows of pass", pass, (double)rows);
+        expect_num(&p, &r, "array_resize", "columns of pass", pass, (double)cols);
+        for (long row = 0; row < rows; row++) {
+            long lo = 0, hi = 0;
+            for (long c = 0; c < cols; c++) {
+                long v = (7 * row + 3 * c * c) % 23 - 11;
+                if (c == 0 || v < lo) lo = v;
+                if (c == 0 || v > hi) hi = v;
+            }
+            expect_num(&p, &r, "array_resize", "row index", row, (double)row);
+            expect_num(&p, &r, "array_resize", "span", row, (double)(hi - lo));
+        }
+    }
+    expect_end(p, &r, "array_resize");
+    assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
 
@@ -716,13 +752,13 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_compat_example2_adds_vectors_on_two_devices),
         cmocka_unit_test(test_compat_example2_needs_the_second_device),
         cmocka_unit_test(test_compat_nbody_tutorial_matches_double_precision),
-        cmocka_unit_test(test_coprthr_hello_stdcl_multiplies_matrix_and_vector),
-        cmocka_unit_test(test_coprthr_clopen_example1_runs_a_kernel_file),
-        cmocka_unit_test(test_coprthr_clopen_example2_builds_with_clbuild_options),
-        cmocka_unit_test(test_coprthr_clopen_example3_runs_embedded_kernels),
-        cmocka_unit_test(test_coprthr_image2d_example_reads_the_image_table),
-        cmocka_unit_test(test_coprthr_clvector_example_grows_and_reattaches),
-        cmocka_unit_test(test_coprthr_clmulti_array_example_resizes),
+        cmocka_unit_test(test_stdcl16_stencil_forks_with_clforka_and_waits),
+        cmocka_unit_test(test_stdcl16_powsum_file_runs_a_kernel_file),
+        cmocka_unit_test(test_stdcl16_powsum_nobuild_builds_with_clbuild_options),
+        cmocka_unit_test(test_stdcl16_grid_embed_runs_embedded_kernels),
+        cmocka_unit_test(test_stdcl16_image_lookup_reads_an_image2d_table),
+        cmocka_unit_test(test_stdcl16_vector_grow_rebinds_after_push_back),
+        cmocka_unit_test(test_stdcl16_array_resize_rebinds_after_resize),
         cmocka_unit_test(test_compat_argument_sweep_zero_copy),
         cmocka_unit_test(test_compat_argument_sweep_copy_mode),
         cmocka_unit_test(test_compat_argument_sweep_copy_mode_one_queue),
