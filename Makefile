@@ -501,7 +501,7 @@ comma := ,
 asan tsan ubsan asan-ubsan:
 	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests $(SAN_EXAMPLES)
 	BUILD_DIR=build-$@ STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_$@)' \
-	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' TEST_TIMEOUT=$${TEST_TIMEOUT:-900} \
+	    TEST_POCL_CACHE_DIR='$(SAN_POCL_CACHE)' TEST_TIMEOUT=$${TEST_TIMEOUT:-900} TEST_SKIP='$(TEST_SKIP)' \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
 
 # Manual pages: docs/man/manN/*.N -> $(mandir)/manN/ (the .so links too:
