@@ -72,7 +72,6 @@ struct DeviceProfile {
 
 struct ContextProfile {
     std::mutex mu;  // the fields below but devs' contents (each has its own)
-    CLCONTEXT* cp = nullptr;
     bool alive = true;
     std::string label, platform;
     std::vector<std::unique_ptr<DeviceProfile>> devs;
@@ -375,7 +374,6 @@ std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept
     if (!profile_report_wanted()) return nullptr;
     try {
         auto p = std::make_shared<ContextProfile>();
-        p->cp = cp;
         p->label = cp->label;
         p->platform = cp->platform_name;
         p->devs.reserve(cp->devs.size());
