@@ -6,8 +6,9 @@
 #
 #   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
 #   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
-#                   tests/check_exports.sh, tests/check_man.sh and a stride
-#                   of check-faults); `make check T=test_x F='pat*'` runs one
+#                   tests/check_exports.sh, tests/check_man.sh,
+#                   tests/check_run_tests.sh and a stride of check-faults);
+#                   `make check T=test_x F='pat*'` runs one
 #                   program, with a CMocka test-name filter
 #   make check-faults
 #                   the fault-injection sweep (tools/check_faults.sh): the
