@@ -4,10 +4,13 @@
 # the project's own ./configure && make (no CMocka there: tests are not built), then
 # runs bench_core on stdgpu device 0 (registry lookups at 1e3..1e6 live allocations,
 # 16 threads, clarg_set_global, clmsync 64 MiB against pageable and pinned raw
-# transfers) and nbody_multi on 1 and 2 GPUs at N = 32768, 131072 and 1048576.
+# transfers) and nbody_multi on 1 and 2 GPUs at N = 32768, 131072 and 1048576;
+# "profile": nbody_multi on one GPU with STDCL_PROFILE off and on in turn (six
+# pairs at N = 32768 and at 131072, the profile written to a file), and the
+# median of the per-pair ratios of ms/step (on/off).
 # Every result is a text file under $OUT (default /tmp/perf-gpu-out).
 #
-#   bench/perf_gpu_run.sh [core] [nbody]       (default: both)
+#   bench/perf_gpu_run.sh [core] [nbody] [profile]     (default: core nbody)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -63,6 +66,34 @@ case " $WHAT " in *" nbody "*)
             echo "exit status $?" >> "$out"
             tail -3 "$out"
         done
+    done
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+case " $WHAT " in *" profile "*)
+    echo "== nbody_multi -d 1 --bench, STDCL_PROFILE off and on in turn"
+    nb="$ROOT/build/examples/nbody/nbody_multi"
+    out="$RES/profile_nbody.txt"
+    : > "$out"
+    for spec in 32768:400 131072:100; do
+        n=${spec%%:*} steps=${spec##*:}
+        ratios=
+        for i in 1 2 3 4 5 6; do
+            pair=
+            for m in 0 1; do
+                prof=0
+                [ $m = 1 ] && prof="$RES/profile_n${n}_$i.txt"
+                ms=$(cd build/examples/nbody && STDCL_PROFILE=$prof timeout 90 "$nb" -c gpu -d 1 -n $n -s $steps -b 10 --bench -q 2>&1 |
+                    sed -n 's/.*ms_per_step[= ]*\([0-9.][0-9.]*\).*/\1/p' | tail -1)
+                pair="$pair ${ms:-?}"
+            done
+            set -- $pair
+            r=$(awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; else print "?" }')
+            echo "N=$n pair $i: off $1 on $2 ms/step, on/off $r" | tee -a "$out"
+            ratios="$ratios $r"
+        done
+        med=$(printf '%s\n' $ratios | grep -v '?' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
+        echo "N=$n: median on/off ratio ${med:-?} (pairs:$ratios)" | tee -a "$out"
     done
     echo "elapsed: $(( $(date +%s) - start )) s"
     ;;
