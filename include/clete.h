@@ -118,9 +118,9 @@ template <std::size_t R>
 using extents_t = std::array<std::size_t, R>;
 
 template <std::size_t R>
-inline std::string shape_str(const extents_t<R>& e)
+inline std::string shape_str(const extents_t<R>& e, bool bare = false)
 {
-    if (R == 1) return std::to_string(e[0]);
+    if (R == 1 && bare) return std::to_string(e[0]);
     std::string s;
     for (std::size_t k = 0; k < R; ++k) s += "[" + std::to_string(e[k]) + "]";
     return s;
@@ -135,7 +135,7 @@ inline extents_t<(RX > RY ? RX : RY)> merge(const extents_t<RX>& x, const extent
     for (std::size_t k = 0; k < lo; ++k)
         if (x[k] != y[k]) {
             if (RX == 1 && RY == 1)
-                throw std::invalid_argument("CLETE: operand sizes " + shape_str<RX>(x) + " and " + shape_str<RY>(y) +
+                throw std::invalid_argument("CLETE: operand sizes " + shape_str<RX>(x, true) + " and " + shape_str<RY>(y, true) +
                                             " differ");
             throw std::invalid_argument("CLETE: operand extents " + shape_str<RX>(x) + " and " + shape_str<RY>(y) +
                                         " disagree in dimension " + std::to_string(k));
