@@ -934,7 +934,8 @@ static const char* const k_clete_checks[] = {
     "assignment to other extents throws invalid_argument", "Fortran order throws invalid_argument",
     "clerror() says why the host evaluated"};
 
-static void check_clete_checks(const char* prog, const char* const* env, const char* reason)
+/* Runs prog with env into *r and checks its lines; r is the caller's to free. */
+static void check_clete_checks(tu_proc* rp, const char* prog, const char* const* env, const char* reason)
 {
     tu_proc r;
     run_clete(&r, prog, env);
@@ -946,23 +947,24 @@ static void check_clete_checks(const char* prog, const char* const* env, const c
     }
     snprintf(line, sizeof line, "\nreason %s\n", reason);
     assert_contains(r.out, line);
-    tu_proc_free(&r);
+    *rp = r;
 }
 
 static void test_clete_checks_host(void** state)
 {
     (void)state;
     const char* env[] = {NULL};
-    check_clete_checks("compat/cxx/clete_checks", env, "");
+    tu_proc r;
+    check_clete_checks(&r, "compat/cxx/clete_checks", env, "");
+    tu_proc_free(&r);
 }
 
 static void test_clete_checks_fullauto(void** state)
 {
     (void)state;
     const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    check_clete_checks("compat/cxx/clete_checks_auto", env, "");
     tu_proc r;
-    run_clete(&r, "compat/cxx/clete_checks_auto", env);
+    check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "");
     /* double elements: the kernel enables fp64 */
     assert_contains(r.err, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void clete_kernel(__global double* r");
     assert_true(tu_count(r.err, "clete: ran kernel on stdcpu device 0") >= 40);
@@ -973,8 +975,12 @@ static void test_clete_checks_fullauto(void** state)
 static void test_clete_checks_fullauto_forced_to_the_host(void** state)
 {
     (void)state;
-    const char* env[] = {"STDCL_CLETE=host", NULL};
-    check_clete_checks("compat/cxx/clete_checks_auto", env, "STDCL_CLETE=host");
+    const char* env[] = {"STDCL_CLETE=host", "STDCL_LOG_AUTOKERN=1", NULL};
+    tu_proc r;
+    check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "STDCL_CLETE=host");
+    assert_true(tu_count(r.err, "clete: host evaluation: STDCL_CLETE=host\n") >= 40);
+    assert_not_contains(r.err, "ran kernel");
+    tu_proc_free(&r);
 }
 
 /* The C++ programs: clvector/clmulti_array growth and stdcl.hpp. */
