@@ -171,7 +171,8 @@ LIB_PC = $(BUILD)/pkgconfig/stdcl.pc
 
 LIB_CLELF = $(BUILD)/lib/libclelf.so
 BUILD_HEADERS = $(BUILD)/include/stdcl.h $(BUILD)/include/stdcl_version.h $(BUILD)/include/clvector.h \
-                $(BUILD)/include/clmulti_array.h $(BUILD)/include/stdcl.hpp $(BUILD)/include/clmalloc_allocator.h
+                $(BUILD)/include/clmulti_array.h $(BUILD)/include/stdcl.hpp $(BUILD)/include/clmalloc_allocator.h \
+                $(BUILD)/include/clete.h
 
 .PHONY: lib
 lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(BUILD_HEADERS)
@@ -522,7 +523,7 @@ install: lib tools
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libstdcl.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(libdir)/
 	install -m 644 $(LIB_CLELF) $(DESTDIR)$(libdir)/
-	install -m 644 include/clvector.h include/clmulti_array.h include/clmalloc_allocator.h include/stdcl.hpp $(DESTDIR)$(includedir)/
+	install -m 644 include/clvector.h include/clmulti_array.h include/clmalloc_allocator.h include/clete.h include/stdcl.hpp $(DESTDIR)$(includedir)/
 	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
 	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
@@ -540,7 +541,8 @@ endif
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_cache.h $(DESTDIR)$(includedir)/stdcl_version.h \
 	      $(DESTDIR)$(includedir)/clvector.h $(DESTDIR)$(includedir)/clmulti_array.h \
-	      $(DESTDIR)$(includedir)/stdcl.hpp $(DESTDIR)$(includedir)/clmalloc_allocator.h $(DESTDIR)$(libdir)/libclelf.so
+	      $(DESTDIR)$(includedir)/stdcl.hpp $(DESTDIR)$(includedir)/clmalloc_allocator.h $(DESTDIR)$(includedir)/clete.h \
+	      $(DESTDIR)$(libdir)/libclelf.so
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
 	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc

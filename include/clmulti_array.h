@@ -12,8 +12,10 @@
  * context and binds every kernel argument set through clarg_set_global to it
  * (see <clmalloc_allocator.h>); clmsync it again afterwards.
  *
- * COPRTHR's CLETE expression templates (a = b + c run as an OpenCL kernel) are
- * not provided: see the compatibility section of libstdcl's README.
+ * Element-wise expressions (x = a * b + sqrt(d), lower ranks repeated over
+ * the trailing indices) are CLETE's: see <clete.h>.  With
+ * __CLMULTI_ARRAY_FULLAUTO defined before this header, their assignment to a
+ * clmulti_array runs as a generated OpenCL kernel.
  */
 #ifndef STDCL_CLMULTI_ARRAY_H
 #define STDCL_CLMULTI_ARRAY_H
@@ -22,6 +24,14 @@
 #include <clmalloc_allocator.h>
 
 #include <boost/multi_array.hpp>
+
+/* CLETE: where an expression assigned to a clmulti_array runs (<clete.h>). */
+#ifdef __CLMULTI_ARRAY_FULLAUTO
+#define STDCL_CLMULTI_ARRAY_AUTO true
+#else
+#define STDCL_CLMULTI_ARRAY_AUTO false
+#endif
+#include <clete.h>
 
 namespace stdcl_detail {
 /* Holds the allocator (and so the shared state) before the array is built. */
@@ -55,6 +65,22 @@ public:
         base_t::operator=(o);
         return *this;
     }
+    /* CLETE: a clmulti_array of the expression's extents holding its elements. */
+    template <class E, bool Auto = STDCL_CLMULTI_ARRAY_AUTO,
+              typename std::enable_if<stdcl_clete::is_node<E>::value, int>::type = 0>
+    clmulti_array(const E& e) : holder_t(), base_t(this->alloc_)
+    {
+        stdcl_clete::assign<Auto>(*this, e);
+    }
+    /* CLETE: evaluates the expression element-wise into this array (same
+     * extents, or empty: it takes them); the array may be one of its operands. */
+    template <class E, bool Auto = STDCL_CLMULTI_ARRAY_AUTO,
+              typename std::enable_if<stdcl_clete::is_node<E>::value, int>::type = 0>
+    clmulti_array& operator=(const E& e)
+    {
+        stdcl_clete::assign<Auto>(*this, e);
+        return *this;
+    }
 
     /* Attaches the storage (and any later storage) to cp.  0 or negative. */
     int clmattach(CLCONTEXT* cp) { return stdcl_detail::attach(state(), ptr(), cp); }
@@ -73,6 +99,7 @@ public:
     void* get_ptr() { return ptr(); }
 
 private:
+    friend struct stdcl_clete::access;
     void* ptr() { return this->num_elements() ? (void*)this->data() : 0; }
     stdcl_detail::clmem_state& state() { return *this->alloc_.state(); }
 };

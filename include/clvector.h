@@ -16,6 +16,10 @@
  *
  * The members return what the C calls return (0 or a negative code, clmsync's
  * event); clerror() says why a call failed.
+ *
+ * Element-wise expressions (e = a + 2.0f * sqrt(b)) are CLETE's: see
+ * <clete.h>.  With __CLVECTOR_FULLAUTO defined before this header, their
+ * assignment to a clvector runs as a generated OpenCL kernel.
  */
 #ifndef STDCL_CLVECTOR_H
 #define STDCL_CLVECTOR_H
@@ -24,6 +28,14 @@
 #include <clmalloc_allocator.h>
 
 #include <vector>
+
+/* CLETE: where an expression assigned to a clvector runs (see <clete.h>). */
+#ifdef __CLVECTOR_FULLAUTO
+#define STDCL_CLVECTOR_AUTO true
+#else
+#define STDCL_CLVECTOR_AUTO false
+#endif
+#include <clete.h>
 
 template <typename T, typename A = clmalloc_allocator<T> >
 class clvector : public std::vector<T, clmalloc_allocator<T> > {
@@ -38,6 +50,13 @@ public:
     clvector(const clvector& o) : base_t(o) {}
     clvector(clvector&& o) noexcept : base_t(std::move(o)) {}
     clvector(std::initializer_list<T> il) : base_t(il) {}
+    /* CLETE: a clvector holding the expression's elements. */
+    template <class E, bool Auto = STDCL_CLVECTOR_AUTO,
+              typename std::enable_if<stdcl_clete::is_node<E>::value, int>::type = 0>
+    clvector(const E& e) : base_t()
+    {
+        stdcl_clete::assign<Auto>(*this, e);
+    }
     clvector& operator=(const clvector& o)
     {
         base_t::operator=(o);
@@ -46,6 +65,15 @@ public:
     clvector& operator=(clvector&& o) noexcept
     {
         base_t::operator=(std::move(o));
+        return *this;
+    }
+    /* CLETE: evaluates the expression element-wise into this clvector, which
+     * takes its size; the clvector may be one of its operands. */
+    template <class E, bool Auto = STDCL_CLVECTOR_AUTO,
+              typename std::enable_if<stdcl_clete::is_node<E>::value, int>::type = 0>
+    clvector& operator=(const E& e)
+    {
+        stdcl_clete::assign<Auto>(*this, e);
         return *this;
     }
 
@@ -66,6 +94,7 @@ public:
     void* get_ptr() { return ptr(); }
 
 private:
+    friend struct stdcl_clete::access;
     void* ptr() { return this->empty() && this->capacity() == 0 ? 0 : (void*)this->data(); }
     stdcl_detail::clmem_state& state() { return *this->get_allocator().state(); }
 };

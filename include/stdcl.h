@@ -107,6 +107,13 @@ STDCL_API const char* stdcl_version(void);
  * clerror() call in the same thread.  Thread safe (thread-local). */
 STDCL_API char* clerror(void);
 
+/* Sets the message the next clerror() of this thread returns, for code built
+ * on libstdcl that reports its failures the libstdcl way (the CLETE
+ * expression templates of <clete.h> say there why they evaluated on the
+ * host).  A NULL msg clears any unread message.  Thread safe
+ * (thread-local). */
+STDCL_API void stdcl_seterror(const char* msg);
+
 /* ------------------------------------------------------------------------ */
 /* Default contexts                                                          */
 /* ------------------------------------------------------------------------ */

@@ -260,4 +260,17 @@ extern "C" STDCL_API char* clerror(void)
     return &t_err.returned[0];
 }
 
+extern "C" STDCL_API void stdcl_seterror(const char* msg)
+{
+    if (!msg) {
+        t_err.pending.clear();
+        t_err.has = false;
+        return;
+    }
+    guarded(0, [&] {
+        set_error(msg);
+        return 0;
+    });
+}
+
 extern "C" STDCL_API const char* stdcl_version(void) { return STDCL_VERSION_STRING; }
