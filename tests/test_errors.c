@@ -3,6 +3,7 @@
  * clerror() is NULL once read, and the process goes on working (each test
  * ends with a successful kernel round trip on both devices).  Malformed
  * environment values are checked in a fresh process (helper_env). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,6 +103,43 @@ static void test_clerror_reports_the_last_failure(void** state)
     assert_contains(e, "second_missing_file_q2.cl");
     assert_not_contains(e, "first_missing_file_q1.cl");
     assert_null(clerror());
+    still_works();
+}
+
+static void* seterror_elsewhere(void* arg)
+{
+    /* another thread sees its own (empty) message, then sets one of its own */
+    *(const char**)arg = clerror();
+    stdcl_seterror("from the other thread");
+    return NULL;
+}
+
+static void test_stdcl_seterror_sets_clears_and_stays_in_its_thread(void** state)
+{
+    (void)state;
+    drain_errors();
+    stdcl_seterror("mylib: the table is full");
+    assert_string_equal(clerror(), "mylib: the table is full");
+    assert_null(clerror()); /* read once, like any other message */
+    /* a later message replaces an unread one; NULL clears it */
+    stdcl_seterror("first");
+    stdcl_seterror("second");
+    assert_string_equal(clerror(), "second");
+    stdcl_seterror("unread");
+    stdcl_seterror(NULL);
+    assert_null(clerror());
+    /* a library failure after it wins, as the last failure does */
+    stdcl_seterror("mine");
+    assert_null(clopen(stdcpu, "seterror_missing_q3.cl", 0));
+    assert_contains(clerror(), "seterror_missing_q3.cl");
+    /* per thread */
+    stdcl_seterror("this thread's");
+    const char* seen = "not run";
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, seterror_elsewhere, &seen), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_null(seen);
+    assert_string_equal(clerror(), "this thread's");
     still_works();
 }
 
@@ -748,6 +786,7 @@ int main(int argc, char** argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clerror_is_null_without_failure),
         cmocka_unit_test(test_clerror_reports_the_last_failure),
+        cmocka_unit_test(test_stdcl_seterror_sets_clears_and_stays_in_its_thread),
         cmocka_unit_test(test_clopen_missing_file_fails),
         cmocka_unit_test(test_clopen_directory_fails),
         cmocka_unit_test(test_clopen_fifo_fails_without_blocking),
