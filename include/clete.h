@@ -170,6 +170,7 @@ struct args_t {
     std::vector<std::size_t> sizes;
     std::vector<const void*> values;
     std::deque<std::array<unsigned char, 16> > store;
+    bool narrow = false; /* the kernel's idx_t is uint (else ulong) */
     template <class V>
     void push(const V& v)
     {
@@ -178,6 +179,12 @@ struct args_t {
         std::memcpy(store.back().data(), &v, sizeof v);
         sizes.push_back(sizeof v);
         values.push_back(store.back().data());
+    }
+    /* An element count or index, as the kernel's idx_t. */
+    void push_index(std::size_t v)
+    {
+        if (narrow) push((cl_uint)v);
+        else push((cl_ulong)v);
     }
 };
 
@@ -224,14 +231,14 @@ struct leaf : node_base {
         g.params += std::string(", __global const ") + g.type<T>() + "* " + a;
         if (R == RR) return a + "[i]";
         std::string t = "t" + std::to_string(g.next++);
-        g.params += ", ulong " + t;
+        g.params += ", idx_t " + t;
         return a + "[i / " + t + "]";
     }
     template <std::size_t RR>
     void args(args_t& a, const std::size_t* tail) const
     {
         a.push((const void*)p);
-        if (R != RR) a.push((cl_ulong)tail[R]);
+        if (R != RR) a.push_index(tail[R]);
     }
     void operands(std::vector<operand_ref>& v) const
     {
@@ -618,10 +625,22 @@ inline target pick(std::string& why)
     return target{cp, 0, c.epoch};
 }
 
+inline std::atomic<bool>& wide_slot()
+{
+    static std::atomic<bool> w{false};
+    return w;
+}
+
+/* With true, FULLAUTO kernels index with ulong even where every index fits in
+ * 32 bits (as they must past 2^32 elements): to test or compare that form.
+ * Thread safe. */
+inline void force_wide_indices(bool on) { wide_slot().store(on); }
+
 /* The built kernel of one expression type in one context. */
 struct kernel_entry {
     CLCONTEXT* cp;
     unsigned epoch;
+    bool narrow;       /* idx_t is uint */
     cl_kernel krn;     /* NULL: the build failed, why says why */
     std::string why;
 };
@@ -632,19 +651,24 @@ struct kernel_cache {
     static inline std::vector<kernel_entry> entries;
 };
 
+/* The kernel of an expression.  Its indices are idx_t: uint when narrow (every
+ * index fits in 32 bits: the divisions that map an index of the result to one
+ * of a lower-rank operand cost a fraction of 64-bit ones, on GPUs and in
+ * PoCL's vectorised code), else ulong. */
 template <class T, std::size_t RR, class E>
-inline std::string kernel_source()
+inline std::string kernel_source(bool narrow)
 {
     gen g;
     std::string body = E::template code<RR>(g);
     const char* t = g.type<T>();
     std::string s;
     if (g.fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    s += narrow ? "typedef uint idx_t;\n" : "typedef ulong idx_t;\n";
     s += "__kernel void clete_kernel(__global ";
     s += t;
-    s += "* r, ulong n";
+    s += "* r, idx_t n";
     s += g.params;
-    s += ")\n{\n    size_t i = get_global_id(0);\n    if (i < n) r[i] = (";
+    s += ")\n{\n    idx_t i = (idx_t)get_global_id(0);\n    if (i < n) r[i] = (";
     s += t;
     s += ")";
     s += body;
@@ -712,15 +736,16 @@ inline bool eval_device(T* out, stdcl_detail::clmem_state* out_st, const E& e, c
 
     typedef kernel_cache<E (*)(T, std::integral_constant<std::size_t, RR>)> cache;
     std::lock_guard<std::mutex> lock(cache::mu);
+    const bool narrow = n <= 0xffffffffu && !wide_slot().load(); /* every index and tail is at most n */
     kernel_entry* ke = nullptr;
     for (kernel_entry& k : cache::entries)
-        if (k.cp == tg.cp && k.epoch == tg.epoch) ke = &k;
+        if (k.cp == tg.cp && k.epoch == tg.epoch && k.narrow == narrow) ke = &k;
     if (!ke) {
-        std::string src = kernel_source<T, RR, E>();
+        std::string src = kernel_source<T, RR, E>(narrow);
         if (log_on())
             std::fprintf(stderr, "clete: building kernel for %s:\n%sclete: end of kernel\n", context_name(tg.cp),
                          src.c_str());
-        kernel_entry k{tg.cp, tg.epoch, nullptr, std::string()};
+        kernel_entry k{tg.cp, tg.epoch, narrow, nullptr, std::string()};
         void* h = clsopen_named(tg.cp, src.c_str(), "clete_kernel", CLLD_NOW);
         if (!h) k.why = clerror_text("building the kernel failed");
         else if (!(k.krn = clsym(tg.cp, h, "clete_kernel", 0))) k.why = clerror_text("clsym of the kernel failed");
@@ -742,8 +767,9 @@ inline bool eval_device(T* out, stdcl_detail::clmem_state* out_st, const E& e, c
         }
     }
     args_t a;
+    a.narrow = narrow;
     a.push((const void*)out);
-    a.push((cl_ulong)n);
+    a.push_index(n);
     e.template args<RR>(a, tail);
     const std::size_t group = 64;
     clndrange_t ndr = clndrange_init1d(0, (n + group - 1) / group * group, 0);

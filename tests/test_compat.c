@@ -850,7 +850,8 @@ static void test_clete_vector_fullauto_builds_each_kernel_once(void** state)
     run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
     check_clete_vector(&r);
     assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 2);
-    assert_int_equal(tu_count(r.err, "__kernel void clete_kernel(__global float* r, ulong n"), 2);
+    /* 262144 elements: 32-bit indices */
+    assert_int_equal(tu_count(r.err, "typedef uint idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n"), 2);
     assert_int_equal(tu_count(r.err, "clete: ran kernel on stdcpu device 0 (262144 elements)"), 20);
     assert_contains(r.err, "r[i] = (float)(a0[i] + log(fabs(a1[i])));");
     assert_not_contains(r.err, "host evaluation");
@@ -966,8 +967,12 @@ static void test_clete_checks_fullauto(void** state)
     tu_proc r;
     check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "");
     /* double elements: the kernel enables fp64 */
-    assert_contains(r.err, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n__kernel void clete_kernel(__global double* r");
+    assert_contains(r.err, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef uint idx_t;\n"
+                           "__kernel void clete_kernel(__global double* r");
     assert_true(tu_count(r.err, "clete: ran kernel on stdcpu device 0") >= 40);
+    /* the forced 64-bit form of the broadcast expression was built and run */
+    assert_contains(r.err, "typedef ulong idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n");
+    assert_contains(r.err, "r[i] = (float)(((a0[i] * a1[i / t2]) + a3[i / t4]) - (s5 * sqrt(a6[i])));");
     assert_not_contains(r.err, "host evaluation");
     tu_proc_free(&r);
 }

@@ -195,6 +195,17 @@ int main()
                 bc = bc && std::fabs(mr[i][j][k] - want) <= tol * std::max(std::fabs(want), 1.0);
             }
     check(bc, "clmulti_array ranks 1, 2, 3 in one expression");
+    // The same with 64-bit indices, the form past 2^32 elements (FULLAUTO;
+    // the host loop has only one form).
+    stdcl_clete::force_wide_indices(true);
+    clmulti_array<float, 3> mw(boost::extents[6][5][4]);
+    mw = m3 * m1 + m2 - 2.0f * sqrt(m3);
+    stdcl_clete::force_wide_indices(false);
+    bool same_wide = true;
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 5; ++j)
+            for (int k = 0; k < 4; ++k) same_wide = same_wide && mw[i][j][k] == mr[i][j][k];
+    check(same_wide, "64-bit indices give the same elements");
     mr = mr - m1;  // aliased
     check(std::fabs(mr[5][4][3] - ((double)m3[5][4][3] * 6 + m2[5][4] - 2.0 * std::sqrt((double)m3[5][4][3]) - 6)) <
               1e-4, "clmulti_array aliased result");
