@@ -351,8 +351,9 @@ example_lines = $(shell sed -e 's/\#.*//' -e '/:/!d' \
     -e 's/[[:space:]]*:[[:space:]]*/=/' -e 's/^[[:space:]]*//' \
     -e 's/[[:space:]]*$$//' -e 's/[[:space:]][[:space:]]*/,/g' $(1)/PROGRAMS)
 # The STDCL 1.6 style programs (tests/compat/stdcl16/<name>/, and the C++
-# containers' checks in tests/compat/cxx/, run by test_compat) are built the
-# same way, from their PROGRAMS files, with the project's warnings.
+# containers' checks in tests/compat/cxx/, run by test_compat and test_clete)
+# are built the same way, from their PROGRAMS files, with the project's
+# warnings.
 # tests/compat/<name>_mpi/ holds MPI programs (run by test_mpi): built with
 # $(MPICC), and only when configure found MPI, as examples/*_mpi.
 COMPAT_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard tests/compat/stdcl16/*/PROGRAMS tests/compat/cxx/PROGRAMS \
@@ -498,7 +499,7 @@ SAN_POCL_CACHE = $(CURDIR)/build-san-pocl-cache
 # time limit per program is 900 s instead of run_tests.sh's 300.
 
 # With T=... naming none of the programs that run examples, the examples are not built.
-SAN_EXAMPLES = $(if $(strip $(T)),$(if $(filter test_compat test_examples test_gpu_oclgrind test_mpi test_nbody,$(subst $(comma), ,$(T))),examples),examples)
+SAN_EXAMPLES = $(if $(strip $(T)),$(if $(filter test_clete test_compat test_examples test_gpu_oclgrind test_mpi test_nbody,$(subst $(comma), ,$(T))),examples),examples)
 comma := ,
 asan tsan ubsan asan-ubsan:
 	$(MAKE) BUILD=build-$@ SAN_FLAGS='$(SAN_$@)' $(SAN_MAKEFLAGS_$@) tests $(SAN_EXAMPLES)

@@ -9,11 +9,8 @@
  * and helper_compat_sweep, the calling pattern of COPRTHR's test_stdcl
  * programs (kernels of 2 to 8 pointer arguments through clarg_set_global +
  * clfork and clforka, on each device and on both at once), in zero-copy and
- * copy mode.  Then the CLETE expression templates: programs making the calls
- * of COPRTHR's two CLETE examples, built for the host and with FULLAUTO
- * (every number against a double-precision computation; kernels built once;
- * the host evaluating when there is no context or the build fails), and
- * clete_checks (operators, functions, types, aliasing, shape errors). */
+ * copy mode.  Then the C++ containers' programs.  The CLETE expression
+ * templates have their own program, test_clete.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -229,36 +226,6 @@ static void run_stdcl16(tu_proc* r, const char* dir, const char* prog)
     assert_int_equal(r->status, 0);
 }
 
-/* Reads the next whitespace-separated number of r's output; fails the test
- * unless it equals want (every value these programs print is an integer). */
-static void expect_num(const char** p, const tu_proc* r, const char* prog, const char* what, long idx,
-                       double want)
-{
-    double got;
-    int used = 0;
-    if (sscanf(*p, "%lf%n", &got, &used) != 1) {
-        print_error("%s: output ends early or is malformed at %s %ld\n", prog, what, idx);
-        tu_proc_dump(r, prog);
-        fail();
-    }
-    *p += used;
-    if (got != want) {
-        print_error("%s: %s %ld is %.17g, want %.17g\n", prog, what, idx, got, want);
-        fail();
-    }
-}
-
-/* Nothing after the last expected number. */
-static void expect_end(const char* p, const tu_proc* r, const char* prog)
-{
-    double extra;
-    if (sscanf(p, "%lf", &extra) != EOF) {
-        print_error("%s: output goes on after the expected numbers\n", prog);
-        tu_proc_dump(r, prog);
-        fail();
-    }
-}
-
 /* stencil: u(i) = i^3 - 40 i. */
 static double stencil_u(long i)
 {
@@ -274,11 +241,11 @@ static void test_stdcl16_stencil_forks_with_clforka_and_waits(void** state)
     const long n = 96;
     for (long i = 0; i < n; i++) {
         double d = (i == 0 || i == n - 1) ? 0 : stencil_u(i - 1) - 2 * stencil_u(i) + stencil_u(i + 1);
-        expect_num(&p, &r, "stencil", "index", i, (double)i);
-        expect_num(&p, &r, "stencil", "u", i, stencil_u(i));
-        expect_num(&p, &r, "stencil", "d", i, d);
+        tu_expect_num(&p, &r, "stencil", "index", i, (double)i);
+        tu_expect_num(&p, &r, "stencil", "u", i, stencil_u(i));
+        tu_expect_num(&p, &r, "stencil", "d", i, d);
     }
-    expect_end(p, &r, "stencil");
+    tu_expect_end(p, &r, "stencil");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -295,11 +262,11 @@ static void check_powsum(const char* prog, int power)
         long long b = i - 20, t = 1;
         for (int e = 0; e < power; e++) t *= b;
         acc += t;
-        expect_num(&p, &r, prog, "index", i, (double)i);
-        expect_num(&p, &r, prog, "base", i, (double)b);
-        expect_num(&p, &r, prog, "acc", i, (double)acc);
+        tu_expect_num(&p, &r, prog, "index", i, (double)i);
+        tu_expect_num(&p, &r, prog, "base", i, (double)b);
+        tu_expect_num(&p, &r, prog, "acc", i, (double)acc);
     }
-    expect_end(p, &r, prog);
+    tu_expect_end(p, &r, prog);
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -328,15 +295,15 @@ static void test_stdcl16_grid_embed_runs_embedded_kernels(void** state)
         for (long x = 0; x < w; x++) {
             long long g = (x + 1) * (y + 2) - 3 * x + y * y;
             rowsum[y] += g;
-            expect_num(&p, &r, "grid_embed", "x of cell", y * w + x, (double)x);
-            expect_num(&p, &r, "grid_embed", "y of cell", y * w + x, (double)y);
-            expect_num(&p, &r, "grid_embed", "cell", y * w + x, (double)g);
+            tu_expect_num(&p, &r, "grid_embed", "x of cell", y * w + x, (double)x);
+            tu_expect_num(&p, &r, "grid_embed", "y of cell", y * w + x, (double)y);
+            tu_expect_num(&p, &r, "grid_embed", "cell", y * w + x, (double)g);
         }
     for (long y = 0; y < h; y++) {
-        expect_num(&p, &r, "grid_embed", "row index", y, (double)y);
-        expect_num(&p, &r, "grid_embed", "row sum", y, (double)rowsum[y]);
+        tu_expect_num(&p, &r, "grid_embed", "row index", y, (double)y);
+        tu_expect_num(&p, &r, "grid_embed", "row sum", y, (double)rowsum[y]);
     }
-    expect_end(p, &r, "grid_embed");
+    tu_expect_end(p, &r, "grid_embed");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -352,10 +319,10 @@ static void test_stdcl16_image_lookup_reads_an_image2d_table(void** state)
     const char* p = r.out;
     for (long i = 0; i < 256; i++) {
         long x = i % 8, y = (i / 8) % 4, v = i % 13 - 6;
-        expect_num(&p, &r, "image_lookup", "index", i, (double)i);
-        expect_num(&p, &r, "image_lookup", "out", i, (double)(v * (x + 1) + 2 * y - x * y));
+        tu_expect_num(&p, &r, "image_lookup", "index", i, (double)i);
+        tu_expect_num(&p, &r, "image_lookup", "out", i, (double)(v * (x + 1) + 2 * y - x * y));
     }
-    expect_end(p, &r, "image_lookup");
+    tu_expect_end(p, &r, "image_lookup");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -369,15 +336,15 @@ static void test_stdcl16_vector_grow_rebinds_after_push_back(void** state)
     const long lengths[2] = {300, 1700};
     for (int pass = 0; pass < 2; pass++) {
         long n = lengths[pass];
-        expect_num(&p, &r, "vector_grow", "length of pass", pass, (double)n);
+        tu_expect_num(&p, &r, "vector_grow", "length of pass", pass, (double)n);
         for (long i = 0; i < n; i++) {
             long x = i < 300 ? (i * i) % 97 : 5000 - 2 * i;
-            expect_num(&p, &r, "vector_grow", "index", i, (double)i);
-            expect_num(&p, &r, "vector_grow", "x", i, (double)x);
-            expect_num(&p, &r, "vector_grow", "y", i, (double)(3 * x - i));
+            tu_expect_num(&p, &r, "vector_grow", "index", i, (double)i);
+            tu_expect_num(&p, &r, "vector_grow", "x", i, (double)x);
+            tu_expect_num(&p, &r, "vector_grow", "y", i, (double)(3 * x - i));
         }
     }
-    expect_end(p, &r, "vector_grow");
+    tu_expect_end(p, &r, "vector_grow");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -391,8 +358,8 @@ static void test_stdcl16_array_resize_rebinds_after_resize(void** state)
     const long shapes[2][2] = {{40, 16}, {90, 24}};
     for (int pass = 0; pass < 2; pass++) {
         long rows = shapes[pass][0], cols = shapes[pass][1];
-        expect_num(&p, &r, "array_resize", "rows of pass", pass, (double)rows);
-        expect_num(&p, &r, "array_resize", "columns of pass", pass, (double)cols);
+        tu_expect_num(&p, &r, "array_resize", "rows of pass", pass, (double)rows);
+        tu_expect_num(&p, &r, "array_resize", "columns of pass", pass, (double)cols);
         for (long row = 0; row < rows; row++) {
             long lo = 0, hi = 0;
             for (long c = 0; c < cols; c++) {
@@ -400,11 +367,11 @@ static void test_stdcl16_array_resize_rebinds_after_resize(void** state)
                 if (c == 0 || v < lo) lo = v;
                 if (c == 0 || v > hi) hi = v;
             }
-            expect_num(&p, &r, "array_resize", "row index", row, (double)row);
-            expect_num(&p, &r, "array_resize", "span", row, (double)(hi - lo));
+            tu_expect_num(&p, &r, "array_resize", "row index", row, (double)row);
+            tu_expect_num(&p, &r, "array_resize", "span", row, (double)(hi - lo));
         }
     }
-    expect_end(p, &r, "array_resize");
+    tu_expect_end(p, &r, "array_resize");
     assert_not_contains(r.err, "error");
     tu_proc_free(&r);
 }
@@ -716,278 +683,6 @@ static void test_compat_old_environment_clauses(void** state)
     tu_proc_free(&r);
 }
 
-/* ------------------------------------------------------------------------ */
-/* CLETE expression templates (<clete.h>): tests/compat/stdcl16/           */
-/* clete_vector and clete_array (the calls of COPRTHR's two CLETE examples,  */
-/* our values) and tests/compat/cxx/clete_checks, each built for the host    */
-/* and with FULLAUTO.                                                        */
-/* ------------------------------------------------------------------------ */
-
-/* Runs build/tests/compat/<path> from its folder with env; checks exit 0. */
-static void run_clete(tu_proc* r, const char* path, const char* const* env)
-{
-    char cwd[600];
-    snprintf(cwd, sizeof cwd, "%s", tu_helper(path));
-    *strrchr(cwd, '/') = '\0';
-    tu_spawn(r, tu_helper(path), NULL, env, cwd, 120);
-    if (r->status != 0) tu_proc_dump(r, path);
-    assert_int_equal(r->status, 0);
-}
-
-/* |got - want| <= tol * max(|want|, 1), else the test fails naming what. */
-static void expect_close(const tu_proc* r, const char* what, long idx, double got, double want, double tol)
-{
-    if (!(fabs(got - want) <= tol * fmax(fabs(want), 1.0))) {
-        print_error("%s %ld: %.9g, want %.9g (tolerance %g relative)\n", what, idx, got, want, tol);
-        tu_proc_dump(r, what);
-        fail();
-    }
-}
-
-/* clete_vector prints " a(i) = .. b(i) = .. c(i) = .. d(i) = .. e(i) = .." for
- * i = k (n/16) + 7k (k < 16) and the last 10 i, after ten passes of
- *   e = a + b + 2112 b + sqrt(d) - a b c d + c sqrt(a) + a cos(c);  a = a + log|e|
- * in float.  Recomputed here in double from the same float inputs.
- * Tolerance 1e-5 relative: e stays in [1000, 4500] with no cancellation, so
- * its float error is a few ulp of its ~15 operations and the built-ins
- * (OpenCL: 3-4 ulp), ~1.5e-6; a (up to ~80) gains at most half an ulp
- * (3.8e-6) per pass, 5e-7 relative after ten; both well under 1e-5, while
- * leaving out the smallest term (sqrt(d) > 1.4 of e < 4500: 3e-4) is not. */
-static void check_clete_vector(const tu_proc* r)
-{
-    const long n = 262144;
-    const double tol = 1e-5;
-    const char* p = r->out;
-    for (long k = 0; k < 26; k++) {
-        long i = k < 16 ? k * (n / 16) + 7 * k : n - 26 + k;
-        long ia, ib, ic, id, ie;
-        double ga, gb, gc, gd, ge;
-        int used = 0;
-        if (sscanf(p, " a(%ld) = %lf b(%ld) = %lf c(%ld) = %lf d(%ld) = %lf e(%ld) = %lf%n", &ia, &ga, &ib, &gb, &ic,
-                   &gc, &id, &gd, &ie, &ge, &used) != 10 ||
-            ia != i || ib != i || ic != i || id != i || ie != i) {
-            print_error("clete_vector: line %ld (element %ld) missing or malformed\n", k + 1, i);
-            tu_proc_dump(r, "clete_vector");
-            fail();
-        }
-        p += used;
-        float fa = 1.0f + (i % 97) * 0.01f, fb = 0.5f + (i % 89) * 0.01f;
-        float fc = 0.25f + (i % 83) * 0.01f, fd = 2.0f + (i % 79) * 0.01f;
-        double a = fa, b = fb, c = fc, d = fd, e = 0;
-        for (int iter = 0; iter < 10; iter++) {
-            e = a + b + 2112.0 * b + sqrt(d) - a * b * c * d + c * sqrt(a) + a * cos(c);
-            a = a + log(fabs(e));
-        }
-        assert_true((float)gb == fb && (float)gc == fc && (float)gd == fd); /* inputs unchanged */
-        expect_close(r, "clete_vector a of element", i, ga, a, tol);
-        expect_close(r, "clete_vector e of element", i, ge, e, tol);
-    }
-    expect_end(p, r, "clete_vector");
-}
-
-/* clete_array prints "i x[i][i%12][2i%9][3i%15] a[i]" for i < 20 after ten
- * passes of x = a*b*c*d + sqrt(d) - 0.5 + pow(c*d, 0.33) (ranks 1 to 4) and
- * a[i] = cos(x[i][0][0][0]).  Recomputed here in double.  Tolerance 1e-5 of
- * max(|value|, 1): the values are below 5, their float error a few ulp of
- * ~10 operations and pow's 16 ulp (under 4e-6), and the passes shrink
- * errors (b c d < 0.04 at [i][0][0][0]); the smallest term (sqrt(d) > 0.14)
- * is far above it. */
-static void check_clete_array(const tu_proc* r)
-{
-    enum { NI = 20, NJ = 12, NK = 9, NL = 15 };
-    const double tol = 1e-5;
-    double a[NI], xp[NI] = {0};
-    for (int i = 0; i < NI; i++) a[i] = (float)(1.0f + 0.05f * i);
-    for (int iter = 0; iter < 10; iter++) {
-        double x0[NI];
-        for (int i = 0; i < NI; i++)
-            for (int pt = 0; pt < 2; pt++) {
-                int j = pt ? i % NJ : 0, k = pt ? 2 * i % NK : 0, l = pt ? 3 * i % NL : 0;
-                double b = (float)(0.5f + 0.02f * i + 0.1f * j);
-                double c = (float)(0.75f + 0.01f * (i + j) + 0.05f * k);
-                double d = (float)(0.02f * (1 + j + k + l) + 0.001f * i);
-                double x = a[i] * b * c * d + sqrt(d) - 0.5 + pow(c * d, (double)0.33f);
-                if (pt) xp[i] = x;
-                else x0[i] = x;
-            }
-        for (int i = 0; i < NI; i++) a[i] = cos(x0[i]);
-    }
-    const char* p = r->out;
-    for (long i = 0; i < NI; i++) {
-        expect_num(&p, r, "clete_array", "index", i, (double)i);
-        double gx, ga;
-        int used = 0;
-        if (sscanf(p, "%lf %lf%n", &gx, &ga, &used) != 2) {
-            print_error("clete_array: line %ld malformed\n", i + 1);
-            tu_proc_dump(r, "clete_array");
-            fail();
-        }
-        p += used;
-        expect_close(r, "clete_array x at index", i, gx, xp[i], tol);
-        expect_close(r, "clete_array a at index", i, ga, a[i], tol);
-    }
-    expect_end(p, r, "clete_array");
-}
-
-static void test_clete_vector_host_matches_double_precision(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector", env);
-    check_clete_vector(&r);
-    assert_not_contains(r.err, "clete:"); /* no kernel without FULLAUTO */
-    tu_proc_free(&r);
-}
-
-/* Two expressions, ten passes: each kernel is built (and its source logged)
- * once and run ten times. */
-static void test_clete_vector_fullauto_builds_each_kernel_once(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 2);
-    /* 262144 elements: 32-bit indices */
-    assert_int_equal(tu_count(r.err, "typedef uint idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n"), 2);
-    assert_int_equal(tu_count(r.err, "clete: ran kernel on stdcpu device 0 (262144 elements)"), 20);
-    assert_contains(r.err, "r[i] = (float)(a0[i] + log(fabs(a1[i])));");
-    assert_not_contains(r.err, "host evaluation");
-    tu_proc_free(&r);
-}
-
-static void test_clete_vector_fullauto_without_contexts_runs_on_the_host(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDGPU=0", "STDCPU=0", "COPRTHR_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: there is no context: stdgpu and stdcpu are NULL\n"), 20);
-    assert_not_contains(r.err, "building kernel");
-    tu_proc_free(&r);
-}
-
-/* A build that fails is tried once per expression; every pass then runs on
- * the host, saying why. */
-static void test_clete_vector_fullauto_build_failure_runs_on_the_host(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_BUILD_OPTIONS=-cl-no-such-option", "STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 2);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: building the kernel failed: "), 20);
-    assert_not_contains(r.err, "ran kernel");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_host_matches_double_precision(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array", env);
-    check_clete_array(&r);
-    assert_not_contains(r.err, "clete:");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_fullauto_broadcasts_lower_ranks(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array_auto", env);
-    check_clete_array(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 1);
-    assert_int_equal(tu_count(r.err, "clete: ran kernel on stdcpu device 0 (32400 elements)"), 10);
-    /* a(i), b(i,j), c(i,j,k) are read at i / (the trailing extents' product) */
-    assert_contains(r.err, "a0[i / t1]");
-    assert_not_contains(r.err, "host evaluation");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_fullauto_without_contexts_runs_on_the_host(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDGPU=0", "STDCPU=0", "STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array_auto", env);
-    check_clete_array(&r);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: there is no context"), 10);
-    tu_proc_free(&r);
-}
-
-/* clete_checks: "ok" lines, the same for the host and FULLAUTO builds. */
-static const char* const k_clete_checks[] = {
-    "scalar on the left", "scalar on the right", "int and double scalars", "unary minus and plus",
-    "one-operand functions match <cmath>", "two-operand functions with operands and scalars",
-    "aliased result a = a*a + a", "aliased result b = a - b", "double elements", "float and double operands",
-    "int elements, exact", "clvector constructed from an expression", "assignment takes the expression's size",
-    "operands of different sizes throw invalid_argument", "the failed assignment left the result alone",
-    "std::vector operations before and after assignments", "clmdetach, then assigned again",
-    "clmulti_array ranks 1, 2, 3 in one expression", "clmulti_array aliased result",
-    "empty clmulti_array takes the expression's extents", "disagreeing leading extents throw invalid_argument",
-    "assignment to other extents throws invalid_argument", "Fortran order throws invalid_argument",
-    "clerror() says why the host evaluated"};
-
-/* Runs prog with env into *r and checks its lines; r is the caller's to free. */
-static void check_clete_checks(tu_proc* rp, const char* prog, const char* const* env, const char* reason)
-{
-    tu_proc r;
-    run_clete(&r, prog, env);
-    assert_not_contains(r.out, "FAILED");
-    char line[200];
-    for (size_t k = 0; k < sizeof k_clete_checks / sizeof k_clete_checks[0]; k++) {
-        snprintf(line, sizeof line, "ok %s\n", k_clete_checks[k]);
-        assert_contains(r.out, line);
-    }
-    snprintf(line, sizeof line, "\nreason %s\n", reason);
-    assert_contains(r.out, line);
-    *rp = r;
-}
-
-static void test_clete_checks_host(void** state)
-{
-    (void)state;
-    const char* env[] = {NULL};
-    tu_proc r;
-    check_clete_checks(&r, "compat/cxx/clete_checks", env, "");
-    tu_proc_free(&r);
-}
-
-static void test_clete_checks_fullauto(void** state)
-{
-    (void)state;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    tu_proc r;
-    check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "");
-    /* double elements: the kernel enables fp64 */
-    assert_contains(r.err, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef uint idx_t;\n"
-                           "__kernel void clete_kernel(__global double* r");
-    assert_true(tu_count(r.err, "clete: ran kernel on stdcpu device 0") >= 40);
-    /* the forced 64-bit form of the broadcast expression was built and run */
-    assert_contains(r.err, "typedef ulong idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n");
-    assert_contains(r.err, "r[i] = (float)(((a0[i] * a1[i / t2]) + a3[i / t4]) - (s5 * sqrt(a6[i])));");
-    assert_not_contains(r.err, "host evaluation");
-    tu_proc_free(&r);
-}
-
-static void test_clete_checks_fullauto_forced_to_the_host(void** state)
-{
-    (void)state;
-    const char* env[] = {"STDCL_CLETE=host", "STDCL_LOG_AUTOKERN=1", NULL};
-    tu_proc r;
-    check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "STDCL_CLETE=host");
-    assert_true(tu_count(r.err, "clete: host evaluation: STDCL_CLETE=host\n") >= 40);
-    assert_not_contains(r.err, "ran kernel");
-    tu_proc_free(&r);
-}
-
 /* The C++ programs: clvector/clmulti_array growth and stdcl.hpp. */
 static void test_compat_cxx_containers_stay_bound(void** state)
 {
@@ -1048,16 +743,6 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_compat_ndrange_4d_and_float4_names),
         cmocka_unit_test(test_clcontext_create_takes_extra_properties),
         cmocka_unit_test(test_compat_old_environment_clauses),
-        cmocka_unit_test(test_clete_vector_host_matches_double_precision),
-        cmocka_unit_test(test_clete_vector_fullauto_builds_each_kernel_once),
-        cmocka_unit_test(test_clete_vector_fullauto_without_contexts_runs_on_the_host),
-        cmocka_unit_test(test_clete_vector_fullauto_build_failure_runs_on_the_host),
-        cmocka_unit_test(test_clete_array_host_matches_double_precision),
-        cmocka_unit_test(test_clete_array_fullauto_broadcasts_lower_ranks),
-        cmocka_unit_test(test_clete_array_fullauto_without_contexts_runs_on_the_host),
-        cmocka_unit_test(test_clete_checks_host),
-        cmocka_unit_test(test_clete_checks_fullauto),
-        cmocka_unit_test(test_clete_checks_fullauto_forced_to_the_host),
         cmocka_unit_test(test_compat_cxx_containers_stay_bound),
         cmocka_unit_test(test_compat_stdcl_hpp_example_runs),
     };

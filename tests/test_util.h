@@ -369,6 +369,37 @@ static inline void tu_assert_not_contains_(const char* hay, const char* needle, 
 #define assert_contains(hay, needle) tu_assert_contains_((hay), (needle), #hay, __FILE__, __LINE__)
 #define assert_not_contains(hay, needle) tu_assert_not_contains_((hay), (needle), #hay, __FILE__, __LINE__)
 
+/* Reads the next whitespace-separated number of r's output; fails the test
+ * unless it equals want (exactly: for values printed exactly, such as integers). */
+static inline void tu_expect_num(const char** p, const tu_proc* r, const char* prog, const char* what,
+                                 long idx, double want)
+{
+    double got;
+    int used = 0;
+    if (sscanf(*p, "%lf%n", &got, &used) != 1) {
+        print_error("%s: output ends early or is malformed at %s %ld\n", prog, what, idx);
+        tu_proc_dump(r, prog);
+        fail();
+    }
+    *p += used;
+    if (got != want) {
+        print_error("%s: %s %ld is %.17g, want %.17g\n", prog, what, idx, got, want);
+        fail();
+    }
+}
+
+/* Fails the test when r's output goes on after the last expected number (p:
+ * where the numbers read so far end). */
+static inline void tu_expect_end(const char* p, const tu_proc* r, const char* prog)
+{
+    double extra;
+    if (sscanf(p, "%lf", &extra) != EOF) {
+        print_error("%s: output goes on after the expected numbers\n", prog);
+        tu_proc_dump(r, prog);
+        fail();
+    }
+}
+
 /* The common main: an optional argv[1] is a CMocka test-name filter. */
 static inline void tu_filter_from_args(int argc, char** argv)
 {
