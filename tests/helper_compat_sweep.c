@@ -64,6 +64,16 @@ static void die(const char* what)
     exit(1);
 }
 
+/* The kernel k_<a>_<b> of the program h (a inputs, b outputs). */
+static cl_kernel sweep_kernel(void* h, int a, int b)
+{
+    char name[32];
+    snprintf(name, sizeof name, "k_%d_%d", a, b);
+    cl_kernel k = clsym(stdcpu, h, name, CLLD_NOW);
+    if (!k) die("clsym");
+    return k;
+}
+
 /* clforka with the a + b pointers of p. */
 static cl_event forka(unsigned d, cl_kernel k, clndrange_t* ndr, int n, int** p)
 {
@@ -130,10 +140,7 @@ int main(void)
         for (unsigned d = 0; d < ndev; d++)
             for (int a = 1; a < MAXARG; a++)
                 for (int b = 1; a + b <= MAXARG; b++) {
-                    char name[32];
-                    snprintf(name, sizeof name, "k_%d_%d", a, b);
-                    cl_kernel k = clsym(stdcpu, h, name, CLLD_NOW);
-                    if (!k) die("clsym");
+                    cl_kernel k = sweep_kernel(h, a, b);
                     int** p = mem[0];
                     prepare(f, d, a, b, p);
                     if (f == 0) {
@@ -150,10 +157,7 @@ int main(void)
 
     for (int a = 1; a < MAXARG; a++)
         for (int b = 1; a + b <= MAXARG; b++) {
-            char name[32];
-            snprintf(name, sizeof name, "k_%d_%d", a, b);
-            cl_kernel k = clsym(stdcpu, h, name, CLLD_NOW);
-            if (!k) die("clsym");
+            cl_kernel k = sweep_kernel(h, a, b);
             for (unsigned d = 0; d < ndev; d++) prepare(2, d, a, b, mem[d]);
             for (unsigned d = 0; d < ndev; d++) {
                 for (int i = 0; i < a + b; i++)

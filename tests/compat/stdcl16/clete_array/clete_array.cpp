@@ -11,7 +11,7 @@
 #include <iomanip>
 using namespace std;
 
-#include "clete_timer.h"
+#include "../clete_timer.h"
 
 #include <stdcl.h>
 #include <clmulti_array.h>

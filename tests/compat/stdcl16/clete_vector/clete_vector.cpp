@@ -12,7 +12,7 @@
 #include <iomanip>
 using namespace std;
 
-#include "clete_timer.h"
+#include "../clete_timer.h"
 
 #include <stdcl.h>
 #include <clvector.h>

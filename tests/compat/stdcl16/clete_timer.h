@@ -1,4 +1,5 @@
-// clete_timer.h: a wall-clock stopwatch for the CLETE programs (seconds).
+// clete_timer.h: a wall-clock stopwatch for the CLETE programs (seconds),
+// shared by clete_vector/ and clete_array/.
 #ifndef CLETE_TIMER_H
 #define CLETE_TIMER_H
 
