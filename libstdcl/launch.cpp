@@ -3,7 +3,9 @@
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace stdcl {
 
@@ -20,16 +22,28 @@ KernelTable& kernels()
     return *t;
 }
 
-// Each thread's last kernel: while the table's generation is unchanged, the table
-// still maps k to that record, and a weak reference finds it without the table's
-// lock (a clarg_set per argument before each clfork is the common pattern).  Weak:
-// the cache never keeps a closed program's kernels alive.
+// Each thread's last kernel, for clarg_set's fast path (with_kernel): while the
+// table's generation is unchanged, the table still maps k to ki and holds a
+// reference to it.  A raw pointer: the cache never keeps a closed program's kernels
+// alive.  Initial-exec: one %fs-relative load, no __tls_get_addr call.
 struct KernelCache {
     cl_kernel k = nullptr;
     uint64_t gen = 0;
-    std::weak_ptr<KernelInfo> ki;
+    KernelInfo* ki = nullptr;
+    KernelSlot* slot = nullptr;  // ki's lock: never freed, so locking it is always safe
 };
-thread_local KernelCache tl_kernel;
+__attribute__((tls_model("initial-exec"))) thread_local KernelCache tl_kernel;
+
+// Kernel lock slots: allocated in blocks that are never freed, reused through a list.
+struct SlotPool {
+    std::mutex mu;
+    KernelSlot* free = nullptr;
+};
+SlotPool& slot_pool()
+{
+    static SlotPool* p = new SlotPool;  // never destroyed: usable during exit
+    return *p;
+}
 
 std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
 {
@@ -78,6 +92,33 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
              cp->label.c_str());
     if (!ki->cp) fail(STDCL_EINVAL, "%s: kernel '%s' does not belong to a libstdcl context", call, ki->name.c_str());
     return ki;
+}
+
+// Runs f on k's record with the record's lock held.  The fast path, for the thread's
+// last kernel: no table lock and no reference count.  It locks the cached slot (never
+// freed), then checks that the table's generation is unchanged: the table then still
+// holds the record, and ~KernelInfo waits for the lock, so the record outlives f.
+// Records of kernels libstdcl did not create take the full path (their context may
+// have gone), as do tombstones, a NULL kernel and a kernel of another context.
+template <class F>
+int with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f)
+{
+    KernelCache& c = tl_kernel;
+    auto& t = kernels();
+    if (k && c.k == k && c.gen == t.gen.load(std::memory_order_acquire)) {
+        KernelSlot* slot = c.slot;
+        slot->lock();
+        KernelInfo* ki = c.ki;
+        if (c.gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed && ki->cp &&
+            (!cp || cp == ki->cp)) {
+            std::lock_guard<KernelSlot> held(*slot, std::adopt_lock);
+            return f(*ki);
+        }
+        slot->unlock();
+    }
+    auto ki = kernel_for(cp, k, call);
+    std::lock_guard<KernelLock> lock(ki->mu);
+    return f(*ki);
 }
 
 void check_index(const KernelInfo& ki, unsigned i, const char* call)
@@ -284,7 +325,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     std::vector<std::unique_lock<std::mutex>> order;
     std::vector<cl_event> waits;
     {
-        std::lock_guard<std::mutex> lock(ki->mu);
+        std::lock_guard<KernelLock> lock(ki->mu);
         if (nargs > 0) {
             if (cl_uint(nargs) > ki->nargs)
                 fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki->name.c_str(), ki->nargs);
@@ -319,15 +360,14 @@ std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
     auto& t = kernels();
     KernelCache& c = tl_kernel;
-    if (c.k == k && c.gen == t.gen.load(std::memory_order_acquire))
-        if (auto ki = c.ki.lock()) return ki;
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);
         auto it = t.by_kernel.find(k);
         if (it != t.by_kernel.end()) {
             c.k = k;
-            c.gen = t.gen.load(std::memory_order_relaxed);
-            c.ki = it->second;
+            c.gen = t.gen.load(std::memory_order_relaxed);  // changes only under the unique lock
+            c.ki = it->second.get();
+            c.slot = c.ki->mu.slot();
             return it->second;
         }
     }
@@ -362,17 +402,64 @@ void kernel_unregister(const KernelInfo& ki) noexcept
     }
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
+    // First: a record must be out of every thread's cache before its last reference
+    // can go (with_kernel checks the generation under the record's lock, and
+    // ~KernelInfo takes that lock).
+    t.gen.fetch_add(1, std::memory_order_release);
     for (cl_kernel k : ki.per_group) {
         auto it = t.by_kernel.find(k);
         if (it == t.by_kernel.end()) continue;
         if (tomb) it->second = tomb;  // no allocation: the entry exists
         else t.by_kernel.erase(it);
     }
-    t.gen.fetch_add(1, std::memory_order_release);
+}
+
+KernelLock::KernelLock()
+{
+    SlotPool& p = slot_pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (!p.free) {
+        constexpr size_t n = 64;
+        KernelSlot* block = new KernelSlot[n];  // never freed: a stale fast path may lock it
+        for (size_t i = 0; i < n; ++i) block[i].next_free = i + 1 < n ? &block[i + 1] : nullptr;
+        p.free = block;
+    }
+    slot_ = p.free;
+    p.free = slot_->next_free;
+    slot_->next_free = nullptr;
+}
+
+KernelLock::~KernelLock()
+{
+    SlotPool& p = slot_pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    slot_->next_free = p.free;
+    p.free = slot_;
+}
+
+void KernelSlot::lock_slow()
+{
+    for (unsigned n = 0;; ++n) {
+        if (word.load(std::memory_order_relaxed) == 0 && word.exchange(1, std::memory_order_acquire) == 0)
+            return;
+        if (n < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (n < 256) {
+            std::this_thread::yield();
+        } else {
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
 }
 
 KernelInfo::~KernelInfo()
 {
+    // A with_kernel fast path that checked this record before it left the table may
+    // still hold its lock: wait for it.  Any later one finds the generation changed.
+    mu.lock();
+    mu.unlock();
     if (external) return;
     for (cl_kernel k : per_group)
         if (k) clReleaseKernel(k);
@@ -394,38 +481,39 @@ STDCL_API void stdcl_ndrange_set(clndrange_t* ndr, size_t dim, size_t o0, size_t
 STDCL_API int stdcl_arg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, size_t size, const void* value)
 {
     return guarded_int([&] {
-        auto ki = kernel_for(cp, krn, "clarg_set");
-        std::lock_guard<std::mutex> lock(ki->mu);
-        set_value(*ki, argnum, size, value, "clarg_set");
-        return 0;
+        return with_kernel(cp, krn, "clarg_set", [&](KernelInfo& ki) {
+            set_value(ki, argnum, size, value, "clarg_set");
+            return 0;
+        });
     });
 }
 
 STDCL_API int stdcl_arg_set_local(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, size_t size)
 {
     return guarded_int([&] {
-        auto ki = kernel_for(cp, krn, "clarg_set_local");
-        std::lock_guard<std::mutex> lock(ki->mu);
-        check_index(*ki, argnum, "clarg_set_local");
-        if (!ki->qual.empty() && ki->qual[argnum] != CL_KERNEL_ARG_ADDRESS_LOCAL)
-            fail(STDCL_EINVAL, "clarg_set_local: %s is not a __local pointer", arg_desc(*ki, argnum).c_str());
-        if (size == 0) fail(STDCL_EINVAL, "clarg_set_local: %s: 0 bytes of local memory", arg_desc(*ki, argnum).c_str());
-        set_local(*ki, argnum, stdcl_local_make(size, 0, nullptr, nullptr), "clarg_set_local");
-        return 0;
+        return with_kernel(cp, krn, "clarg_set_local", [&](KernelInfo& ki) {
+            check_index(ki, argnum, "clarg_set_local");
+            if (!ki.qual.empty() && ki.qual[argnum] != CL_KERNEL_ARG_ADDRESS_LOCAL)
+                fail(STDCL_EINVAL, "clarg_set_local: %s is not a __local pointer", arg_desc(ki, argnum).c_str());
+            if (size == 0)
+                fail(STDCL_EINVAL, "clarg_set_local: %s: 0 bytes of local memory", arg_desc(ki, argnum).c_str());
+            set_local(ki, argnum, stdcl_local_make(size, 0, nullptr, nullptr), "clarg_set_local");
+            return 0;
+        });
     });
 }
 
 STDCL_API int stdcl_arg_set_global(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, const void* ptr)
 {
     return guarded_int([&] {
-        auto ki = kernel_for(cp, krn, "clarg_set_global");
-        std::lock_guard<std::mutex> lock(ki->mu);
-        check_index(*ki, argnum, "clarg_set_global");
-        if (!ki->qual.empty() && !is_pointer_arg(*ki, argnum))
-            fail(STDCL_EINVAL, "clarg_set_global: %s is not a __global or __constant pointer",
-                 arg_desc(*ki, argnum).c_str());
-        bind_global(*ki, argnum, ptr, "clarg_set_global");
-        return 0;
+        return with_kernel(cp, krn, "clarg_set_global", [&](KernelInfo& ki) {
+            check_index(ki, argnum, "clarg_set_global");
+            if (!ki.qual.empty() && !is_pointer_arg(ki, argnum))
+                fail(STDCL_EINVAL, "clarg_set_global: %s is not a __global or __constant pointer",
+                     arg_desc(ki, argnum).c_str());
+            bind_global(ki, argnum, ptr, "clarg_set_global");
+            return 0;
+        });
     });
 }
 

@@ -218,7 +218,7 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
         size_t g = ki->external ? 0 : size_t(d.group);
         if (g >= ki->per_group.size())
             fail(STDCL_EINVAL, "clndrange_fit: kernel '%s' has no build for device %u", ki->name.c_str(), devnum);
-        std::lock_guard<std::mutex> lock(ki->mu);
+        std::lock_guard<KernelLock> lock(ki->mu);
         clndrange_t t = *ndr;
         fit_local_size(cp, devnum, *ki, ki->per_group[g], &t, "clndrange_fit");
         *ndr = t;

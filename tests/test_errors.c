@@ -532,6 +532,69 @@ static void test_clfork_unset_argument_fails(void** state)
     still_works();
 }
 
+/* The argument calls remember this thread's last kernel (a lock-free fast path).
+ * A program closed and opened again, round after round: the remembered kernel
+ * never outlives clclose (ASan sees any use of a freed record), a closed kernel
+ * gets STDCL_ESTATE every time, and a kernel of stdcpu given another context is
+ * refused as before, cache warm or not. */
+static void test_clarg_set_after_clclose_fails_with_the_cache_warm(void** state)
+{
+    (void)state;
+    static const char* src = "__kernel void warm(__global int* a, int v) { a[get_global_id(0)] = v; }\n"
+                             "__kernel void cold(__global int* a, int v) { a[get_global_id(0)] = -v; }\n";
+    enum { N = 64, ROUNDS = 40 };
+    int* a = (int*)clmalloc(stdcpu, 2 * N * sizeof(int), 0);
+    assert_non_null(a);
+    CLCONTEXT* other = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
+    assert_non_null(other);
+    drain_errors();
+    for (int r = 0; r < ROUNDS; r++) {
+        void* h = clsopen(stdcpu, src, CLLD_NOW);
+        assert_non_null(h);
+        cl_kernel kw = clsym(stdcpu, h, "warm", CLLD_NOW);
+        cl_kernel kc = clsym(stdcpu, h, "cold", CLLD_NOW);
+        assert_non_null(kw);
+        assert_non_null(kc);
+        /* The same interior pointer twice (the second is the fast path), then the
+         * other kernel, then back: each launch sees its own last setting. */
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(clarg_set_global(stdcpu, kw, 0, a + N), 0);
+            assert_int_equal(clarg_set(stdcpu, kw, 1, r + 1), 0);
+        }
+        assert_int_equal(clarg_set_global(stdcpu, kc, 0, a), 0);
+        assert_int_equal(clarg_set(stdcpu, kc, 1, r + 1), 0);
+        assert_int_equal(clarg_set_global(stdcpu, kw, 0, a + N), 0);
+        clndrange_t ndr = clndrange_init1d(0, N, 16);
+        unsigned d = (unsigned)r & 1u;
+        assert_non_null(clfork(stdcpu, d, kw, &ndr, CL_EVENT_WAIT));
+        assert_non_null(clfork(stdcpu, d, kc, &ndr, CL_EVENT_WAIT));
+        assert_non_null(clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) {
+            if (a[i] != -(r + 1) || a[N + i] != r + 1)
+                print_error("round %d: a[%d] = %d, a[%d] = %d\n", r, i, a[i], N + i, a[N + i]);
+            assert_int_equal(a[i], -(r + 1));
+            assert_int_equal(a[N + i], r + 1);
+        }
+        /* Warm for this thread, yet of another context. */
+        assert_int_equal(clarg_set_global(stdcpu, kw, 0, a), 0);
+        assert_int_equal(clarg_set_global(other, kw, 0, a), STDCL_EINVAL);
+        check_message("belongs to", NULL);
+        assert_int_equal(clarg_set(other, kw, 1, 5), STDCL_EINVAL);
+        check_message("belongs to", NULL);
+        assert_int_equal(clarg_set_global(stdcpu, kw, 0, a), 0);
+        assert_int_equal(clclose(stdcpu, h), 0);
+        assert_int_equal(clarg_set_global(stdcpu, kw, 0, a), STDCL_ESTATE);
+        check_message("was released", "clclose");
+        assert_int_equal(clarg_set(stdcpu, kw, 1, 7), STDCL_ESTATE);
+        check_message("was released", NULL);
+        assert_int_equal(clarg_set_global(stdcpu, kc, 0, a + N), STDCL_ESTATE);
+        check_message("was released", NULL);
+    }
+    assert_int_equal(clcontext_destroy(other), 0);
+    clfree(a);
+    still_works();
+}
+
 static void test_clarg_set_global_foreign_pointer_fails(void** state)
 {
     (void)state;
@@ -813,6 +876,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clforka_of_failed_clsym_says_why_clsym_failed),
         cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
         cmocka_unit_test(test_clfork_unset_argument_fails),
+        cmocka_unit_test(test_clarg_set_after_clclose_fails_with_the_cache_warm),
         cmocka_unit_test(test_clarg_set_global_foreign_pointer_fails),
         cmocka_unit_test(test_clarg_set_wrong_size_fails),
         cmocka_unit_test(test_clforka_more_arguments_than_kernel_fails),

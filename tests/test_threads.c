@@ -441,6 +441,71 @@ static void test_clclose_while_another_thread_launches(void** state)
     clfree(a);
 }
 
+/* clarg_set's fast path (no lock on the kernel table, no reference count)
+ * racing clclose: every call answers 0 or STDCL_ESTATE ("was released"), never
+ * anything else and never a use of a freed record (ASan, TSan).  Many rounds,
+ * so the close lands at different points of the calls. */
+typedef struct {
+    cl_kernel k;
+    int* buf;
+    volatile int calls;  /* calls made so far (read by the main thread) */
+    int ok, released, other, after_release_ok;
+    char first_other[512];
+} argset_race_t;
+
+static void* set_args_until_released(void* arg)
+{
+    argset_race_t* c = (argset_race_t*)arg;
+    for (int i = 0; i < 200000 && c->released < 50; i++) {
+        int rc = (i & 1) ? clarg_set_global(stdcpu, c->k, 0, c->buf + (i & 63)) : clarg_set(stdcpu, c->k, 1, i);
+        if (rc == 0) {
+            c->ok++;
+            if (c->released) c->after_release_ok++;  /* a closed kernel came back */
+        } else {
+            const char* e = clerror();
+            if (rc == STDCL_ESTATE && e && strstr(e, "was released")) {
+                c->released++;
+            } else if (c->other++ == 0) {
+                snprintf(c->first_other, sizeof c->first_other, "rc %d: %s", rc, e ? e : "(no message)");
+            }
+        }
+        __atomic_store_n(&c->calls, i + 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static void test_clarg_set_while_another_thread_clcloses(void** state)
+{
+    (void)state;
+    enum { ROUNDS = 60 };
+    int* buf = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(buf);
+    int released_rounds = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        void* h = clsopen(stdcpu, k_close_src, CLLD_NOW);
+        assert_non_null(h);
+        argset_race_t c;
+        memset(&c, 0, sizeof c);
+        c.buf = buf;
+        c.k = clsym(stdcpu, h, "close_race", CLLD_NOW);
+        assert_non_null(c.k);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, set_args_until_released, &c), 0);
+        int wait_for = 1 + (r * 37) % 200;  /* the close lands after 1 to 200 calls */
+        while (__atomic_load_n(&c.calls, __ATOMIC_ACQUIRE) < wait_for) sched_yield();
+        assert_int_equal(clclose(stdcpu, h), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        if (c.other) print_error("round %d: unexpected answer: %s\n", r, c.first_other);
+        assert_int_equal(c.other, 0);
+        assert_int_equal(c.after_release_ok, 0);
+        assert_true(c.ok >= wait_for);
+        released_rounds += c.released > 0;
+    }
+    /* A round ends once 50 calls were refused, or after 200000 calls. */
+    assert_true(released_rounds >= ROUNDS / 2);
+    clfree(buf);
+}
+
 typedef struct {
     const char* src;
     volatile int started, done;
@@ -523,6 +588,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_threads_nowait_work_joined_by_clwait),
         cmocka_unit_test(test_clwait_blocks_while_another_thread_waits_too),
         cmocka_unit_test(test_clclose_while_another_thread_launches),
+        cmocka_unit_test(test_clarg_set_while_another_thread_clcloses),
         cmocka_unit_test(test_clsym_does_not_wait_for_another_programs_compile),
         cmocka_unit_test(test_clfree_waits_for_blocking_clmsync_in_copy_mode),
     };

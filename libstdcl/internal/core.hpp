@@ -179,6 +179,36 @@ struct WorkGroupLimits {
     unsigned long long last_gen = 0;    // args_gen of the memo
 };
 
+// A kernel's lock.  Its word lives in a slot that is never freed (slots are reused),
+// so a thread may lock the slot of a KernelInfo it holds no reference to, then check
+// that the record is still registered: clarg_set's fast path (launch.cpp) costs one
+// atomic exchange and one store, where a std::mutex and a shared_ptr copy cost four
+// atomic operations.  Waiters spin, then yield, then sleep: holders are short (an
+// argument set, or a launch's enqueue).
+struct KernelSlot {
+    std::atomic<unsigned> word{0};
+    KernelSlot* next_free = nullptr;  // in the free list (launch.cpp)
+    void lock()
+    {
+        if (word.exchange(1, std::memory_order_acquire) != 0) lock_slow();
+    }
+    void unlock() { word.store(0, std::memory_order_release); }
+    void lock_slow();
+};
+class KernelLock {
+public:
+    KernelLock();   // takes a slot (throws std::bad_alloc)
+    ~KernelLock();  // gives it back
+    KernelLock(const KernelLock&) = delete;
+    KernelLock& operator=(const KernelLock&) = delete;
+    void lock() { slot_->lock(); }
+    void unlock() { slot_->unlock(); }
+    KernelSlot* slot() const { return slot_; }
+
+private:
+    KernelSlot* slot_;
+};
+
 struct KernelInfo {
     CLCONTEXT* cp = nullptr;
     std::string name;
@@ -186,7 +216,7 @@ struct KernelInfo {
     cl_uint nargs = 0;
     std::vector<cl_kernel_arg_address_qualifier> qual;  // empty if unknown
     std::vector<std::string> type_names;
-    std::mutex mu;                      // guards args and set+enqueue sequences
+    KernelLock mu;                      // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
     unsigned long long args_gen = 0;    // raised when a __local argument changes
     std::vector<WorkGroupLimits> limits;  // per device of cp (workgroup.cpp)
