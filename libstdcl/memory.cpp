@@ -509,9 +509,20 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         // A blocking transfer when the caller waits anyway: drivers copy pageable
         // memory faster that way (NVIDIA: about 20% for 1 MiB).
         cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
+        // Waited, its event not handed out and not timed: no event at all, as a plain
+        // blocking transfer (an event costs NVIDIA's driver about 0.5 us a command).
+        bool no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;
         err = dir == CL_MEM_DEVICE
-                  ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev)
-                  : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, &ev);
+                  ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev)
+                  : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev);
+        if (no_event && err == CL_SUCCESS) {
+            trace(Trace::mem, "%s %s device %u: %zu bytes at %p", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum,
+                  len, ptr);
+            if (a->guard) guard_check(*a, int(devnum), call);
+            // The documented answer without CL_EVENT_NORELEASE: "the call succeeded".
+            static char done;
+            return reinterpret_cast<cl_event>(&done);
+        }
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
