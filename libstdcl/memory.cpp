@@ -102,10 +102,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
     CLCONTEXT* owner = cp.load();
     if (!owner) fail(STDCL_ESTATE, "the allocation at %p is detached", (void*)host);
     const Device& d = owner->devs[devnum];
-    if (mem.size() < owner->devs.size()) {
-        mem.resize(owner->devs.size(), nullptr);
-        last.resize(owner->devs.size(), nullptr);
-    }
+    if (mem.size() < owner->devs.size()) mem.resize(owner->devs.size(), nullptr);  // `last`: at note_event
     cl_int err = CL_SUCCESS;
     if (!mem[devnum]) {
         cl_mem_flags f = access_flags(flags);
@@ -483,8 +480,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
     if (d.xfer != d.queue) {
         order = std::unique_lock<std::mutex>(a->order);
-        waits.reserve(1);
-        a->add_wait(devnum, waits);
+        a->add_wait(devnum, waits);  // allocates only when a command is pending
     }
     cl_uint nw = cl_uint(waits.size());
     const cl_event* wl = nw ? waits.data() : nullptr;

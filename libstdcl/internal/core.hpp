@@ -111,8 +111,8 @@ struct Allocation {
     cl_mem device_mem(unsigned devnum, size_t offset);
     // Remembers ev as the latest command on devnum touching this allocation.
     void note_event(unsigned devnum, cl_event ev);
-    // Adds to out (capacity reserved by the caller) the last command on devnum that a
-    // new command must wait for, if it is not finished (order held).
+    // Adds to out the last command on devnum that a new command must wait for, if
+    // it is not finished (order held).
     void add_wait(unsigned devnum, std::vector<cl_event>& out);
     // Waits for every command still using this allocation.
     void wait_idle();
