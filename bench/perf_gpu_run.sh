@@ -7,10 +7,14 @@
 # transfers) and nbody_multi on 1 and 2 GPUs at N = 32768, 131072 and 1048576;
 # "profile": nbody_multi on one GPU with STDCL_PROFILE off and on in turn (six
 # pairs at N = 32768 and at 131072, the profile written to a file), and the
-# median of the per-pair ratios of ms/step (on/off).
+# median of the per-pair ratios of ms/step (on/off); "ab": bench_core of this tree
+# and of a baseline tree in turn, twice each (BASE_TAR names a `git archive` tar of
+# the baseline commit, carried with the run; -n 1000: the rows, not the 1e6 fill);
+# "overlap": bench_overlap (a kernel and a NOWAIT clmsync of 64 MiB on one GPU)
+# with STDCL_OVERLAP=1 and 0 in turn, twice each.
 # Every result is a text file under $OUT (default /tmp/perf-gpu-out).
 #
-#   bench/perf_gpu_run.sh [core] [nbody] [profile]     (default: core nbody)
+#   bench/perf_gpu_run.sh [core] [nbody] [profile] [ab] [overlap]   (default: core nbody)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -94,6 +98,38 @@ case " $WHAT " in *" profile "*)
         done
         med=$(printf '%s\n' $ratios | grep -v '?' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
         echo "N=$n: median on/off ratio ${med:-?} (pairs:$ratios)" | tee -a "$out"
+    done
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+case " $WHAT " in *" overlap "*)
+    echo "== bench_overlap -c gpu, STDCL_OVERLAP=1 and 0 in turn"
+    for i in 1 2; do
+        for ov in 1 0; do
+            STDCL_OVERLAP=$ov timeout 120 build/bench/bench_overlap -c gpu -m 64 -r 21 \
+                > "$RES/overlap_${ov}_$i.txt" 2>&1
+            echo "exit status $?" >> "$RES/overlap_${ov}_$i.txt"
+            cat "$RES/overlap_${ov}_$i.txt"
+        done
+    done
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+case " $WHAT " in *" ab "*)
+    echo "== bench_core -c gpu: baseline ($BASE_TAR) and this tree in turn"
+    base=/tmp/stdcl-base
+    rm -rf "$base" && mkdir -p "$base" && tar -xf "${BASE_TAR:?BASE_TAR names the baseline tar}" -C "$base" &&
+        cp -r build-deps "$base/" 2>/dev/null
+    (cd "$base" && { [ -x configure ] || autoconf; } && ./configure && make -j"$(nproc)" lib bench) \
+        > "$RES/build_base.txt" 2>&1 || { echo "baseline build failed: see $RES/build_base.txt"; exit 1; }
+    for i in 1 2; do
+        for side in base new; do
+            dir=$ROOT; [ $side = base ] && dir=$base
+            (cd "$dir" && timeout 150 build/bench/bench_core -c gpu -n 1000 -T 16 -b 21) \
+                > "$RES/ab_${side}_$i.txt" 2> "$RES/ab_${side}_$i.err"
+            echo "-- $side run $i (exit status $?)"
+            grep -E '^\([0-9]' "$RES/ab_${side}_$i.txt"
+        done
     done
     echo "elapsed: $(( $(date +%s) - start )) s"
     ;;
