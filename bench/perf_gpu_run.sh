@@ -9,7 +9,8 @@
 # pairs at N = 32768 and at 131072, the profile written to a file), and the
 # median of the per-pair ratios of ms/step (on/off); "ab": bench_core of this tree
 # and of a baseline tree in turn, twice each (BASE_TAR names a `git archive` tar of
-# the baseline commit, carried with the run; -n 1000: the rows, not the 1e6 fill);
+# the baseline commit, carried with the run; bench_core's options are AB_ARGS,
+# default "-n 1000 -T 16 -b 21": the rows, not the 1e6 fill);
 # "overlap": bench_overlap (a kernel and a NOWAIT clmsync of 64 MiB on one GPU)
 # with STDCL_OVERLAP=1 and 0 in turn, twice each.
 # Every result is a text file under $OUT (default /tmp/perf-gpu-out).
@@ -125,7 +126,7 @@ case " $WHAT " in *" ab "*)
     for i in 1 2; do
         for side in base new; do
             dir=$ROOT; [ $side = base ] && dir=$base
-            (cd "$dir" && timeout 150 build/bench/bench_core -c gpu -n 1000 -T 16 -b 21) \
+            (cd "$dir" && timeout 150 build/bench/bench_core -c gpu ${AB_ARGS:--n 1000 -T 16 -b 21}) \
                 > "$RES/ab_${side}_$i.txt" 2> "$RES/ab_${side}_$i.err"
             echo "-- $side run $i (exit status $?)"
             grep -E '^\([0-9]' "$RES/ab_${side}_$i.txt"
