@@ -21,8 +21,10 @@
  * Overlap: the host enqueues the own-block kernels of step t on every
  * device before it waits for the previous step's transfers, so each device
  * computes while the host collects and forwards the other blocks, and one
- * device's transfers run while the others compute.  (Within one device the
- * in-order queue runs transfers and kernels one after the other.)
+ * device's transfers run while the others compute.  On a device with memory
+ * of its own, libstdcl's transfer queue also runs the forwarded blocks'
+ * copies while that device's own-block kernel runs (STDCL_OVERLAP=0: one
+ * queue, one after the other).
  * Positions rotate through three buffers, not two: a device may start step
  * t+1 (writing buffer (t+2)%3) while another still reads step t's sources
  * (buffer t%3); on devices that share host memory (PoCL: clmsync has
