@@ -216,6 +216,11 @@ void Allocation::wait_idle()
         owner = cp.load();
         pending.swap(last);
     }
+    finish_events(pending, owner);
+}
+
+void Allocation::finish_events(std::vector<cl_event>& pending, CLCONTEXT* owner) noexcept
+{
     size_t n = 0;
     for (cl_event e : pending)
         if (e) pending[n++] = e;
@@ -409,12 +414,16 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
 
 void destroy_allocation(const std::shared_ptr<Allocation>& a)
 {
+    std::vector<cl_event> pending;
+    CLCONTEXT* owner = nullptr;
     {
         std::unique_lock<std::mutex> lock(a->mu);
         a->dead = true;  // no new AllocUse from here on
         a->wait_unused(lock);
+        owner = a->cp.load();
+        pending.swap(a->last);  // as wait_idle, in the same locked step
     }
-    a->wait_idle();
+    a->finish_events(pending, owner);
     std::exception_ptr overrun;
     if (a->guard) {
         try {
@@ -428,16 +437,6 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     if (overrun) std::rethrow_exception(overrun);
 }
 
-// Enters a new allocation in the registry; on failure its memory is freed.
-void register_new(const std::shared_ptr<Allocation>& a)
-{
-    try {
-        registry_insert(a);
-    } catch (...) {
-        release_block(*a);
-        throw;
-    }
-}
 
 int check_sync_flags(int flags, const char* call)
 {
@@ -541,10 +540,11 @@ STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
         auto a = new_allocation(cp, size, flags, "clmalloc");
-        register_new(a);
-        trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)a->host,
-              a->cp ? (a->pin ? " (pinned)" : "") : " (detached)");
-        return a->host;
+        char* host = a->host;
+        const char* kind = a->cp ? (a->pin ? " (pinned)" : "") : " (detached)";
+        registry_insert(std::move(a));  // on failure the record's destructor frees the memory
+        trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)host, kind);
+        return host;
     });
 }
 
@@ -578,7 +578,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
         std::memcpy(a->host, old->host, std::min(size, old->size));
-        register_new(a);
+        registry_insert(a);  // on failure the record's destructor frees the new memory
         std::shared_ptr<Allocation> same;
         if (registry_take(ptr, &same, &off) == RegistryTake::removed) destroy_allocation(old);
         trace(Trace::mem, "clmrealloc %p (%zu bytes) -> %p (%zu bytes)", ptr, old->size, (void*)a->host, size);

@@ -10,10 +10,12 @@
 // dependent loads down the tree and one or two slot loads: the same cost at 10 and
 // at 1,000,000 live allocations (the sorted index this replaces took 185 ns on an
 // H200 at 100,000, and grew with the count, under one shared lock).  Interior nodes
-// are made on first use under the writer mutex and never freed, and slots are plain
+// are made on first use under the node mutex and never freed, and slots are plain
 // integers, so a lookup racing a clfree of the same memory may miss but never
 // touches freed memory; an insert writes the distance slots before the first page's
-// slot (release), a removal clears the first page's slot first.
+// slot (release), a removal clears the first page's slot first.  Writers take no
+// lock for the slots: live allocations own disjoint pages, and a page is written by
+// a new allocation only after the clfree that cleared it returned its memory.
 //
 // The records themselves (the shared_ptr that operations hold) are in a table striped
 // by first page, each stripe a small mutex and hash map, so threads that look up
@@ -60,7 +62,7 @@ struct Stripe {
 };
 
 struct Registry {
-    std::mutex write_mu;  // inserts and removals, and node creation
+    std::mutex node_mu;   // node creation
     std::atomic<Mid*> root[kFanout];
     Stripe stripes[kStripes];
 
@@ -91,7 +93,7 @@ struct Registry {
     // of clmalloc memory) are plain: a small program keeps its small footprint.
     static constexpr unsigned kPlainLeaves = 8;
     static constexpr size_t kChunk = size_t(2) << 20;
-    unsigned leaves = 0;
+    unsigned leaves = 0;     // leaves, chunk, chunk_left: under node_mu
     char* chunk = nullptr;   // the current chunk's next free byte
     size_t chunk_left = 0;
 
@@ -116,20 +118,28 @@ struct Registry {
         return l;
     }
 
-    // The slot of page pg, making its nodes (writer mutex held); throws on no memory.
+    // The slot of page pg, making its nodes (under node_mu); throws on no memory.
     std::atomic<uint64_t>* make_slot(uint64_t pg)
     {
         auto& mref = root[pg >> (2 * kLevelBits)];
-        Mid* m = mref.load(std::memory_order_relaxed);
+        Mid* m = mref.load(std::memory_order_acquire);
         if (!m) {
-            m = new Mid;
-            mref.store(m, std::memory_order_release);
+            std::lock_guard<std::mutex> lock(node_mu);
+            m = mref.load(std::memory_order_relaxed);
+            if (!m) {
+                m = new Mid;
+                mref.store(m, std::memory_order_release);
+            }
         }
         auto& lref = m->leaf[(pg >> kLevelBits) & (kFanout - 1)];
-        Leaf* l = lref.load(std::memory_order_relaxed);
+        Leaf* l = lref.load(std::memory_order_acquire);
         if (!l) {
-            l = new_leaf();
-            lref.store(l, std::memory_order_release);
+            std::lock_guard<std::mutex> lock(node_mu);
+            l = lref.load(std::memory_order_relaxed);
+            if (!l) {
+                l = new_leaf();
+                lref.store(l, std::memory_order_release);
+            }
         }
         return &l->slot[pg & (kFanout - 1)];
     }
@@ -159,7 +169,7 @@ struct Registry {
         return true;
     }
 
-    // Clears the pages of [base, base + size) (writer mutex held): first page first.
+    // Clears the pages of [base, base + size): first page first.
     void clear(uintptr_t base, size_t size)
     {
         uint64_t first = uint64_t(base) >> kPageShift;
@@ -203,23 +213,24 @@ bool registry_lookup(const void* p, uintptr_t* base, size_t* size)
     return registry().find(uintptr_t(p), base, size);
 }
 
-void registry_insert(const std::shared_ptr<Allocation>& a)
+void registry_insert(std::shared_ptr<Allocation> a)
 {
     // All or nothing: the record and every node the pages need are made before any
-    // slot changes, so a failed insert (out of memory) leaves the map as it was.
+    // slot changes, so a failed insert (out of memory) leaves the map as it was, and
+    // the record (the caller's, moved in) goes with its memory.
     auto& r = registry();
-    uintptr_t base = uintptr_t(a->host);
-    if ((base & ((uintptr_t(1) << kPageShift) - 1)) || a->size == 0 || (uint64_t(base) + a->size) >> kAddrBits ||
-        uint64_t(a->size) >= kBaseBit)
+    const uintptr_t base = uintptr_t(a->host);
+    const size_t size = a->size;
+    if ((base & ((uintptr_t(1) << kPageShift) - 1)) || size == 0 || (uint64_t(base) + size) >> kAddrBits ||
+        uint64_t(size) >= kBaseBit)
         fail(STDCL_ENOMEM, "the registry cannot hold %zu bytes at %p (not page-aligned or beyond 48-bit addresses)",
-             a->size, (void*)a->host);
+             size, (void*)base);
     uint64_t first = uint64_t(base) >> kPageShift;
-    uint64_t pages = (uint64_t(a->size) + (uint64_t(1) << kPageShift) - 1) >> kPageShift;
-    std::lock_guard<std::mutex> wlock(r.write_mu);
+    uint64_t pages = (uint64_t(size) + (uint64_t(1) << kPageShift) - 1) >> kPageShift;
     Stripe& st = Registry::stripe_of(r, base);
     {
         std::lock_guard<std::mutex> lock(st.mu);
-        st.by_base[base] = a;
+        st.by_base[base] = std::move(a);
     }
     std::atomic<uint64_t>* base_slot = nullptr;
     try {
@@ -235,12 +246,19 @@ void registry_insert(const std::shared_ptr<Allocation>& a)
     } catch (...) {
         // Nodes made so far stay (empty nodes are valid); the pages written so far
         // hold distances to a first page whose slot is 0: lookups miss.  Clear them.
-        if (base_slot) r.clear(base, size_t(std::min<uint64_t>(a->size, pages << kPageShift)));
-        std::lock_guard<std::mutex> lock(st.mu);
-        st.by_base.erase(base);
+        if (base_slot) r.clear(base, size_t(std::min<uint64_t>(size, pages << kPageShift)));
+        std::shared_ptr<Allocation> gone;  // destroyed (its memory freed) after the lock
+        {
+            std::lock_guard<std::mutex> lock(st.mu);
+            auto it = st.by_base.find(base);
+            if (it != st.by_base.end()) {
+                gone = std::move(it->second);
+                st.by_base.erase(it);
+            }
+        }
         throw;
     }
-    base_slot->store(kBaseBit | uint64_t(a->size), std::memory_order_release);
+    base_slot->store(kBaseBit | uint64_t(size), std::memory_order_release);
 }
 
 RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size_t* offset)
@@ -248,18 +266,22 @@ RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size
     auto& r = registry();
     uintptr_t x = uintptr_t(p), base = 0;
     size_t size = 0;
-    std::lock_guard<std::mutex> wlock(r.write_mu);
     if (!r.find(x, &base, &size)) return RegistryTake::absent;
     Stripe& st = Registry::stripe_of(r, base);
     std::lock_guard<std::mutex> lock(st.mu);
     auto it = st.by_base.find(base);
     if (it == st.by_base.end()) return RegistryTake::absent;
-    *out = it->second;
+    // The record decides, not the slots read before the lock: the memory may have
+    // been freed and handed to a new allocation of another size meanwhile.
+    size = it->second->size;
+    if (x - base >= size) return RegistryTake::absent;
     if (x != base) {
+        *out = it->second;
         *offset = size_t(x - base);
         return RegistryTake::interior;
     }
     r.clear(base, size);
+    *out = std::move(it->second);
     st.by_base.erase(it);
     return RegistryTake::removed;
 }

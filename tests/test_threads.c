@@ -114,6 +114,119 @@ static void* alloc_sync_fork_free(void* arg)
     return NULL;
 }
 
+/* The registry under churn: each thread allocates and frees sizes from one
+ * byte to three pages and more, and checks its own pointers exactly (base and
+ * interior lookups, sizes) while the others' inserts and removals run; pairs
+ * of threads then free the same pointer at once: exactly one clfree succeeds.
+ * (Registry writers take no common lock: live allocations own disjoint pages.) */
+enum { CHURN = 3000, RING = 8 };
+
+typedef struct {
+    worker_t w;
+    unsigned seed;
+    void* volatile shared;  /* the pair's pointer to free at once */
+    int freed;              /* clfree(shared) == 0 in this thread */
+    pthread_barrier_t* bar;
+    pthread_barrier_t* all;  /* every thread's churn is done: no clmalloc runs */
+} churn_t;
+
+static unsigned churn_rand(unsigned* s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return *s >> 8;
+}
+
+static void* registry_churn(void* arg)
+{
+    churn_t* c = (churn_t*)arg;
+    worker_t* w = &c->w;
+    char* live[RING] = {0};
+    size_t sizes[RING] = {0};
+    for (int it = 0; it < CHURN; it++) {
+        int slot = it % RING;
+        if (live[slot]) {
+            if (clfree(live[slot]) != 0) note_failure(w, "clfree of a live allocation");
+        }
+        size_t n = 1 + churn_rand(&c->seed) % (3 * 4096 + 300);
+        char* p = (char*)clmalloc(stdcpu, n, 0);
+        live[slot] = p;
+        sizes[slot] = n;
+        if (!p) {
+            note_failure(w, "clmalloc");
+            continue;
+        }
+        w->ops++;
+        p[0] = (char)it;
+        p[n - 1] = (char)it;
+        for (int r = 0; r < RING; r++) {
+            char* q = live[r];
+            if (!q) continue;
+            size_t k = churn_rand(&c->seed) % sizes[r], off = 1;
+            if (stdcl_mem_base(q + k, &off) != q || off != k) note_failure(w, "stdcl_mem_base of an own pointer");
+            if (clsizeofmem(q) != sizes[r]) note_failure(w, "clsizeofmem of an own allocation");
+            if (sizes[r] > 1 && clsizeofmem(q + 1) != 0) note_failure(w, "clsizeofmem of an interior pointer");
+        }
+    }
+    for (int r = 0; r < RING; r++)
+        if (live[r] && clfree(live[r]) != 0) note_failure(w, "clfree at the end");
+    /* Both threads of a pair free the same pointer at once (no clmalloc runs
+     * meanwhile that could take the freed memory). */
+    pthread_barrier_wait(c->all);
+    for (int round = 0; round < 200; round++) {
+        pthread_barrier_wait(c->bar);  /* the pair's pointer is set */
+        c->freed += clfree(c->shared) == 0;
+        clerror();
+        pthread_barrier_wait(c->bar);  /* both done */
+    }
+    return NULL;
+}
+
+static void test_registry_churn_and_racing_clfree(void** state)
+{
+    (void)state;
+    enum { PAIRS = NTHREADS / 2 };
+    churn_t c[NTHREADS];
+    pthread_barrier_t bar[PAIRS];
+    pthread_barrier_t all;
+    pthread_t t[NTHREADS];
+    memset(c, 0, sizeof c);
+    for (int p = 0; p < PAIRS; p++) assert_int_equal(pthread_barrier_init(&bar[p], NULL, 3), 0);
+    assert_int_equal(pthread_barrier_init(&all, NULL, NTHREADS + 1), 0);
+    for (int i = 0; i < NTHREADS; i++) {
+        c[i].w.id = i;
+        c[i].seed = 7919u * (unsigned)(i + 1);
+        c[i].bar = &bar[i / 2];
+        c[i].all = &all;
+        assert_int_equal(pthread_create(&t[i], NULL, registry_churn, &c[i]), 0);
+    }
+    /* The main thread is each pair's third party: it allocates the pointer both
+     * will free, then checks that exactly one of them freed it. */
+    int doubled = 0;
+    pthread_barrier_wait(&all);
+    for (int round = 0; round < 200; round++) {
+        void* q[PAIRS];
+        for (int p = 0; p < PAIRS; p++) {
+            q[p] = clmalloc(stdcpu, 64 + (size_t)round * 8, 0);
+            assert_non_null(q[p]);
+            c[2 * p].shared = c[2 * p + 1].shared = q[p];
+        }
+        for (int p = 0; p < PAIRS; p++) pthread_barrier_wait(&bar[p]);
+        for (int p = 0; p < PAIRS; p++) pthread_barrier_wait(&bar[p]);
+        for (int p = 0; p < PAIRS; p++) {
+            int total = c[2 * p].freed + c[2 * p + 1].freed;
+            doubled += total != round + 1;
+            assert_int_equal(stdcl_mem_base(q[p], NULL), NULL);
+        }
+    }
+    for (int i = 0; i < NTHREADS; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    for (int p = 0; p < PAIRS; p++) pthread_barrier_destroy(&bar[p]);
+    pthread_barrier_destroy(&all);
+    assert_int_equal(doubled, 0);
+    worker_t w[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++) w[i] = c[i].w;
+    check_workers(w, NTHREADS, NTHREADS * CHURN);
+}
+
 static void test_threads_alloc_sync_fork_free_concurrently(void** state)
 {
     (void)state;
@@ -583,6 +696,7 @@ int main(int argc, char** argv)
     tu_filter_from_args(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_alloc_sync_fork_free_concurrently),
+        cmocka_unit_test(test_registry_churn_and_racing_clfree),
         cmocka_unit_test(test_clerror_does_not_cross_threads),
         cmocka_unit_test(test_threads_clsopen_same_source_concurrently),
         cmocka_unit_test(test_threads_nowait_work_joined_by_clwait),

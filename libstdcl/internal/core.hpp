@@ -116,6 +116,8 @@ struct Allocation {
     void add_wait(unsigned devnum, std::vector<cl_event>& out);
     // Waits for every command still using this allocation.
     void wait_idle();
+    // Waits for and releases the events taken out of `last` (allocates nothing).
+    void finish_events(std::vector<cl_event>& pending, CLCONTEXT* owner) noexcept;
     // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
     void wait_unused(std::unique_lock<std::mutex>& lock);
     // Releases device objects (after wait_idle).
@@ -148,7 +150,8 @@ void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<st
 std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
 // Base and size of the allocation containing p, without touching the allocation.
 bool registry_lookup(const void* p, uintptr_t* base, size_t* size);
-void registry_insert(const std::shared_ptr<Allocation>& a);
+// Enters a new allocation (moved in); on failure the record, and so its memory, goes.
+void registry_insert(std::shared_ptr<Allocation> a);
 // Removes the allocation that starts at p, in one locked step.  For an interior
 // pointer nothing is removed: *out is its allocation and *offset the offset.
 enum class RegistryTake { removed, interior, absent };
