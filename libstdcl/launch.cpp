@@ -101,7 +101,7 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
 // Records of kernels libstdcl did not create take the full path (their context may
 // have gone), as do tombstones, a NULL kernel and a kernel of another context.
 template <class F>
-int with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f)
+auto with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f) -> decltype(f(std::declval<KernelInfo&>()))
 {
     KernelCache& c = tl_kernel;
     auto& t = kernels();
@@ -312,10 +312,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     if (flags & ~known) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~known));
     event_flags_check(flags);
     check_ndrange(ndr);
-    // ki (a shared reference) keeps the kernel objects alive until this launch is
-    // done, even if another thread clcloses the program meanwhile.
-    auto ki = kernel_for(cp, krn, nargs >= 0 ? "clforka" : "clfork");
-    cl_event ev;
+    const char* call = nargs >= 0 ? "clforka" : "clfork";
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
@@ -324,21 +321,24 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     Device& d = cp->devs[devnum];
     std::vector<std::unique_lock<std::mutex>> order;
     std::vector<cl_event> waits;
-    {
-        std::lock_guard<KernelLock> lock(ki->mu);
+    std::string prof_name;  // the kernel's name for the profile (only when it is on)
+    // The kernel's lock is held from the arguments to the enqueue: the record (and
+    // its kernel objects) cannot go meanwhile; once enqueued, OpenCL keeps what the
+    // command needs even if another thread clcloses the program.
+    cl_event ev = with_kernel(cp, krn, call, [&](KernelInfo& ki) {
         if (nargs > 0) {
-            if (cl_uint(nargs) > ki->nargs)
-                fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki->name.c_str(), ki->nargs);
-            for (int i = 0; i < nargs; ++i) set_value(*ki, unsigned(i), sizes[i], values[i], "clforka");
+            if (cl_uint(nargs) > ki.nargs)
+                fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki.name.c_str(), ki.nargs);
+            for (int i = 0; i < nargs; ++i) set_value(ki, unsigned(i), sizes[i], values[i], "clforka");
         }
-        uses.reserve(ki->nargs);
-        for (cl_uint i = 0; i < ki->nargs; ++i) {
-            const KernelArg& a = ki->args[i];
+        uses.reserve(ki.nargs);
+        for (cl_uint i = 0; i < ki.nargs; ++i) {
+            const KernelArg& a = ki.args[i];
             if (a.kind != KernelArg::global) continue;
             try {
                 uses.emplace_back(a.alloc);
             } catch (const Error& e) {
-                fail(e.code, "clfork: %s: %s", arg_desc(*ki, i).c_str(), e.msg.c_str());
+                fail(e.code, "clfork: %s: %s", arg_desc(ki, i).c_str(), e.msg.c_str());
             }
         }
         if (d.xfer != d.queue && !uses.empty()) {
@@ -349,9 +349,10 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             waits.reserve(allocs.size());
             for (Allocation* al : allocs) al->add_wait(devnum, waits);
         }
-        ev = launch(cp, devnum, *ki, ndr, flags, waits, nargs >= 0 ? "clforka" : "clfork");
-    }
-    return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &ki->name, 0, true});
+        if (cp->prof) prof_name = ki.name;
+        return launch(cp, devnum, ki, ndr, flags, waits, call);
+    });
+    return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
 }
 
 }  // namespace
