@@ -542,7 +542,7 @@ static void test_clarg_set_after_clclose_fails_with_the_cache_warm(void** state)
     (void)state;
     static const char* src = "__kernel void warm(__global int* a, int v) { a[get_global_id(0)] = v; }\n"
                              "__kernel void cold(__global int* a, int v) { a[get_global_id(0)] = -v; }\n";
-    enum { N = 64, ROUNDS = 40 };
+    enum { N = 64, ROUNDS = 16 };
     int* a = (int*)clmalloc(stdcpu, 2 * N * sizeof(int), 0);
     assert_non_null(a);
     CLCONTEXT* other = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 0);

@@ -119,7 +119,7 @@ static void* alloc_sync_fork_free(void* arg)
  * interior lookups, sizes) while the others' inserts and removals run; pairs
  * of threads then free the same pointer at once: exactly one clfree succeeds.
  * (Registry writers take no common lock: live allocations own disjoint pages.) */
-enum { CHURN = 3000, RING = 8 };
+enum { CHURN = 1500, RING = 8 };
 
 typedef struct {
     worker_t w;
@@ -590,7 +590,7 @@ static void* set_args_until_released(void* arg)
 static void test_clarg_set_while_another_thread_clcloses(void** state)
 {
     (void)state;
-    enum { ROUNDS = 60 };
+    enum { ROUNDS = 24 };
     int* buf = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
     assert_non_null(buf);
     int released_rounds = 0;
