@@ -437,7 +437,6 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     if (overrun) std::rethrow_exception(overrun);
 }
 
-
 int check_sync_flags(int flags, const char* call)
 {
     int dir = flags & (CL_MEM_HOST | CL_MEM_DEVICE);
@@ -485,6 +484,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     const cl_event* wl = nw ? waits.data() : nullptr;
     cl_event ev = nullptr;
     cl_int err;
+    bool no_event = false;  // a waited plain transfer: see below
     if (a->is_image) {
         size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
         err = dir == CL_MEM_DEVICE
@@ -506,26 +506,26 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
         // Waited, its event not handed out and not timed: no event at all, as a plain
         // blocking transfer (an event costs NVIDIA's driver about 0.5 us a command).
-        bool no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;
+        no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;
         err = dir == CL_MEM_DEVICE
                   ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev)
                   : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev);
-        if (no_event && err == CL_SUCCESS) {
-            trace(Trace::mem, "%s %s device %u: %zu bytes at %p", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum,
-                  len, ptr);
-            if (a->guard) guard_check(*a, int(devnum), call);
-            // The documented answer without CL_EVENT_NORELEASE: "the call succeeded".
-            static char done;
-            return reinterpret_cast<cl_event>(&done);
-        }
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
           ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
     if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
-    CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
-                   a->is_image || !d.zero_copy};
-    cl_event done = event_finish(cp, devnum, ev, flags, tag);
+    cl_event done;
+    if (!no_event) {
+        CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
+                       a->is_image || !d.zero_copy};
+        done = event_finish(cp, devnum, ev, flags, tag);
+    } else {
+        // The blocking transfer without an event (above) is done.  The documented
+        // answer without CL_EVENT_NORELEASE: "the call succeeded".
+        static char finished;
+        done = reinterpret_cast<cl_event>(&finished);
+    }
     if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
     return done;
 }

@@ -184,9 +184,9 @@ struct WorkGroupLimits {
 
 // A kernel's lock.  Its word lives in a slot that is never freed (slots are reused),
 // so a thread may lock the slot of a KernelInfo it holds no reference to, then check
-// that the record is still registered: clarg_set's fast path (launch.cpp) costs one
-// atomic exchange and one store, where a std::mutex and a shared_ptr copy cost four
-// atomic operations.  Waiters spin, then yield, then sleep: holders are short (an
+// that the record is still registered: the fast path of clarg_set and clfork
+// (with_kernel, launch.cpp) costs one atomic exchange and one store, where a
+// std::mutex and a shared_ptr copy cost four atomic operations.  Waiters spin, then yield, then sleep: holders are short (an
 // argument set, or a launch's enqueue).
 struct KernelSlot {
     std::atomic<unsigned> word{0};
