@@ -5,6 +5,7 @@
 #include "internal/diag.hpp"
 #include "internal/embedded.hpp"
 #include "internal/fsutil.hpp"
+#include "internal/host_state.hpp"
 #include "internal/program_build.hpp"
 
 #include <fcntl.h>
@@ -386,7 +387,11 @@ BuildResult compile_program(const BuildRequest& req)
         r.log = strprintf("clCreateProgramWithSource: %s (%d)", cl_error_name(err), int(err));
         return r;
     }
-    err = clBuildProgram(prog, cl_uint(req.devices.size()), req.devices.data(), req.options.c_str(), nullptr, nullptr);
+    {
+        BuildStateGuard keep_state;
+        err = clBuildProgram(prog, cl_uint(req.devices.size()), req.devices.data(), req.options.c_str(), nullptr,
+                             nullptr);
+    }
     if (err != CL_SUCCESS) {
         r.status = err;
         std::string logs;

@@ -14,6 +14,7 @@
 #include "internal/cache_store.hpp"
 #include "internal/diag.hpp"
 #include "internal/digest.hpp"
+#include "internal/host_state.hpp"
 
 #include "stdcl_version.h"
 
@@ -317,8 +318,11 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
         if (*err == CL_SUCCESS) *err = CL_INVALID_BINARY;
         return nullptr;
     }
-    *err = clBuildProgram(p, static_cast<cl_uint>(n), req.devices.data(), req.options.c_str(),
-                          nullptr, nullptr);
+    {
+        BuildStateGuard keep_state;
+        *err = clBuildProgram(p, static_cast<cl_uint>(n), req.devices.data(), req.options.c_str(),
+                              nullptr, nullptr);
+    }
     if (*err != CL_SUCCESS) return nullptr;
     return ref.release();
 }
