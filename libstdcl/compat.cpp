@@ -10,6 +10,7 @@
 #include "internal/compat.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/host_state.hpp"
 
 #include <dlfcn.h>
 #include <strings.h>
@@ -240,8 +241,7 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
             if (last) check_cl(clRetainEvent(last), "clwait: clRetainEvent");
         }
         if (stdcl_wait(cp, devnum, flags) < 0) {
-            const char* e = clerror();  // read once: clerror() hands a message out once
-            std::string why = e ? e : "clwait failed";
+            std::string why = take_error("clwait failed");
             if (last) clReleaseEvent(last);
             fail(STDCL_ECL, "%s", why.c_str());
         }
@@ -405,7 +405,7 @@ STDCL_API void* clload(CLCONTEXT* cp, void* ptr, size_t len, int flags)
         text.resize(strlen(text.c_str()));  // up to a NUL inside, as the C string it was
         void* h = clsopen(cp, text.c_str(), flags);
         if (!h) {
-            std::string why = clerror() ? clerror() : "clsopen failed";
+            std::string why = take_error("clsopen failed");
             fail(STDCL_EBUILD, "clload: %s", why.c_str());
         }
         return h;
@@ -455,7 +455,10 @@ STDCL_API void* clloadb(CLCONTEXT* cp, int nbin, char** bin, size_t* bin_sz, int
                 release_unit();
                 fail_cl(err, "clloadb: clCreateProgramWithBinary");
             }
-            err = clBuildProgram(unit[g], cl_uint(ids.size()), ids.data(), "", nullptr, nullptr);
+            {
+                BuildStateGuard keep_state;
+                err = clBuildProgram(unit[g], cl_uint(ids.size()), ids.data(), "", nullptr, nullptr);
+            }
             if (err != CL_SUCCESS) {
                 release_unit();
                 fail_cl(err, "clloadb: clBuildProgram of the binaries");
@@ -509,7 +512,7 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
         void* p = clmalloc(cp, size, flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO));
         if (!p) {
             clReleaseMemObject(m);
-            std::string why = clerror() ? clerror() : "clmalloc failed";
+            std::string why = take_error("clmalloc failed");
             fail(STDCL_ENOMEM, "clglmalloc: %s", why.c_str());
         }
         auto& g = gl_objects();
@@ -536,15 +539,23 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int 
             if (it != g.mem.end()) m = it->second;
         }
         if (!m) fail(STDCL_ENOENT, "clglmsync: %p was not returned by clglmalloc", ptr);
-        size_t size = clsizeofmem(ptr);
+        size_t off = 0;
+        auto alloc = registry_find(ptr, &off);
+        if (!alloc || off) fail(STDCL_ENOENT, "clglmsync: %p is not the start of a clmalloc allocation", ptr);
+        AllocUse use(std::move(alloc));
+        size_t size = use->size;
         const GlCalls& gl = gl_calls();
-        check_cl(gl.acquire(d.queue, 1, &m, 0, nullptr, nullptr), "clglmsync: clEnqueueAcquireGLObjects");
+        // The transfer reads or writes the allocation's host memory: after the
+        // pending commands on it (a NOWAIT clmsync to the host, say).
+        CommandOrder order(d, devnum, {&*use});
+        check_cl(gl.acquire(d.queue, 1, &m, order.count(), order.list(), nullptr), "clglmsync: clEnqueueAcquireGLObjects");
         cl_int err = dir == CL_MEM_GLBUF ? clEnqueueWriteBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr)
                                          : clEnqueueReadBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr);
         cl_event ev = nullptr;
         cl_int rerr = gl.release(d.queue, 1, &m, 0, nullptr, &ev);
         check_cl(err, "clglmsync: the transfer");
         check_cl(rerr, "clglmsync: clEnqueueReleaseGLObjects");
+        order.enqueued(ev, ev_flags);
         CommandTag tag{dir == CL_MEM_GLBUF ? CommandTag::to_device : CommandTag::to_host, nullptr, size, true};
         return event_finish(cp, devnum, ev, ev_flags, tag);
     });

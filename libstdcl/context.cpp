@@ -201,6 +201,9 @@ int probe_zero_copy(cl_context ctx, cl_device_id dev, cl_command_queue q, std::s
             *why = strprintf("clEnqueueMapBuffer: %s (%d)", cl_error_name(err), int(err));
         } else {
             cl_int uerr = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
+            // A mapping left in place keeps the buffer (and its hold on `host`) alive
+            // past its release: try once more, so that nothing outlives the probe.
+            if (uerr != CL_SUCCESS) uerr = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
             cl_int ferr = clFinish(q);
             if (uerr != CL_SUCCESS) *why = strprintf("clEnqueueUnmapMemObject: %s (%d)", cl_error_name(uerr), int(uerr));
             else if (ferr != CL_SUCCESS) *why = strprintf("clFinish: %s (%d)", cl_error_name(ferr), int(ferr));
@@ -475,6 +478,7 @@ void destroy_context(CLCONTEXT* cp)
         ev.kernel.clear();
         ev.mem.clear();
     }
+    reduce_forget_context(cp);
     context_release_programs(cp);
     compat_forget_context(cp);
     memory_forget_context(cp);

@@ -249,6 +249,15 @@ std::string unread_error()
     return t_err.has ? t_err.pending : std::string();
 }
 
+std::string take_error(const char* fallback)
+{
+    if (!t_err.has) return fallback;
+    std::string msg;
+    msg.swap(t_err.pending);
+    t_err.has = false;
+    return msg;
+}
+
 }  // namespace stdcl
 
 extern "C" STDCL_API char* clerror(void)

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace stdcl {
@@ -25,14 +26,16 @@ KernelTable& kernels()
 // Each thread's last kernel, for clarg_set's fast path (with_kernel): while the
 // table's generation is unchanged, the table still maps k to ki and holds a
 // reference to it.  A raw pointer: the cache never keeps a closed program's kernels
-// alive.  Initial-exec: one %fs-relative load, no __tls_get_addr call.
+// alive.  The library is compiled with TLS descriptors where the compiler has them
+// (configure): no __tls_get_addr call when the library is loaded with the program,
+// and dlopen() works.
 struct KernelCache {
     cl_kernel k = nullptr;
     uint64_t gen = 0;
     KernelInfo* ki = nullptr;
     KernelSlot* slot = nullptr;  // ki's lock: never freed, so locking it is always safe
 };
-__attribute__((tls_model("initial-exec"))) thread_local KernelCache tl_kernel;
+thread_local KernelCache tl_kernel;
 
 // Kernel lock slots: allocated in blocks that are never freed, reused through a list.
 struct SlotPool {
@@ -254,7 +257,7 @@ void check_ndrange(const clndrange_t* ndr)
 }
 
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags,
-                const std::vector<cl_event>& waits, const char* call)
+                CommandOrder& order, const char* call)
 {
     clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
     const clndrange_t* ndr = &resolved;
@@ -278,8 +281,8 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     fit_local_size(cp, devnum, ki, k, &resolved, call);
     set_sized_locals(ki, k, resolved, call);
     cl_event ev = nullptr;
-    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, ndr->ltsz,
-                                        cl_uint(waits.size()), waits.empty() ? nullptr : waits.data(), &ev);
+    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, ndr->ltsz, order.count(),
+                                        order.list(), &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
@@ -293,9 +296,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     if (err != CL_SUCCESS)
         fail_cl(err, "clfork: clEnqueueNDRangeKernel of kernel '%s' on device %u", ki.name.c_str(), devnum);
     *user_ndr = resolved;
-    if (flags & CL_EVENT_NOWAIT)  // a waited launch is done before clfork returns
-        for (cl_uint i = 0; i < ki.nargs; ++i)
-            if (ki.args[i].kind == KernelArg::global) ki.args[i].alloc->note_event(devnum, ev);
+    order.enqueued(ev, flags);
     if (trace_on(Trace::launch))
         trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s", ki.name.c_str(),
               devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ndr->ltsz[0],
@@ -316,19 +317,19 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
-    // A device with a transfer queue: the kernel waits for the last command on each
-    // allocation it uses; their order locks are held until it is noted or waited for.
+    // The kernel waits for the last command on each allocation it uses; the order
+    // is held until the launch is noted or waited for.
     Device& d = cp->devs[devnum];
-    std::vector<std::unique_lock<std::mutex>> order;
-    std::vector<cl_event> waits;
+    std::optional<CommandOrder> order;
     std::string prof_name;  // the kernel's name for the profile (only when it is on)
     // The kernel's lock is held from the arguments to the enqueue: the record (and
     // its kernel objects) cannot go meanwhile; once enqueued, OpenCL keeps what the
     // command needs even if another thread clcloses the program.
     cl_event ev = with_kernel(cp, krn, call, [&](KernelInfo& ki) {
-        if (nargs > 0) {
-            if (cl_uint(nargs) > ki.nargs)
-                fail(STDCL_EINVAL, "clforka: %d arguments given; kernel '%s' takes %u", nargs, ki.name.c_str(), ki.nargs);
+        if (nargs >= 0) {  // clforka: every argument, each launch (none kept from an earlier one)
+            if (cl_uint(nargs) != ki.nargs)
+                fail(STDCL_EINVAL, "clforka: %d argument(s) given; kernel '%s' takes %u", nargs, ki.name.c_str(),
+                     ki.nargs);
             for (int i = 0; i < nargs; ++i) set_value(ki, unsigned(i), sizes[i], values[i], "clforka");
         }
         uses.reserve(ki.nargs);
@@ -341,16 +342,12 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
                 fail(e.code, "clfork: %s: %s", arg_desc(ki, i).c_str(), e.msg.c_str());
             }
         }
-        if (d.xfer != d.queue && !uses.empty()) {
-            std::vector<Allocation*> allocs;
-            allocs.reserve(uses.size());
-            for (const AllocUse& u : uses) allocs.push_back(&*u);
-            lock_order(allocs, order);
-            waits.reserve(allocs.size());
-            for (Allocation* al : allocs) al->add_wait(devnum, waits);
-        }
+        std::vector<Allocation*> allocs;
+        allocs.reserve(uses.size());
+        for (const AllocUse& u : uses) allocs.push_back(&*u);
+        order.emplace(d, devnum, std::move(allocs));
         if (cp->prof) prof_name = ki.name;
-        return launch(cp, devnum, ki, ndr, flags, waits, call);
+        return launch(cp, devnum, ki, ndr, flags, *order, call);
     });
     return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
 }

@@ -197,12 +197,23 @@ void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out)
     out.push_back(e);
 }
 
-void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<std::mutex>>& out)
+CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs)
+    : devnum_(devnum), allocs_(std::move(allocs))
 {
-    std::sort(allocs.begin(), allocs.end());
-    allocs.erase(std::unique(allocs.begin(), allocs.end()), allocs.end());
-    out.reserve(out.size() + allocs.size());
-    for (Allocation* a : allocs) out.emplace_back(a->order);
+    if (allocs_.size() > 1) {
+        std::sort(allocs_.begin(), allocs_.end());
+        allocs_.erase(std::unique(allocs_.begin(), allocs_.end()), allocs_.end());
+    }
+    if (d.xfer == d.queue || allocs_.empty()) return;
+    locks_.reserve(allocs_.size());
+    for (Allocation* a : allocs_) locks_.emplace_back(a->order);
+    for (Allocation* a : allocs_) a->add_wait(devnum_, waits_);  // allocates only when a command is pending
+}
+
+void CommandOrder::enqueued(cl_event ev, int flags)
+{
+    if (!(flags & CL_EVENT_NOWAIT)) return;
+    for (Allocation* a : allocs_) a->note_event(devnum_, ev);
 }
 
 void Allocation::wait_idle()
@@ -471,17 +482,12 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
             fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
     }
     cl_mem m = a->device_mem(devnum, 0);
-    // Two queues: transfers go to the transfer queue, after the last command on
-    // this allocation (order held until the command is noted or waited for).
-    std::unique_lock<std::mutex> order;
-    std::vector<cl_event> waits;
+    // Transfers go to the transfer queue (two queues: after the last command on
+    // this allocation).
+    CommandOrder order(d, devnum, {&*a});
     cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
-    if (d.xfer != d.queue) {
-        order = std::unique_lock<std::mutex>(a->order);
-        a->add_wait(devnum, waits);  // allocates only when a command is pending
-    }
-    cl_uint nw = cl_uint(waits.size());
-    const cl_event* wl = nw ? waits.data() : nullptr;
+    cl_uint nw = order.count();
+    const cl_event* wl = order.list();
     cl_event ev = nullptr;
     cl_int err;
     bool no_event = false;  // a waited plain transfer: see below
@@ -514,7 +520,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
           ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
-    if (flags & CL_EVENT_NOWAIT) a->note_event(devnum, ev);  // else done when we return
+    order.enqueued(ev, flags);
     cl_event done;
     if (!no_event) {
         CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
@@ -715,22 +721,10 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
-        std::vector<std::unique_lock<std::mutex>> order;
-        std::vector<cl_event> waits;
-        if (d.xfer != d.queue) {  // two queues: after the last commands on both
-            lock_order({&*s, &*t}, order);
-            waits.reserve(2);
-            s->add_wait(devnum, waits);
-            t->add_wait(devnum, waits);
-        }
+        CommandOrder order(d, devnum, {&*s, &*t});
         cl_event ev = nullptr;
-        check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, cl_uint(waits.size()),
-                                     waits.empty() ? nullptr : waits.data(), &ev),
-                 "clmcopy");
-        if (flags & CL_EVENT_NOWAIT) {  // else done when we return
-            s->note_event(devnum, ev);
-            t->note_event(devnum, ev);
-        }
+        check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
+        order.enqueued(ev, flags);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });
 }

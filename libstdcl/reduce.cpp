@@ -138,6 +138,19 @@ bool handle_open(CLCONTEXT* cp, void* h)
     return false;
 }
 
+void forget_state(CLCONTEXT* cp)
+{
+    std::shared_ptr<ReduceState> gone;  // released after the lock (clReleaseMemObject)
+    std::lock_guard<std::mutex> lock(g_states_mu);
+    auto& v = states();
+    for (size_t i = 0; i < v.size(); ++i)
+        if (v[i]->cp == cp) {
+            gone = std::move(v[i]);
+            v.erase(v.begin() + long(i));
+            break;
+        }
+}
+
 std::shared_ptr<ReduceState> state_of(CLCONTEXT* cp)
 {
     std::lock_guard<std::mutex> lock(g_states_mu);
@@ -159,10 +172,7 @@ void* open_kernels(CLCONTEXT* cp, bool dbl)
 {
     std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
     void* h = clsopen_named(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl", CLLD_NOW);
-    if (!h) {
-        const char* why = clerror();
-        fail(STDCL_EBUILD, "clreduce: building the reduction kernels: %s", why ? why : "(no message)");
-    }
+    if (!h) fail(STDCL_EBUILD, "clreduce: building the reduction kernels: %s", take_error("(no message)").c_str());
     return h;
 }
 
@@ -286,7 +296,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
             std::string kname = strprintf("stdcl_reduce_%s_%s_%s", kTypes[type].name, kOps[op],
                                           strided ? "strided" : "chunked");
             cl_kernel k0 = clsym(cp, handle, kname.c_str(), 0);
-            if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), clerror());
+            if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), take_error("(no message)").c_str());
             auto ki = kernel_find(k0);
             cl_kernel kern = ki->per_group[size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0];
             if (!ds.parts) {
@@ -320,8 +330,14 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
             check_cl(err, "clreduce: clSetKernelArg");
             size_t global = groups * local;
             cl_event kev = nullptr;
-            check_cl(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, 0, nullptr, &kev),
-                     strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
+            {
+                // After the pending commands on the array (a NOWAIT clmsync or kernel
+                // on the other queue); the partial values follow on the same queue.
+                CommandOrder order(d, dn, {&*use});
+                check_cl(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(),
+                                                &kev),
+                         strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
+            }
             events.push_back(kev);
             if (cp->prof) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
             parts[k].assign(groups * es, 0);
@@ -364,6 +380,16 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 }
 
 }  // namespace
+
+void reduce_forget_context(CLCONTEXT* cp) noexcept
+{
+    try {
+        forget_state(cp);
+    } catch (...) {
+        // std::mutex::lock failed: the state stays listed; state_of replaces it
+        // when the address comes back.
+    }
+}
 
 }  // namespace stdcl
 

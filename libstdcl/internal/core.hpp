@@ -142,8 +142,33 @@ private:
     std::shared_ptr<Allocation> a_;
 };
 
-// Locks the order mutexes of the allocations (each once, in address order) into out.
-void lock_order(std::vector<Allocation*> allocs, std::vector<std::unique_lock<std::mutex>>& out);
+// The one path by which every command libstdcl enqueues is ordered after the
+// commands on the memory it uses.  A device with a transfer queue beside its
+// kernel queue runs the two queues at once, so a command must wait for the last
+// CL_EVENT_NOWAIT command on each allocation it touches (it may be on the other
+// queue).  Make a CommandOrder before enqueuing: it locks each allocation's order
+// mutex (once, in address order: no other command slips in between) and collects
+// the events to wait for; pass count() and list() as the command's wait list;
+// after the enqueue, enqueued(ev, flags) notes a NOWAIT command on every
+// allocation (clfree and the next command wait for it; a waited command is
+// complete when its call returns).  The locks are held until the CommandOrder
+// goes.  On a device with one queue the queue's own order suffices: nothing is
+// locked or waited for.
+class CommandOrder {
+public:
+    CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs);
+    CommandOrder(const CommandOrder&) = delete;
+    CommandOrder& operator=(const CommandOrder&) = delete;
+    cl_uint count() const { return cl_uint(waits_.size()); }
+    const cl_event* list() const { return waits_.empty() ? nullptr : waits_.data(); }
+    void enqueued(cl_event ev, int flags);
+
+private:
+    unsigned devnum_;
+    std::vector<Allocation*> allocs_;  // sorted, each once
+    std::vector<std::unique_lock<std::mutex>> locks_;
+    std::vector<cl_event> waits_;
+};
 
 // The registry (registry.cpp): address -> allocation in constant time, lock-free for
 // registry_lookup, never reads user memory.
@@ -283,6 +308,8 @@ CLCONTEXT* context_check(CLCONTEXT* cp);          // throws on NULL/unknown
 Device& context_device(CLCONTEXT* cp, unsigned devnum);  // throws on bad devnum
 CLCONTEXT* context_of_cl(cl_context c);           // nullptr if not ours
 void context_release_programs(CLCONTEXT* cp);
+// Releases clreduce's kernels and partial-value buffers of cp (reduce.cpp).
+void reduce_forget_context(CLCONTEXT* cp) noexcept;
 
 // Events: track, wait, return per the event flags.
 int event_flags_check(int flags);                 // throws on WAIT|NOWAIT

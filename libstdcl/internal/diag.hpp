@@ -40,6 +40,11 @@ const char* cl_error_name(cl_int status);
 void set_error(const std::string& msg);
 // The message of this thread's last failure if clerror() has not read it, else "".
 std::string unread_error();
+// For library code that calls an entry point (clsopen, clmalloc...) and turns its
+// failure into its own: the message that call recorded, taken out of this
+// thread's slot (so it is never handed out twice), or `fallback` when none was
+// recorded.  Library code never calls clerror().
+std::string take_error(const char* fallback);
 // Turns the exception in flight into a recorded error; returns its code.
 int record_current_exception();
 
