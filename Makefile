@@ -133,7 +133,7 @@ SAN_FLAGS ?=
 
 ALL_CPPFLAGS = -Iinclude $(OPENCL_CFLAGS) $(NETTLE_CFLAGS) $(CPPFLAGS)
 LIB_CXXFLAGS = $(CXXSTD) -fPIC -fvisibility=hidden -fvisibility-inlines-hidden \
-               -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
+               $(LIB_TLSFLAGS) -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
 PROG_CFLAGS = $(CSTD) -pthread $(WARN) $(CFLAGS) $(SAN_FLAGS)
 PROG_CXXFLAGS = $(CXXSTD) -pthread $(WARN) $(CXXFLAGS) $(SAN_FLAGS)
 # Extra flags of some folders (pattern-specific values below).

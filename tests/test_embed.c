@@ -52,6 +52,73 @@ static const char* k_scale_h = "#pragma once\n#include <consts.h>\n#define SCALE
 static const char* k_consts_h = "#ifndef CONSTS_H\n#define CONSTS_H\n#define BASE 7\n#endif\n";
 #define EXPECTED_SUM "sum=42336" /* 21 * (0 + 1 + ... + 63) */
 
+/* A program that is not linked with libstdcl: it dlopen()s the library (a
+ * plugin host does this), runs a kernel through it, dlclose()s it, and does
+ * it all twice. */
+static const char* k_dlopen_c =
+    "#include <dlfcn.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdcl.h>\n"
+    "#define SYM(v, name) do { *(void**)&v = dlsym(lib, name); if (!v) { fprintf(stderr, \"no %s\\n\", name); return 1; } } while (0)\n"
+    "int main(int argc, char** argv)\n"
+    "{\n"
+    "    static const char src[] = \"__kernel void triple(__global int* a) { int i = get_global_id(0); a[i] = 3 * i; }\";\n"
+    "    for (int round = 0; round < 2 && argc > 1; round++) {\n"
+    "        void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);\n"
+    "        if (!lib) { fprintf(stderr, \"dlopen: %s\\n\", dlerror()); return 1; }\n"
+    "        CLCONTEXT** dev; void* (*sopen)(CLCONTEXT*, const char*, int); char* (*err)(void);\n"
+    "        cl_kernel (*sym)(CLCONTEXT*, void*, const char*, int); void* (*mall)(CLCONTEXT*, size_t, int);\n"
+    "        void (*ndrset)(clndrange_t*, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t, size_t);\n"
+    "        cl_event (*forka)(CLCONTEXT*, unsigned, cl_kernel, clndrange_t*, int, int, ...);\n"
+    "        cl_event (*msync)(CLCONTEXT*, unsigned, void*, int); int (*mfree)(void*); int (*sclose)(CLCONTEXT*, void*);\n"
+    "        SYM(dev, \"stddev\"); SYM(sopen, \"clsopen\"); SYM(err, \"clerror\"); SYM(sym, \"clsym\");\n"
+    "        SYM(mall, \"clmalloc\"); SYM(ndrset, \"stdcl_ndrange_set\"); SYM(forka, \"stdcl_forka\");\n"
+    "        SYM(msync, \"clmsync\"); SYM(mfree, \"clfree\"); SYM(sclose, \"clclose\");\n"
+    "        CLCONTEXT* cp = *dev;\n"
+    "        if (!cp) { fprintf(stderr, \"no stddev\\n\"); return 1; }\n"
+    "        void* h = sopen(cp, src, CLLD_NOW);\n"
+    "        cl_kernel k = h ? sym(cp, h, \"triple\", 0) : NULL;\n"
+    "        int* a = (int*)mall(cp, 64 * sizeof(int), 0);\n"
+    "        clndrange_t ndr;\n"
+    "        ndrset(&ndr, 1, 0, 64, 16, 0, 1, 1, 0, 1, 1);\n"
+    "        if (!k || !a || !forka(cp, 0, k, &ndr, CL_EVENT_WAIT, 1, sizeof a, &a) ||\n"
+    "            !msync(cp, 0, a, CL_MEM_HOST | CL_EVENT_WAIT)) { fprintf(stderr, \"run: %s\\n\", err()); return 1; }\n"
+    "        long s = 0;\n"
+    "        for (int i = 0; i < 64; i++) s += a[i];\n"
+    "        printf(\"round %d: sum=%ld\\n\", round, s);\n"
+    "        mfree(a);\n"
+    "        sclose(cp, h);\n"
+    "        if (dlclose(lib) != 0) { fprintf(stderr, \"dlclose: %s\\n\", dlerror()); return 1; }\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n";
+
+/* The same through Python's ctypes (the library loaded with dlopen). */
+static const char* k_ctypes_py =
+    "import ctypes, sys\n"
+    "lib = ctypes.CDLL(sys.argv[1])\n"
+    "vp, ci, cs = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t\n"
+    "lib.clsopen.restype = vp; lib.clsopen.argtypes = [vp, ctypes.c_char_p, ci]\n"
+    "lib.clsym.restype = vp; lib.clsym.argtypes = [vp, vp, ctypes.c_char_p, ci]\n"
+    "lib.clmalloc.restype = vp; lib.clmalloc.argtypes = [vp, cs, ci]\n"
+    "lib.clmsync.restype = vp; lib.clmsync.argtypes = [vp, ctypes.c_uint, vp, ci]\n"
+    "lib.clfree.argtypes = [vp]\n"
+    "lib.clerror.restype = ctypes.c_char_p\n"
+    "lib.stdcl_forkv.restype = vp\n"
+    "lib.stdcl_forkv.argtypes = [vp, ctypes.c_uint, vp, vp, ci, ci, ctypes.POINTER(cs), ctypes.POINTER(vp)]\n"
+    "cp = vp.in_dll(lib, 'stddev').value\n"
+    "src = b'__kernel void triple(__global int* a) { int i = get_global_id(0); a[i] = 3 * i; }'\n"
+    "h = lib.clsopen(cp, src, 1)\n"
+    "k = lib.clsym(cp, h, b'triple', 0)\n"
+    "a = lib.clmalloc(cp, 64 * 4, 0)\n"
+    "ndr = (cs * 13)(1, 0, 0, 0, 0, 64, 1, 1, 1, 16, 1, 1, 1)\n"
+    "sizes = (cs * 1)(ctypes.sizeof(vp)); cell = vp(a); vals = (vp * 1)(ctypes.addressof(cell))\n"
+    "if not (h and k and a and lib.stdcl_forkv(cp, 0, k, ctypes.addressof(ndr), 1, 1, sizes, vals)\n"
+    "        and lib.clmsync(cp, 0, a, 0x10 | 1)):  # CL_MEM_HOST | CL_EVENT_WAIT\n"
+    "    sys.exit('run: %s' % lib.clerror())\n"
+    "print('sum=%d' % sum((ctypes.c_int * 64).from_address(a)))\n"
+    "lib.clfree(a)\n";
+
 typedef struct {
     char* root;
     char clcc[PATH_MAX + 32];
@@ -218,6 +285,58 @@ static void test_clcc_object_runs_from_another_directory(void** state)
     tu_proc_free(&r);
 }
 
+/* Sanitized builds of the library need their runtime loaded first: a plain
+ * program cannot dlopen them.  The script exits 77 (skip) for those. */
+#define SKIP_SANITIZED_LIB \
+    "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_' && exit 77\n"
+
+static void test_dlopen_runs_a_kernel_twice(void** state)
+{
+    fixture* f = *state;
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/dl.c", f->root);
+    assert_int_equal(tu_write_file(p, k_dlopen_c), 0);
+    tu_proc r;
+    run_script(f, &r,
+               "set -e\n"
+               "command -v cc > /dev/null || exit 77\n" SKIP_SANITIZED_LIB
+               "cc -I\"$INC\" -o dl dl.c -ldl\n"
+               "if readelf -d dl | grep -q libstdcl; then echo 'dl is linked with libstdcl'; exit 1; fi\n"
+               /* Initial-exec thread-locals make dlopen fail once the loader's
+                * static TLS room is used up (Python's ctypes, plugin hosts). */
+               "if readelf -d \"$LIB/libstdcl.so\" | grep -q STATIC_TLS; then echo 'STATIC_TLS'; exit 1; fi\n"
+               "./dl \"$LIB/libstdcl.so\"\n");
+    if (r.status == 77) {
+        tu_proc_free(&r);
+        skip();
+    }
+    if (r.status != 0) tu_proc_dump(&r, "dlopen program");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "round 0: sum=6048"); /* 3 * (0 + 1 + ... + 63) */
+    assert_contains(r.out, "round 1: sum=6048");
+    tu_proc_free(&r);
+}
+
+static void test_python_ctypes_runs_a_kernel(void** state)
+{
+    fixture* f = *state;
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/run.py", f->root);
+    assert_int_equal(tu_write_file(p, k_ctypes_py), 0);
+    tu_proc r;
+    run_script(f, &r,
+               "command -v python3 > /dev/null || exit 77\n" SKIP_SANITIZED_LIB
+               "python3 run.py \"$LIB/libstdcl.so\"\n");
+    if (r.status == 77) {
+        tu_proc_free(&r);
+        skip();
+    }
+    if (r.status != 0) tu_proc_dump(&r, "python3 ctypes");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "sum=6048");
+    tu_proc_free(&r);
+}
+
 int main(int argc, char** argv)
 {
     tu_filter_from_args(argc, argv);
@@ -230,6 +349,8 @@ int main(int argc, char** argv)
         cmocka_unit_test_setup_teardown(test_clcc_missing_include_warns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clcc_object_runs_from_another_directory, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_dlopen_runs_a_kernel_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_python_ctypes_runs_a_kernel, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
