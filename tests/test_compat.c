@@ -590,6 +590,15 @@ static void test_clload_and_clloadb_open_programs(void** state)
     clerror();
     assert_null(clload(stdcpu, src, 0, 0));
     assert_contains(clerror(), "clload: the length is 0");
+    /* A source that does not build: the compiler's reason, said once. */
+    static char bad[] = "__kernel void broken(__global int* a) { a[0] = undeclared_name; }";
+    assert_null(clload(stdcpu, bad, sizeof bad, CLLD_NOW));
+    const char* why = clerror();
+    assert_non_null(why);
+    assert_contains(why, "clload: ");
+    assert_contains(why, "undeclared_name");
+    assert_not_contains(why, "basic_string");
+    assert_null(clerror());
 
     /* Binaries made with plain OpenCL, one per device. */
     cl_int err = CL_SUCCESS;

@@ -483,6 +483,33 @@ static void test_clfork_null_kernel_fails(void** state)
     still_works();
 }
 
+/* clforka sets every argument at every launch: fewer or more arguments than
+ * the kernel takes fail (nothing is kept from an earlier launch), naming both
+ * counts, and nothing runs. */
+static void test_clforka_argument_count_must_match(void** state)
+{
+    (void)state;
+    float* out = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    assert_non_null(out);
+    clndrange_t ndr = clndrange_init1d(0, 64, 16);
+    float x = 2.5f;
+    assert_non_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out, x));
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 64; i++) out[i] = 0.0f;
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    drain_errors();
+    assert_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out));
+    check_message("1 argument(s) given", "takes 2");
+    assert_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out, x, 7));
+    check_message("3 argument(s) given", "takes 2");
+    assert_null(clforka(stdcpu, 0, g_add_one, &ndr, CL_EVENT_WAIT));
+    check_message("0 argument(s) given", "takes 1");
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < 64; i++) assert_true(out[i] == 0.0f); /* nothing ran */
+    assert_int_equal(clfree(out), 0);
+    still_works();
+}
+
 /* The NULL of a failed clsym, passed on unchecked: the launch's message
  * carries clsym's reason, which nobody read. */
 static void test_clforka_of_failed_clsym_says_why_clsym_failed(void** state)
@@ -874,6 +901,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clfork_global_size_not_multiple_of_local_fails),
         cmocka_unit_test(test_clfork_null_kernel_fails),
         cmocka_unit_test(test_clforka_of_failed_clsym_says_why_clsym_failed),
+        cmocka_unit_test(test_clforka_argument_count_must_match),
         cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
         cmocka_unit_test(test_clfork_unset_argument_fails),
         cmocka_unit_test(test_clarg_set_after_clclose_fails_with_the_cache_warm),
