@@ -1,8 +1,10 @@
 /* test_stress.c: many threads calling libstdcl at once, each a random but
  * seeded mix of clopen/clsym/clclose, clmalloc/clfree, clmsync (both ways,
  * WAIT and NOWAIT), clforka and clarg_set + clfork (WAIT and NOWAIT) with
- * interior pointers, and clwait, on both devices of stdcpu; every result is
- * checked exactly (c[i] = a[i] * k + i).
+ * interior pointers, clmsyncn, clmcopy, clreduce, arguments bound once and
+ * launched twice, and clwait, on every device of stdcpu (both PoCL devices; with
+ * STDCL_TEST_CONTEXT=gpu, stdgpu: make check-gpu); every result is checked
+ * exactly (c[i] = a[i] * k + i, copies, sums).
  *
  * Every thread opens the same kernel file (one shared handle, counted), so a
  * thread's clclose races the other threads' clforka on the same kernel; a
@@ -46,11 +48,12 @@ enum {
 /* The kinds of operation, counted over all threads. */
 enum {
     OP_OPEN, OP_CLOSE, OP_MALLOC, OP_FREE, OP_FORKA, OP_FORK, OP_SYNC_DEVICE, OP_SYNC_HOST, OP_WAIT,
-    OP_TRANSIENT, OP_NOWAIT, OP_INTERIOR, OP_FREE_PENDING, NOPS
+    OP_TRANSIENT, OP_NOWAIT, OP_INTERIOR, OP_FREE_PENDING, OP_COPY, OP_REDUCE, OP_SYNCN, OP_FORK_AGAIN, NOPS
 };
 static const char* const op_names[NOPS] = {
     "clopen", "clclose", "clmalloc", "clfree", "clforka", "clfork", "clmsync to device", "clmsync to host",
     "clwait", "open-fork-close", "NOWAIT calls", "interior pointers", "clfree with NOWAIT work pending",
+    "clmcopy", "clreduce", "clmsyncn", "clfork again with arguments bound once",
 };
 
 static unsigned g_threads = 16;
@@ -60,6 +63,8 @@ static unsigned g_align_ints = 1;      /* sub-buffer alignment, in ints */
 static char g_file[PATH_MAX + 64];      /* tests/kernels/stress.cl */
 static char g_transient_file[PATH_MAX + 64]; /* tests/kernels/stress_transient.cl */
 static pthread_mutex_t g_fork_mu = PTHREAD_MUTEX_INITIALIZER; /* axpi_fork's arguments */
+static CLCONTEXT* g_cp;                 /* the context under test */
+static unsigned g_ndev = 2;             /* its devices used (at most 2) */
 
 typedef struct {
     int* p;
@@ -148,7 +153,7 @@ static int join(worker_t* w, unsigned d, int need)
     while (sel != 0 && (sel & need) != need);
     w->calls++;
     w->ops[OP_WAIT]++;
-    if (stdcl_wait(stdcpu, d, sel) != 0) {
+    if (stdcl_wait(g_cp, d, sel) != 0) {
         fail_call(w, "clwait(device %u, 0x%x)", d, (unsigned)sel);
         return -1;
     }
@@ -159,7 +164,7 @@ static int join(worker_t* w, unsigned d, int need)
 /* Joins this thread's pending NOWAIT transfers before its host memory changes. */
 static int join_pending(worker_t* w)
 {
-    for (unsigned d = 0; d < 2; d++)
+    for (unsigned d = 0; d < g_ndev; d++)
         if (w->pending[d] && join(w, d, CL_MEM_EVENT) != 0) return -1;
     return 0;
 }
@@ -172,22 +177,22 @@ static void op_open(worker_t* w)
 {
     int flags = below(w, 3) == 0 ? CLLD_LAZY : CLLD_NOW;
     w->calls++;
-    void* h = clopen(stdcpu, g_file, flags);
+    void* h = clopen(g_cp, g_file, flags);
     if (!h) {
         fail_call(w, "clopen(stress.cl, %s)", flags == CLLD_LAZY ? "CLLD_LAZY" : "CLLD_NOW");
         return;
     }
     if (w->held && h != w->h) {
         fail_result(w, "clopen(stress.cl) returned %p while this thread holds %p for the same file", h, w->h);
-        clclose(stdcpu, h);
+        clclose(g_cp, h);
         return;
     }
     w->calls += 2;
-    cl_kernel a = clsym(stdcpu, h, "axpi", below(w, 2) ? CLLD_NOW : 0);
-    cl_kernel f = a ? clsym(stdcpu, h, "axpi_fork", 0) : NULL;
+    cl_kernel a = clsym(g_cp, h, "axpi", below(w, 2) ? CLLD_NOW : 0);
+    cl_kernel f = a ? clsym(g_cp, h, "axpi_fork", 0) : NULL;
     if (!a || !f) {
         fail_call(w, "clsym(%s) after clopen", a ? "axpi_fork" : "axpi");
-        clclose(stdcpu, h);
+        clclose(g_cp, h);
         return;
     }
     if (w->held && (a != w->axpi || f != w->axpi_fork)) {
@@ -204,7 +209,7 @@ static void op_open(worker_t* w)
 static void op_close(worker_t* w)
 {
     w->calls++;
-    if (clclose(stdcpu, w->h) != 0) {
+    if (clclose(g_cp, w->h) != 0) {
         fail_call(w, "clclose(stress.cl handle %p, held %d time(s) by this thread)", w->h, w->held);
         return;
     }
@@ -231,7 +236,7 @@ static void op_malloc(worker_t* w)
     }
     int flags = below(w, 4) == 0 ? CL_MEM_RW : 0;
     w->calls += 2;
-    int* p = (int*)clmalloc(stdcpu, n * sizeof(int), flags);
+    int* p = (int*)clmalloc(g_cp, n * sizeof(int), flags);
     if (!p) {
         fail_call(w, "clmalloc(%zu bytes)", n * sizeof(int));
         return;
@@ -294,7 +299,7 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     size_t n = a->n < c->n ? a->n : c->n;
     size_t off = pick_offset(w, n, LOCAL);
     size_t g = (size_t)LOCAL * (1 + below(w, (unsigned)((n - off) / LOCAL)));
-    unsigned d = below(w, 2);
+    unsigned d = below(w, g_ndev);
     int k = (int)below(w, 1001) - 500;  /* |a[i] * k + i| < 2^31 */
     int sentinel = -(int)(rnd(w) & 0x7fffffff);
     int abase = fill(w, a);
@@ -305,11 +310,11 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     clndrange_t ndr = clndrange_init1d(0, g, LOCAL);
 
     w->calls += 2;
-    if (!clmsync(stdcpu, d, a->p, CL_MEM_DEVICE | fa)) {
+    if (!clmsync(g_cp, d, a->p, CL_MEM_DEVICE | fa)) {
         fail_call(w, "clmsync(a %p, device %u, to device, 0x%x)", (void*)a->p, d, (unsigned)fa);
         return;
     }
-    if (!clmsync(stdcpu, d, c->p, CL_MEM_DEVICE | fc)) {
+    if (!clmsync(g_cp, d, c->p, CL_MEM_DEVICE | fc)) {
         fail_call(w, "clmsync(c %p, device %u, to device, 0x%x)", (void*)c->p, d, (unsigned)fc);
         return;
     }
@@ -318,10 +323,18 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     if (use_fork) {
         pthread_mutex_lock(&g_fork_mu);
         w->calls += 4;
-        int rc = clarg_set_global(stdcpu, krn, 0, a->p + off);
-        if (rc == 0) rc = clarg_set_global(stdcpu, krn, 1, c->p + off);
-        if (rc == 0) rc = clarg_set(stdcpu, krn, 2, k);
-        ev = rc == 0 ? clfork(stdcpu, d, krn, &ndr, fk) : NULL;
+        int rc = clarg_set_global(g_cp, krn, 0, a->p + off);
+        if (rc == 0) rc = clarg_set_global(g_cp, krn, 1, c->p + off);
+        if (rc == 0) rc = clarg_set(g_cp, krn, 2, k);
+        ev = rc == 0 ? clfork(g_cp, d, krn, &ndr, fk) : NULL;
+        if (ev && below(w, 2)) {
+            /* The same launch again with the arguments bound once: same result. */
+            int f2 = event_flag(w);
+            w->calls++;
+            w->ops[OP_FORK_AGAIN]++;
+            ev = clfork(g_cp, d, krn, &ndr, f2);
+            fk |= f2 & CL_EVENT_NOWAIT;
+        }
         pthread_mutex_unlock(&g_fork_mu);
         if (rc != 0) {
             fail_call(w, "clarg_set on %s", kname);
@@ -329,7 +342,7 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
         }
     } else {
         w->calls++;
-        ev = clforka(stdcpu, d, krn, &ndr, fk, a->p + off, c->p + off, k);
+        ev = clforka(g_cp, d, krn, &ndr, fk, a->p + off, c->p + off, k);
     }
     if (!ev) {
         fail_call(w, "%s(%s, device %u, global %zu, offset %zu ints, 0x%x)", use_fork ? "clfork" : "clforka", kname, d,
@@ -340,7 +353,7 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     /* Back to the host: all of c, or from the interior pointer on. */
     size_t hoff = below(w, 2) ? off : 0;
     w->calls++;
-    if (!clmsync(stdcpu, d, c->p + hoff, CL_MEM_HOST | fh)) {
+    if (!clmsync(g_cp, d, c->p + hoff, CL_MEM_HOST | fh)) {
         fail_call(w, "clmsync(c + %zu ints, device %u, to host, 0x%x)", hoff, d, (unsigned)fh);
         return;
     }
@@ -394,17 +407,23 @@ static void op_fork(worker_t* w)
 static void op_sync_device(worker_t* w)
 {
     buf_t* b = &w->bufs[below(w, (unsigned)w->nbufs)];
-    unsigned d = below(w, 2);
+    unsigned d = below(w, g_ndev);
     int f = event_flag(w);
     size_t off = pick_offset(w, b->n, 1);
+    size_t len = b->n - off; /* ints */
+    int partial = below(w, 3) == 0;
+    if (partial) len = 1 + below(w, (unsigned)len);
     w->calls++;
-    if (!clmsync(stdcpu, d, b->p + off, CL_MEM_DEVICE | f)) {
-        fail_call(w, "clmsync(%p + %zu ints of %zu, device %u, to device, 0x%x)", (void*)b->p, off, b->n, d,
-                  (unsigned)f);
+    cl_event ev = partial ? clmsyncn(g_cp, d, b->p + off, len * sizeof(int), CL_MEM_DEVICE | f)
+                          : clmsync(g_cp, d, b->p + off, CL_MEM_DEVICE | f);
+    if (!ev) {
+        fail_call(w, "%s(%p + %zu ints of %zu, %zu ints, device %u, to device, 0x%x)", partial ? "clmsyncn" : "clmsync",
+                  (void*)b->p, off, b->n, len, d, (unsigned)f);
         return;
     }
+    if (partial) w->ops[OP_SYNCN]++;
     if (f & CL_EVENT_NOWAIT) w->pending[d] = 1;
-    if (off == 0) b->synced[d] = 1;
+    if (off == 0 && len == b->n) b->synced[d] = 1;
     w->ops[OP_SYNC_DEVICE]++;
 }
 
@@ -413,7 +432,7 @@ static void op_sync_device(worker_t* w)
 static void op_sync_host(worker_t* w)
 {
     int cand[MAX_BUFS], nc = 0;
-    unsigned d = below(w, 2);
+    unsigned d = below(w, g_ndev);
     for (int i = 0; i < w->nbufs; i++)
         if (w->bufs[i].synced[d]) cand[nc++] = i;
     if (nc == 0) return;
@@ -429,7 +448,7 @@ static void op_sync_host(worker_t* w)
     int f = event_flag(w);
     size_t off = pick_offset(w, b->n, 1);
     w->calls++;
-    if (!clmsync(stdcpu, d, b->p + off, CL_MEM_HOST | f)) {
+    if (!clmsync(g_cp, d, b->p + off, CL_MEM_HOST | f)) {
         fail_call(w, "clmsync(%p + %zu ints of %zu, device %u, to host, 0x%x)", (void*)b->p, off, b->n, d, (unsigned)f);
         return;
     }
@@ -448,27 +467,96 @@ static void op_sync_host(worker_t* w)
 static void op_transient(worker_t* w)
 {
     w->calls += 2;
-    void* h = clopen(stdcpu, g_transient_file, below(w, 2) ? CLLD_NOW : CLLD_LAZY);
+    void* h = clopen(g_cp, g_transient_file, below(w, 2) ? CLLD_NOW : CLLD_LAZY);
     if (!h) {
         fail_call(w, "clopen(stress_transient.cl)");
         return;
     }
-    cl_kernel k = clsym(stdcpu, h, "axpi_transient", 0);
+    cl_kernel k = clsym(g_cp, h, "axpi_transient", 0);
     if (!k) {
         fail_call(w, "clsym(axpi_transient)");
-        clclose(stdcpu, h);
+        clclose(g_cp, h);
         return;
     }
     launch_and_check(w, k, 0, "axpi_transient");
     w->calls++;
-    if (clclose(stdcpu, h) != 0) fail_call(w, "clclose(stress_transient.cl)");
+    if (clclose(g_cp, h) != 0) fail_call(w, "clclose(stress_transient.cl)");
     w->ops[OP_TRANSIENT]++;
 }
 
 static void op_wait(worker_t* w)
 {
-    unsigned d = below(w, 2);
+    unsigned d = below(w, g_ndev);
     join(w, d, 0);
+}
+
+/* clmcopy on a device: a filled and synced, copied into c, c read back: the
+ * first min(sizes) ints of c are a's. */
+static void op_copy(worker_t* w)
+{
+    int ia, ic;
+    if (pick_pair(w, &ia, &ic) != 0) return;
+    if (join_pending(w) != 0) return;
+    buf_t* a = &w->bufs[ia];
+    buf_t* c = &w->bufs[ic];
+    unsigned d = below(w, g_ndev);
+    int base = fill(w, a);
+    size_t n = a->n < c->n ? a->n : c->n;
+    int fa = event_flag(w), fcp = event_flag(w), fh = event_flag(w);
+    w->calls += 3;
+    if (!clmsync(g_cp, d, a->p, CL_MEM_DEVICE | fa)) {
+        fail_call(w, "clmsync(a %p, device %u, to device, 0x%x)", (void*)a->p, d, (unsigned)fa);
+        return;
+    }
+    if (!clmcopy(g_cp, d, a->p, c->p, fcp)) {
+        fail_call(w, "clmcopy(%p -> %p, device %u, 0x%x)", (void*)a->p, (void*)c->p, d, (unsigned)fcp);
+        return;
+    }
+    if (!clmsync(g_cp, d, c->p, CL_MEM_HOST | fh)) {
+        fail_call(w, "clmsync(c %p, device %u, to host, 0x%x)", (void*)c->p, d, (unsigned)fh);
+        return;
+    }
+    if ((fh & CL_EVENT_NOWAIT) && join(w, d, CL_MEM_EVENT) != 0) return;
+    for (size_t i = 0; i < n; i++)
+        if (c->p[i] != base + (int)(i * 7)) {
+            fail_result(w, "clmcopy(%zu ints, device %u, flags a 0x%x copy 0x%x host 0x%x): c[%zu] = %d, want %d", n, d,
+                        (unsigned)fa, (unsigned)fcp, (unsigned)fh, i, c->p[i], base + (int)(i * 7));
+            break;
+        }
+    a->synced[d] = 1;
+    c->synced[0] = c->synced[1] = 0; /* read back whole from device d: other devices differ */
+    c->synced[d] = 1;
+    w->ops[OP_COPY]++;
+}
+
+/* clreduce right after a clmsync (WAIT or NOWAIT) of the memory it sums. */
+static void op_reduce(worker_t* w)
+{
+    if (join_pending(w) != 0) return;
+    buf_t* b = &w->bufs[below(w, (unsigned)w->nbufs)];
+    unsigned d = below(w, g_ndev);
+    int base = fill(w, b);
+    size_t off = below(w, (unsigned)b->n);
+    size_t n = 1 + below(w, (unsigned)(b->n - off));
+    unsigned sum = 0; /* int addition wraps on the device too */
+    for (size_t i = off; i < off + n; i++) sum += (unsigned)(base + (int)(i * 7));
+    int f = event_flag(w);
+    w->calls += 2;
+    if (!clmsync(g_cp, d, b->p, CL_MEM_DEVICE | f)) {
+        fail_call(w, "clmsync(%p, device %u, to device, 0x%x)", (void*)b->p, d, (unsigned)f);
+        return;
+    }
+    if (f & CL_EVENT_NOWAIT) w->pending[d] = 1;
+    cl_int got = 0;
+    if (clreduce(g_cp, d, b->p + off, n, CL_REDUCE_INT, CL_REDUCE_SUM, &got) != 0) {
+        fail_call(w, "clreduce(%p + %zu, %zu ints, device %u)", (void*)b->p, off, n, d);
+        return;
+    }
+    if ((unsigned)got != sum)
+        fail_result(w, "clreduce(%zu ints from %zu, device %u) after a clmsync with 0x%x: %d, want %d", n, off, d,
+                    (unsigned)f, got, (int)sum);
+    b->synced[d] = 1;
+    w->ops[OP_REDUCE]++;
 }
 
 /* One random operation that the thread's state allows. */
@@ -492,8 +580,12 @@ static void step(worker_t* w)
             if (w->nbufs > 0) return op_sync_device(w);
         } else if (r < 84) {
             if (w->nbufs > 0) return op_sync_host(w);
-        } else if (r < 90) {
+        } else if (r < 88) {
             return op_wait(w);
+        } else if (r < 92) {
+            if (w->nbufs >= 2) return op_copy(w);
+        } else if (r < 96) {
+            if (w->nbufs > 0) return op_reduce(w);
         } else {
             if (w->nbufs >= 2) return op_transient(w);
         }
@@ -513,11 +605,13 @@ static void* worker(void* arg)
     op_sync_device(w);
     op_sync_host(w);
     op_transient(w);
+    op_copy(w);
+    op_reduce(w);
     op_wait(w);
     double end = now_s() + g_seconds;
     for (long i = 0; (i < MIN_OPS || now_s() < end) && w->failures == 0; i++) step(w);
     for (unsigned d = 0; d < 2; d++)
-        if (stdcl_wait(stdcpu, d, CL_ALL_EVENT) != 0) fail_call(w, "clwait(device %u) at the end", d);
+        if (stdcl_wait(g_cp, d, CL_ALL_EVENT) != 0) fail_call(w, "clwait(device %u) at the end", d);
     while (w->nbufs > 0) op_free(w);
     while (w->held > 0) op_close(w);
     free(w->scratch);
@@ -542,7 +636,18 @@ static unsigned env_unsigned(const char* name, unsigned dflt, unsigned lo, unsig
 static int setup(void** state)
 {
     (void)state;
-    if (tu_need_two_cpu_devices() != 0) return -1;
+    const char* which = getenv("STDCL_TEST_CONTEXT");
+    if (which && strcmp(which, "gpu") == 0) {
+        g_cp = stdgpu;
+        if (!g_cp) {
+            print_error("setup: STDCL_TEST_CONTEXT=gpu, but stdgpu is NULL\n");
+            return -1;
+        }
+        g_ndev = clgetndev(g_cp) < 2 ? 1 : 2;
+    } else {
+        if (tu_need_two_cpu_devices() != 0) return -1;
+        g_cp = stdcpu;
+    }
     /* (tu_kernel's buffers are not for threads.) */
     snprintf(g_file, sizeof g_file, "%s", tu_kernel("stress.cl"));
     snprintf(g_transient_file, sizeof g_transient_file, "%s", tu_kernel("stress_transient.cl"));
@@ -556,9 +661,9 @@ static int setup(void** state)
         clock_gettime(CLOCK_REALTIME, &ts);
         g_seed = (unsigned long long)ts.tv_sec * 1000003ULL ^ (unsigned long long)ts.tv_nsec ^ (unsigned long long)getpid();
     }
-    for (unsigned d = 0; d < 2; d++) {
+    for (unsigned d = 0; d < g_ndev; d++) {
         cl_uint bits = 0;
-        if (clGetDeviceInfo(stdcl_device(stdcpu, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
+        if (clGetDeviceInfo(stdcl_device(g_cp, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
             CL_SUCCESS) {
             print_error("setup: CL_DEVICE_MEM_BASE_ADDR_ALIGN of device %u unknown\n", d);
             return -1;
@@ -572,14 +677,14 @@ static int setup(void** state)
 /* Runs the workers; fails with every thread's first failure. */
 static void run_mix(void)
 {
-    const char* why = stdcl_context_why(stdcpu);
+    const char* why = stdcl_context_why(g_cp);
     int zero_copy = tu_contains(why, ", zero-copy)");
     print_message("stress: %u threads, %g s, seed %llu (STDCL_STRESS_SEED=%llu replays each thread's sequence), "
                   "devices in %s mode, sub-buffer alignment %u ints\n",
                   g_threads, g_seconds, g_seed, g_seed, zero_copy ? "zero-copy" : "copy", g_align_ints);
     const char* expect = getenv("STDCL_STRESS_EXPECT_COPY");
     if (expect && strcmp(expect, "1") == 0 && zero_copy) {
-        print_error("copy mode was asked for (STDCL_ZERO_COPY=0), but stdcpu is %s\n", why);
+        print_error("copy mode was asked for (STDCL_ZERO_COPY=0), but g_cp is %s\n", why);
         fail();
     }
     worker_t* w = (worker_t*)calloc(g_threads, sizeof *w);
@@ -618,11 +723,11 @@ static void run_mix(void)
     }
     /* The library is still usable, and every handle was closed: opening the
      * file again and closing it once more leaves nothing open. */
-    void* h = clopen(stdcpu, g_file, CLLD_NOW);
+    void* h = clopen(g_cp, g_file, CLLD_NOW);
     if (!h) print_error("clopen after the run: %s\n", clerror());
     assert_non_null(h);
-    assert_int_equal(clclose(stdcpu, h), 0);
-    assert_true(clclose(stdcpu, h) < 0);
+    assert_int_equal(clclose(g_cp, h), 0);
+    assert_true(clclose(g_cp, h) < 0);
     assert_contains(clerror(), "not a handle open");
     assert_null(clerror());
 }
