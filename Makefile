@@ -16,6 +16,10 @@
 #                   shim tests/faults/faultcl_shim.cpp, failing each OpenCL
 #                   call and each allocation libstdcl makes in turn, in both
 #                   memory modes (make check runs a stride of it)
+#   make check-gpu  on a machine with an OpenCL GPU: tools/check_gpu.sh (the
+#                   ordering scenarios, test_stress, every example's --check
+#                   and the STDCL 1.6 programs of tests/compat on stdgpu,
+#                   compiled in the process and from the program cache)
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make stress     tests/test_stress.c (16 threads, a random mix of every
 #                   call, all results checked; zero-copy and copy mode) for
@@ -310,10 +314,19 @@ $(FAULT_SHIM): tests/faults/faultcl_shim.cpp
 $(FAULT_WORKLOAD): $(BUILD)/tests/faults/fault_workload.o $(LIB_SO)
 	$(LINK_PROG) $(FAULT_LEAK_FLAGS) -ldl
 
+# The ordering fuzzer (tests/order/README): a preloaded interposer that holds
+# every enqueued command behind a user event released after a random delay.
+# Never sanitized, like the fault shim.
+ORDER_SHIM = $(BUILD)/tests/order/ordercl_shim.so
+
+$(ORDER_SHIM): tests/order/ordercl_shim.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(CXXSTD) -O2 -fPIC -shared -pthread $(WARN) -o $@ $< -ldl
+
 # Everything the tests use, tools included (a test may run one).
 .PHONY: tests
 ifeq ($(HAVE_CMOCKA),1)
-tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA) $(FAULT_PROGS)
+tests: lib tools $(TEST_PROGS) $(TEST_HELPERS) $(TEST_DATA) $(FAULT_PROGS) $(ORDER_SHIM)
 else
 tests: lib tools
 	@echo "warning: CMocka not found by configure: tests not built (run tools/install_deps.sh, then rm config.mk)" >&2
@@ -474,6 +487,13 @@ stress: tests
 # OpenCL calls and allocations.  FAULTS_FLAGS adds options (--jobs 4,
 # --every, --valgrind, --keep DIR ...).
 FAULTS_FLAGS ?=
+# On a machine with an OpenCL GPU: the ordering scenarios, the stress mix, the
+# examples' --check and the STDCL 1.6 programs on the GPU, compiled in the
+# process and from the program cache (tools/check_gpu.sh).
+.PHONY: check-gpu
+check-gpu: all
+	BUILD_DIR=$(BUILD) bash tools/check_gpu.sh
+
 .PHONY: check-faults
 check-faults: lib $(FAULT_PROGS)
 	BUILD_DIR=$(BUILD) bash tools/check_faults.sh $(FAULTS_FLAGS)

@@ -12,10 +12,12 @@
 # the baseline commit, carried with the run; bench_core's options are AB_ARGS,
 # default "-n 1000 -T 16 -b 21": the rows, not the 1e6 fill);
 # "overlap": bench_overlap (a kernel and a NOWAIT clmsync of 64 MiB on one GPU)
-# with STDCL_OVERLAP=1 and 0 in turn, twice each.
+# with STDCL_OVERLAP=1 and 0 in turn, twice each; "check": make all and make
+# check-gpu (the tests need CMocka: set CMOCKA_CFLAGS and CMOCKA_LIBS to a
+# carried copy).
 # Every result is a text file under $OUT (default /tmp/perf-gpu-out).
 #
-#   bench/perf_gpu_run.sh [core] [nbody] [profile] [ab] [overlap]   (default: core nbody)
+#   bench/perf_gpu_run.sh [core] [nbody] [profile] [ab] [overlap] [check]   (default: core nbody)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -113,6 +115,16 @@ case " $WHAT " in *" overlap "*)
             cat "$RES/overlap_${ov}_$i.txt"
         done
     done
+    echo "elapsed: $(( $(date +%s) - start )) s"
+    ;;
+esac
+case " $WHAT " in *" check "*)
+    # The tests need CMocka: configure finds it through CMOCKA_CFLAGS and
+    # CMOCKA_LIBS when it is carried (libcmocka-dev unpacked with dpkg -x).
+    echo "== make check-gpu"
+    make -j"$(nproc)" all > "$RES/build_all.txt" 2>&1 || tail -20 "$RES/build_all.txt"
+    CHECK_GPU_LOG=/tmp/check-gpu-logs make check-gpu 2>&1 | tee "$RES/check_gpu.txt" | tail -40
+    tar -czf "$RES/check_gpu_logs.tgz" -C /tmp check-gpu-logs 2>/dev/null
     echo "elapsed: $(( $(date +%s) - start )) s"
     ;;
 esac

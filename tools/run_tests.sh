@@ -5,6 +5,10 @@
 #                                         test_memory, test_launch, test_threads
 #                                         and test_errors again with
 #                                         STDCL_OVERLAP=0 (one queue per device),
+#                                         test_memory, test_reduce, test_stress
+#                                         and test_examples under the ordering
+#                                         fuzzer in copy mode (TEST_ORDER_FUZZ=0:
+#                                         not),
 #                                         then tests/check_exports.sh,
 #                                         tests/check_man.sh,
 #                                         tests/check_run_tests.sh and
@@ -168,6 +172,21 @@ done
 if [ $# -eq 0 ]; then
     for name in test_memory test_launch test_threads test_errors; do
         [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_OVERLAP=0"
+    done
+fi
+
+# The whole run: the programs that order commands (helper_overlap through
+# test_memory, clreduce, the stress mix, the examples' --check) once more under
+# the ordering fuzzer (tests/order/README) in copy mode, where every command
+# starts at a random time its dependencies allow and builds disturb rand() as
+# NVIDIA's compiler does.  The fuzzer's seed is printed (ORDERCL_SEED replays
+# it).  Not for sanitized builds (make asan...): the plain build covers it.
+order_shim=$build/tests/order/ordercl_shim.so
+if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
+    ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
+    for name in test_memory test_reduce test_stress test_examples; do
+        [ -x "$build/tests/$name" ] &&
+            run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done
 fi
 

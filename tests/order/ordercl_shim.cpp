@@ -23,12 +23,13 @@
 // exit every pending gate is completed at once and later commands are no
 // longer gated, so no command stays held while the program's exit path
 // waits (clFinish).  The shared state is never destroyed: the thread may
-// still run during exit.
+// still run during exit.  A child of fork() starts with a state and a
+// thread of its own.
 //
 // Delays are drawn from a seeded generator (splitmix64), under the lock, in
 // enqueue order: a single-threaded program gets the same delays for the same
 // seed.  The C library's rand() is not used (test programs rely on its
-// state).
+// state; ORDERCL_RESEED, below, calls srand on purpose).
 //
 // Environment:
 //   ORDERCL_SEED=S          seed (decimal); default: from the time and pid
@@ -37,15 +38,20 @@
 //   ORDERCL_OFF=1           forward every call unchanged
 //   ORDERCL_QUIET=1         no line on stderr at load
 //   ORDERCL_REPORT=file     at exit, append "ordercl: N commands held, seed S"
+//   ORDERCL_RESEED=1        clBuildProgram reseeds the C library's rand() after
+//                           building (srand of the time and pid), as NVIDIA's
+//                           OpenCL compiler does: a library that builds in a
+//                           program's process must keep the program's sequence
 // The line at load ("ordercl: seed S, delays up to N us ...") is printed by
-// processes that use OpenCL (helpers a test starts, which also get the
-// preload, stay quiet); with OpenCL opened later, at its first command.
+// processes that link OpenCL (a shell or tool that also gets the preload
+// stays quiet); one that opens OpenCL later prints at its first command.
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +202,7 @@ DECLARE_REAL(clEnqueueUnmapMemObject);
 DECLARE_REAL(clEnqueueMarkerWithWaitList);
 DECLARE_REAL(clEnqueueBarrierWithWaitList);
 DECLARE_REAL(clEnqueueMigrateMemObjects);
+DECLARE_REAL(clBuildProgram);
 
 // Completes a gate and drops the releaser's reference to it.
 void open_gate(cl_event gate)
@@ -233,14 +240,33 @@ struct Releaser {
 };
 
 // Never destroyed: the detached thread uses it until the process ends.
+std::atomic<Releaser*> g_rel{nullptr};
+
+Releaser* make_releaser(uint64_t rng)
+{
+    Releaser* p = new Releaser;
+    p->rng = rng;
+    return p;
+}
+
 Releaser& rel()
 {
-    static Releaser* r = [] {
-        Releaser* p = new Releaser;
-        p->rng = cfg().seed;
-        return p;
-    }();
+    Releaser* r = g_rel.load(std::memory_order_acquire);
+    if (!r) {
+        Releaser* mine = make_releaser(cfg().seed);
+        if (g_rel.compare_exchange_strong(r, mine)) r = mine;
+        else delete mine;  // another thread's came first; nobody saw this one
+    }
     return *r;
+}
+
+// A child of fork() has no releaser thread and maybe a lock held by one: it
+// starts over with a state of its own (the parent's gates are the parent's)
+// and the delays continue from the parent's.
+void after_fork_child()
+{
+    Releaser* old = g_rel.load(std::memory_order_relaxed);
+    if (old) g_rel.store(make_releaser(old->rng), std::memory_order_release);
 }
 
 void releaser_loop()
@@ -344,6 +370,7 @@ __attribute__((constructor)) void shim_init()
     // Registered after the constructors of libstdcl and the ICD loader ran,
     // so it runs before their exit handlers and destructors.
     atexit(at_exit);
+    pthread_atfork(nullptr, nullptr, after_fork_child);
 }
 
 // ---------------------------------------------------------------------------
@@ -610,4 +637,15 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_q
 {
     Gate g(q, n, list);
     return REAL(clEnqueueMigrateMemObjects)(q, nmem, mems, flags, g.n(), g.list(), ev);
+}
+
+// ORDERCL_RESEED=1: a build disturbs rand() as NVIDIA's compiler does.
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint ndev, const cl_device_id* devices,
+                                                        const char* options,
+                                                        void(CL_CALLBACK* notify)(cl_program, void*), void* user)
+{
+    cl_int err = REAL(clBuildProgram)(program, ndev, devices, options, notify, user);
+    const char* v = getenv("ORDERCL_RESEED");
+    if (v && strcmp(v, "1") == 0) srand((unsigned)time(nullptr) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)program);
+    return err;
 }
