@@ -106,13 +106,18 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
 template <class F>
 auto with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f) -> decltype(f(std::declval<KernelInfo&>()))
 {
-    KernelCache& c = tl_kernel;
+    // The cache's address, taken once: the compiler would otherwise compute it
+    // again (a TLS descriptor call) after the lock's atomic exchange.
+    KernelCache* cache = &tl_kernel;
+    asm("" : "+r"(cache));
+    const KernelCache& c = *cache;
     auto& t = kernels();
     if (k && c.k == k && c.gen == t.gen.load(std::memory_order_acquire)) {
         KernelSlot* slot = c.slot;
-        slot->lock();
         KernelInfo* ki = c.ki;
-        if (c.gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed && ki->cp &&
+        const uint64_t gen = c.gen;
+        slot->lock();
+        if (gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed && ki->cp &&
             (!cp || cp == ki->cp)) {
             std::lock_guard<KernelSlot> held(*slot, std::adopt_lock);
             return f(*ki);

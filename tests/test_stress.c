@@ -610,7 +610,7 @@ static void* worker(void* arg)
     op_wait(w);
     double end = now_s() + g_seconds;
     for (long i = 0; (i < MIN_OPS || now_s() < end) && w->failures == 0; i++) step(w);
-    for (unsigned d = 0; d < 2; d++)
+    for (unsigned d = 0; d < g_ndev; d++)
         if (stdcl_wait(g_cp, d, CL_ALL_EVENT) != 0) fail_call(w, "clwait(device %u) at the end", d);
     while (w->nbufs > 0) op_free(w);
     while (w->held > 0) op_close(w);
