@@ -662,6 +662,7 @@ static void test_clsym_does_not_wait_for_another_programs_compile(void** state)
     usleep(50 * 1000); /* inside the compiler by now */
     /* The already-built kernel of another program: found and run while the other
      * compile goes on (before, clsym waited behind the context-wide build lock). */
+    int done_before = __atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
     cl_kernel k = clsym(stdcpu, g_h, "add_int", CLLD_NOW);
     assert_non_null(k);
     int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
@@ -676,6 +677,12 @@ static void test_clsym_does_not_wait_for_another_programs_compile(void** state)
     assert_non_null(c.h);
     assert_int_equal(clclose(stdcpu, c.h), 0);
     free(src);
+    if (done_before) {
+        /* The compile ended before clsym was called (a warm compiler cache, a
+         * fast machine): nothing was measured. */
+        print_message("the other compile ended before clsym: nothing to measure\n");
+        skip();
+    }
     assert_true(still_compiling);
 }
 
