@@ -23,19 +23,65 @@ KernelTable& kernels()
     return *t;
 }
 
-// Each thread's last kernel, for clarg_set's fast path (with_kernel): while the
-// table's generation is unchanged, the table still maps k to ki and holds a
-// reference to it.  A raw pointer: the cache never keeps a closed program's kernels
-// alive.  The library is compiled with TLS descriptors where the compiler has them
-// (configure): no __tls_get_addr call when the library is loaded with the program,
-// and dlopen() works.
-struct KernelCache {
-    cl_kernel k = nullptr;
-    uint64_t gen = 0;
-    KernelInfo* ki = nullptr;
-    KernelSlot* slot = nullptr;  // ki's lock: never freed, so locking it is always safe
+// The kernels last looked up, for clarg_set's fast path (with_kernel): a small
+// table, direct-mapped by the kernel handle, of (kernel, table generation,
+// record, the record's lock slot).  While the table's generation is unchanged,
+// the kernel table still maps k to ki and holds a reference to it.  Raw
+// pointers: the cache never keeps a closed program's kernels alive.  Each entry
+// is a seqlock: kernel_find writes it (one writer at a time, by a compare-and-
+// swap of its sequence to odd), and a reader takes it only when the sequence was
+// even and unchanged around its reads; readers never wait.  No thread-local
+// storage, so the library costs the same loaded with the program or by dlopen().
+struct FastEntry {
+    std::atomic<unsigned> seq{0};
+    std::atomic<cl_kernel> k{nullptr};
+    std::atomic<uint64_t> gen{0};
+    std::atomic<KernelInfo*> ki{nullptr};
+    std::atomic<KernelSlot*> slot{nullptr};  // ki's lock: never freed, so locking it is always safe
 };
-thread_local KernelCache tl_kernel;
+constexpr unsigned kFastBits = 8;
+FastEntry g_fast[1u << kFastBits];  // constant-initialised: usable before and during exit
+
+FastEntry& fast_entry(cl_kernel k)
+{
+    uint64_t h = (uint64_t(uintptr_t(k)) >> 4) * 0x9e3779b97f4a7c15ull;
+    return g_fast[h >> (64 - kFastBits)];
+}
+
+struct FastHit {
+    uint64_t gen;
+    KernelInfo* ki;
+    KernelSlot* slot;
+};
+
+// The entry for k, if one was written whole for k; false otherwise.
+bool fast_find(cl_kernel k, FastHit* out)
+{
+    FastEntry& e = fast_entry(k);
+    unsigned s = e.seq.load(std::memory_order_acquire);
+    if (s & 1) return false;  // being written
+    cl_kernel ek = e.k.load(std::memory_order_relaxed);
+    out->gen = e.gen.load(std::memory_order_relaxed);
+    out->ki = e.ki.load(std::memory_order_relaxed);
+    out->slot = e.slot.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return e.seq.load(std::memory_order_relaxed) == s && ek == k && out->slot;
+}
+
+// Remembers k -> ki at generation gen (read under the kernel table's lock); skipped
+// when another thread is writing the same entry.
+void fast_store(cl_kernel k, uint64_t gen, KernelInfo* ki)
+{
+    FastEntry& e = fast_entry(k);
+    unsigned s = e.seq.load(std::memory_order_relaxed);
+    if ((s & 1) || !e.seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire)) return;
+    std::atomic_thread_fence(std::memory_order_release);
+    e.k.store(k, std::memory_order_relaxed);
+    e.gen.store(gen, std::memory_order_relaxed);
+    e.ki.store(ki, std::memory_order_relaxed);
+    e.slot.store(ki->mu.slot(), std::memory_order_relaxed);
+    e.seq.store(s + 2, std::memory_order_release);
+}
 
 // Kernel lock slots: allocated in blocks that are never freed, reused through a list.
 struct SlotPool {
@@ -97,22 +143,19 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
     return ki;
 }
 
-// Runs f on k's record with the record's lock held.  The fast path, for the thread's
-// last kernel: no table lock and no reference count.  It locks the cached slot (never
-// freed), then checks that the table's generation is unchanged: the table then still
-// holds the record, and ~KernelInfo waits for the lock, so the record outlives f.
+// Runs f on k's record with the record's lock held.  The fast path, for a kernel in
+// the fast table: no table lock and no reference count.  It locks the cached slot
+// (never freed), then checks that the table's generation is unchanged: the table
+// then still holds the record, and ~KernelInfo waits for the lock, so the record
+// outlives f.
 // Records of kernels libstdcl did not create take the full path (their context may
 // have gone), as do tombstones, a NULL kernel and a kernel of another context.
 template <class F>
 auto with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f) -> decltype(f(std::declval<KernelInfo&>()))
 {
-    // The cache's address, taken once: the compiler would otherwise compute it
-    // again (a TLS descriptor call) after the lock's atomic exchange.
-    KernelCache* cache = &tl_kernel;
-    asm("" : "+r"(cache));
-    const KernelCache& c = *cache;
     auto& t = kernels();
-    if (k && c.k == k && c.gen == t.gen.load(std::memory_order_acquire)) {
+    FastHit c;
+    if (k && fast_find(k, &c) && c.gen == t.gen.load(std::memory_order_acquire)) {
         KernelSlot* slot = c.slot;
         KernelInfo* ki = c.ki;
         const uint64_t gen = c.gen;
@@ -362,15 +405,12 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
     auto& t = kernels();
-    KernelCache& c = tl_kernel;
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);
         auto it = t.by_kernel.find(k);
         if (it != t.by_kernel.end()) {
-            c.k = k;
-            c.gen = t.gen.load(std::memory_order_relaxed);  // changes only under the unique lock
-            c.ki = it->second.get();
-            c.slot = c.ki->mu.slot();
+            // The generation changes only under the unique lock.
+            fast_store(k, t.gen.load(std::memory_order_relaxed), it->second.get());
             return it->second;
         }
     }
@@ -405,7 +445,7 @@ void kernel_unregister(const KernelInfo& ki) noexcept
     }
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
-    // First: a record must be out of every thread's cache before its last reference
+    // First: a record must be out of the fast table before its last reference
     // can go (with_kernel checks the generation under the record's lock, and
     // ~KernelInfo takes that lock).
     t.gen.fetch_add(1, std::memory_order_release);

@@ -49,7 +49,7 @@ check() {
     n=$((n + 1))
     log=$logs/$(printf '%02d' $n)-$(echo "$name" | tr -c 'A-Za-z0-9_.\n-' '_').log
     local rc=0
-    (cd "${dir:-.}" && env "${vars[@]}" timeout -k 10 600 "$@") > "$log" 2>&1 || rc=$?
+    (cd "${dir:-.}" && env "${vars[@]}" timeout -k 10 "${limit:-600}" "$@") > "$log" 2>&1 || rc=$?
     echo "check_gpu: exit status $rc" >> "$log"
     if [ $rc -eq 0 ]; then
         passed=$((passed + 1))
@@ -72,8 +72,10 @@ for ov in 1 0; do
         STDCL_CACHE_DIR="$(cache)" -- ./helper_overlap
 done
 if [ -x "$build/tests/test_stress" ]; then
+    limit=$((${STRESS_SECONDS:-5} + 120))  # a hang is a failure, not a stalled run
     check "test_stress on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_STRESS_SECONDS=${STRESS_SECONDS:-5} \
         STDCL_STRESS_EXPECT_COPY=1 STDCL_CACHE_DIR="$(cache)" -- ./test_stress test_stress_mixed_calls_verified
+    limit=
 fi
 
 # Examples: every program that takes --check, on the GPU's platform.
