@@ -17,70 +17,39 @@ struct KernelTable {
     std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
     std::atomic<uint64_t> gen{1};  // bumped (under mu) at every change of by_kernel
 };
-KernelTable& kernels()
+__attribute__((always_inline)) inline KernelTable& kernels()
 {
     static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
     return *t;
 }
 
 // The kernels last looked up, for clarg_set's fast path (with_kernel): a small
-// table, direct-mapped by the kernel handle, of (kernel, table generation,
-// record, the record's lock slot).  While the table's generation is unchanged,
-// the kernel table still maps k to ki and holds a reference to it.  Raw
-// pointers: the cache never keeps a closed program's kernels alive.  Each entry
-// is a seqlock: kernel_find writes it (one writer at a time, by a compare-and-
-// swap of its sequence to odd), and a reader takes it only when the sequence was
-// even and unchanged around its reads; readers never wait.  No thread-local
-// storage, so the library costs the same loaded with the program or by dlopen().
-struct FastEntry {
-    std::atomic<unsigned> seq{0};
-    std::atomic<cl_kernel> k{nullptr};
-    std::atomic<uint64_t> gen{0};
-    std::atomic<KernelInfo*> ki{nullptr};
-    std::atomic<KernelSlot*> slot{nullptr};  // ki's lock: never freed, so locking it is always safe
-};
+// table, direct-mapped by the kernel handle, of lock slots.  kernel_find writes
+// into the record's slot, under the slot's lock, the handle, the kernel table's
+// generation and the record, then puts the slot in the table.  A reader locks the
+// slot it finds (slots are never freed) and takes the record only when the slot
+// names its handle and the generation is unchanged: the kernel table then still
+// maps the handle to the record and holds a reference to it.  No thread-local
+// storage: the library costs the same loaded with the program or by dlopen().
 constexpr unsigned kFastBits = 8;
-FastEntry g_fast[1u << kFastBits];  // constant-initialised: usable before and during exit
+std::atomic<KernelSlot*> g_fast[1u << kFastBits];  // constant-initialised: usable during exit
 
-FastEntry& fast_entry(cl_kernel k)
+__attribute__((always_inline)) inline std::atomic<KernelSlot*>& fast_entry(cl_kernel k)
 {
     uint64_t h = (uint64_t(uintptr_t(k)) >> 4) * 0x9e3779b97f4a7c15ull;
     return g_fast[h >> (64 - kFastBits)];
 }
 
-struct FastHit {
-    uint64_t gen;
-    KernelInfo* ki;
-    KernelSlot* slot;
-};
-
-// The entry for k, if one was written whole for k; false otherwise.
-bool fast_find(cl_kernel k, FastHit* out)
-{
-    FastEntry& e = fast_entry(k);
-    unsigned s = e.seq.load(std::memory_order_acquire);
-    if (s & 1) return false;  // being written
-    cl_kernel ek = e.k.load(std::memory_order_relaxed);
-    out->gen = e.gen.load(std::memory_order_relaxed);
-    out->ki = e.ki.load(std::memory_order_relaxed);
-    out->slot = e.slot.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return e.seq.load(std::memory_order_relaxed) == s && ek == k && out->slot;
-}
-
-// Remembers k -> ki at generation gen (read under the kernel table's lock); skipped
-// when another thread is writing the same entry.
+// Remembers k -> ki at generation gen (read under the kernel table's lock).
 void fast_store(cl_kernel k, uint64_t gen, KernelInfo* ki)
 {
-    FastEntry& e = fast_entry(k);
-    unsigned s = e.seq.load(std::memory_order_relaxed);
-    if ((s & 1) || !e.seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire)) return;
-    std::atomic_thread_fence(std::memory_order_release);
-    e.k.store(k, std::memory_order_relaxed);
-    e.gen.store(gen, std::memory_order_relaxed);
-    e.ki.store(ki, std::memory_order_relaxed);
-    e.slot.store(ki->mu.slot(), std::memory_order_relaxed);
-    e.seq.store(s + 2, std::memory_order_release);
+    KernelSlot* s = ki->mu.slot();
+    s->lock();
+    s->k = k;
+    s->gen = gen;
+    s->ki = ki;
+    s->unlock();
+    fast_entry(k).store(s, std::memory_order_release);
 }
 
 // Kernel lock slots: allocated in blocks that are never freed, reused through a list.
@@ -144,8 +113,8 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
 }
 
 // Runs f on k's record with the record's lock held.  The fast path, for a kernel in
-// the fast table: no table lock and no reference count.  It locks the cached slot
-// (never freed), then checks that the table's generation is unchanged: the table
+// the fast table: no table lock and no reference count.  It locks the slot (never
+// freed), then checks that it names k at the table's current generation: the table
 // then still holds the record, and ~KernelInfo waits for the lock, so the record
 // outlives f.
 // Records of kernels libstdcl did not create take the full path (their context may
@@ -154,14 +123,12 @@ template <class F>
 auto with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f) -> decltype(f(std::declval<KernelInfo&>()))
 {
     auto& t = kernels();
-    FastHit c;
-    if (k && fast_find(k, &c) && c.gen == t.gen.load(std::memory_order_acquire)) {
-        KernelSlot* slot = c.slot;
-        KernelInfo* ki = c.ki;
-        const uint64_t gen = c.gen;
+    KernelSlot* slot = k ? fast_entry(k).load(std::memory_order_acquire) : nullptr;
+    if (slot) {
         slot->lock();
-        if (gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed && ki->cp &&
-            (!cp || cp == ki->cp)) {
+        KernelInfo* ki = slot->ki;
+        if (slot->k == k && slot->gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed &&
+            ki->cp && (!cp || cp == ki->cp)) {
             std::lock_guard<KernelSlot> held(*slot, std::adopt_lock);
             return f(*ki);
         }

@@ -213,9 +213,15 @@ struct WorkGroupLimits {
 // (with_kernel, launch.cpp) costs one atomic exchange and one store, where a
 // std::mutex and a shared_ptr copy cost four atomic operations.  Waiters spin, then yield, then sleep: holders are short (an
 // argument set, or a launch's enqueue).
+struct KernelInfo;
 struct KernelSlot {
     std::atomic<unsigned> word{0};
     KernelSlot* next_free = nullptr;  // in the free list (launch.cpp)
+    // The fast path's record of its owner (launch.cpp), under the lock: the kernel
+    // handle last looked up, the kernel table's generation then, the record.
+    cl_kernel k = nullptr;
+    uint64_t gen = 0;
+    KernelInfo* ki = nullptr;
     void lock()
     {
         if (word.exchange(1, std::memory_order_acquire) != 0) lock_slow();
