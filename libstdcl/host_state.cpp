@@ -22,11 +22,11 @@ struct SavedRandom {
     alignas(8) char scratch[256] = {};
 };
 
-SavedRandom& saved()
-{
-    static SavedRandom* s = new SavedRandom;  // never destroyed: builds may run during exit
-    return *s;
-}
+// Constant-initialised (no allocation, so the guard cannot fail), and trivially
+// destroyed: builds may run during exit.
+SavedRandom g_saved;
+
+SavedRandom& saved() { return g_saved; }
 
 }  // namespace
 
