@@ -144,13 +144,15 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
              "aligned to %u bytes",
              (void*)(host + offset), offset, (void*)host, devnum, d.name.c_str(), d.base_align);
     cl_buffer_region region{offset, size - offset};
-    auto slot = subs.emplace(key, nullptr).first;  // the map's memory first: nothing to leak if it fails
+    subs_made.reserve(subs_made.size() + 1);        // the memory of both tables first: nothing
+    auto slot = subs.emplace(key, nullptr).first;  // to leak if either allocation fails
     cl_mem sub = clCreateSubBuffer(mem[devnum], access_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
     if (err != CL_SUCCESS) {
         subs.erase(slot);
         fail_cl(err, "clCreateSubBuffer for an interior pointer");
     }
     slot->second = sub;
+    subs_made.push_back(sub);
     return sub;
 }
 
@@ -278,8 +280,12 @@ AllocUse::~AllocUse()
 
 void Allocation::release_device_objects()
 {
+    // Sub-buffers newest first, then the buffers: NVIDIA's OpenCL (driver 580) crashes
+    // releasing a sub-buffer of a buffer while a newer sub-buffer of it that a kernel
+    // used is still held.
     std::lock_guard<std::mutex> lock(mu);
-    for (auto& kv : subs) clReleaseMemObject(kv.second);
+    for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) clReleaseMemObject(*it);
+    subs_made.clear();
     subs.clear();
     for (auto& m : mem)
         if (m) clReleaseMemObject(m), m = nullptr;

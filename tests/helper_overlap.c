@@ -17,6 +17,9 @@
  *                        (the loop of COPRTHR's bdt_nbody), clmsync NOWAIT, clwait
  *   rand-state           a program compiled in the process leaves rand()'s sequence
  *                        as it was (NVIDIA's compiler reseeds it)
+ *   interior-pointers    kernels given three interior pointers of one allocation in
+ *                        turn (three sub-buffers of one buffer), then clfree (NVIDIA's
+ *                        OpenCL crashes releasing them in the wrong order)
  * STDCL_TEST_CONTEXT=gpu runs them on stdgpu (make check-gpu), else on stdcpu.
  * Exits 0 when every scenario passed, 1 otherwise. */
 #include <pthread.h>
@@ -398,6 +401,51 @@ static void rand_state(void)
     if (h) clclose(g_cp, h);
 }
 
+static void interior_pointers(void)
+{
+    const int n = 8192;
+    for (unsigned d = 0; d < clgetndev(g_cp); d++) {
+        cl_uint bits = 0;
+        if (clGetDeviceInfo(stdcl_device(g_cp, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS ||
+            bits < 8) {
+            report("interior-pointers", 0, "device %u: CL_DEVICE_MEM_BASE_ADDR_ALIGN unknown", d);
+            return;
+        }
+        int step = (int)(bits / 8 / sizeof(int));
+        if (step < 1) step = 1;
+        int* a = (int*)clmalloc(g_cp, (size_t)n * sizeof(int), 0);
+        int ok = a != NULL;
+        if (!ok) report("interior-pointers", 0, "out of memory");
+        for (int j = 1; ok && j <= 3; j++) {
+            int off = j * step;
+            if (off >= n) break;
+            for (int i = 0; i < n; i++) a[i] = -1;
+            clndrange_t ndr = clndrange_init1d(0, (size_t)(n - off), 0);
+            ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
+                 clforka(g_cp, d, k_fill, &ndr, CL_EVENT_NOWAIT, a + off, 1000 * j, 1) != NULL &&
+                 clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
+            if (!ok) {
+                report("interior-pointers", 0, "device %u, offset %d ints: %s", d, off, clerror() ? clerror() : "?");
+                break;
+            }
+            for (int i = 0; i < n && ok; i++) {
+                int want = i < off ? -1 : 1000 * j + (i - off);
+                if (a[i] != want) {
+                    report("interior-pointers", 0, "device %u, offset %d ints: a[%d] is %d, want %d", d, off, i, a[i],
+                           want);
+                    ok = 0;
+                }
+            }
+        }
+        if (a && clfree(a) != 0) {
+            report("interior-pointers", 0, "clfree: %s", clerror() ? clerror() : "?");
+            ok = 0;
+        }
+        if (!ok) return;
+    }
+    pass("interior-pointers");
+}
+
 int main(void)
 {
     const char* which = getenv("STDCL_TEST_CONTEXT");
@@ -430,6 +478,7 @@ int main(void)
     sync_then_reduce();
     bound_once();
     rand_state();
+    interior_pointers();
     clclose(g_cp, h);
     printf("%s\n", failures ? "overlap FAILED" : "overlap ok");
     return failures ? 1 : 0;

@@ -98,6 +98,7 @@ struct Allocation {
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::mutex order;             // two-queue devices: held from reading `last` to noting the new command
     std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
+    std::vector<cl_mem> subs_made;                        // the sub-buffers, oldest first
     std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
 
     Allocation() = default;
