@@ -24,7 +24,7 @@
  * moves them all: the own blocks are copied in before, the others out after.
  *
  * One device per rank: run with STDGPU_LOCK=auto STDGPU_MAX_NDEV=1 (libstdcl
- * then leases the device of the rank's local rank; see the README).  A rank
+ * then leases the device of the rank's local rank; see docs/guide.md).  A rank
  * whose default context is NULL because every device is leased stops every
  * rank with libstdcl's message.
  *
