@@ -1,8 +1,9 @@
 # Makefile: builds libstdcl, its tools, tests, examples and benchmarks into
 # build/, mirroring the source tree.  Non-recursive; the machine-specific
 # settings come from config.mk, which configure writes (this Makefile runs
-# tools/install_deps.sh, autoconf and ./configure itself when config.mk is
-# missing or configure.ac, config.mk.in, stdcl.pc.in changed).
+# autoconf and ./configure itself when config.mk is missing or configure.ac,
+# config.mk.in, stdcl.pc.in changed; for `make run` and `make check` it runs
+# tools/install_deps.sh first).
 #
 #   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
 #   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
@@ -97,11 +98,16 @@ PACKAGE_VERSION ?= 0.0.0
 STDCL_MAJOR ?= 0
 
 # tools/install_deps.sh installs missing Debian packages (as root) or prints
-# the command to (otherwise).  When it cannot, the build goes on: configure
-# stops if something essential is missing, and says what.  (.ci/run, in
-# contrast, stops at once.)  STDCL_SKIP_DEPS=1 skips the check.
+# the command to (otherwise).  Only `make run` and `make check` call it: every
+# other target (all, install, dist, a package build) touches nothing outside
+# the tree.  When it cannot install, the build goes on: configure stops if
+# something essential is missing, and says what.  STDCL_SKIP_DEPS=1 skips it.
+ifneq ($(filter run check,$(MAKECMDGOALS)),)
 INSTALL_DEPS = sh tools/install_deps.sh || \
     echo "warning: tools/install_deps.sh failed; trying to build anyway" >&2
+else
+INSTALL_DEPS = :
+endif
 
 configure: configure.ac
 	@$(INSTALL_DEPS)
@@ -466,10 +472,18 @@ T ?=
 F ?=
 check: all
 ifneq ($(HAVE_CMOCKA),1)
-	@echo "check: CMocka not found by configure (run tools/install_deps.sh, then rm config.mk)" >&2; exit 1
+ifeq ($(STDCL_DEPS_TRIED),)
+	@# configured before without CMocka: install what is missing, configure again
+	@$(INSTALL_DEPS)
+	./config.status --recheck && ./config.status
+	$(MAKE) check STDCL_DEPS_TRIED=1
+else
+	@echo "check: CMocka not found by configure (tools/install_deps.sh installs it)" >&2; exit 1
 endif
+else
 	BUILD_DIR=$(BUILD) STDCL_TEST_CC='$(CC)' STDCL_TEST_CFLAGS='$(SAN_FLAGS)' \
 	    bash tools/run_tests.sh $(T) $(if $(F),'$(F)')
+endif
 
 run: all
 	bash tools/test_env.sh --keep-user-env sh -c '$(RUN_CMD)'
