@@ -33,7 +33,8 @@
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
-#                   its soname links, libstdcl.a, stdcl.pc, tools, and the
+#                   its soname links, libstdcl.a, stdcl.pc, the CMake package
+#                   (lib/cmake/stdcl: find_package(stdcl)), tools, and the
 #                   manual pages under $(PREFIX)/share/man: `man stdcl`)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
 #   make clean      removes build*/; distclean also the configure outputs
@@ -109,13 +110,13 @@ else
 INSTALL_DEPS = :
 endif
 
-configure: configure.ac
+configure: configure.ac VERSION
 	@$(INSTALL_DEPS)
 	autoconf
 	@touch $@
 
 # Re-running keeps the options of the last ./configure (config.status).
-config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in
+config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in VERSION
 	@$(INSTALL_DEPS)
 	@if [ -f config.status ]; then \
 	    echo "./config.status --recheck && ./config.status"; \
@@ -187,11 +188,15 @@ BUILD_HEADERS = $(BUILD)/include/stdcl.h $(BUILD)/include/stdcl_version.h $(BUIL
 .PHONY: lib
 lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(BUILD_HEADERS)
 
-# Kernels that include <stdcl.h> get -I <the library's folder>/../include, else
-# -I the configured includedir (libstdcl/compat.cpp): build/include holds copies of
-# the headers for the uninstalled tree.
+# Kernels that include <stdcl.h> get -I the header folder found from the loaded
+# library at run time (libstdcl/compat.cpp): <library's folder>/INCLUDE_FROM_LIB,
+# the relative path from libdir to includedir (../include, or ../../include for
+# a multiarch libdir), so an installed tree can move; then <library's
+# folder>/../include (build/include holds copies of the headers for the
+# uninstalled tree); then the configured includedir.
+INCLUDE_FROM_LIB := $(shell realpath -m --relative-to='$(libdir)' '$(includedir)' 2>/dev/null || echo ../include)
 LIB_DEFS =
-$(BUILD)/libstdcl/compat.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"'
+$(BUILD)/libstdcl/compat.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"' -DSTDCL_INCLUDE_FROM_LIB='"$(INCLUDE_FROM_LIB)"'
 
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
@@ -205,11 +210,13 @@ $(LIB_CLELF):
 
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
-# instantiates.  tests/check_exports.sh checks the result.
+# instantiates.  Every name carries the symbol version STDCL_1.0 (docs/abi.md:
+# a name added in a later minor release goes into a new node that inherits
+# this one).  tests/check_exports.sh checks the result.
 API_HEADERS = include/stdcl.h include/stdcl_cache.h
-$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh
+$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh Makefile
 	@mkdir -p $(@D)
-	{ echo '{'; echo '  global:'; \
+	{ echo 'STDCL_1.0 {'; echo '  global:'; \
 	  sh tools/api_symbols.sh $(API_HEADERS) | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; } > $@
 
@@ -565,13 +572,22 @@ install: lib tools
 	    -e 's|^includedir=.*|includedir=$(call pc_rel,$(includedir))|' \
 	    stdcl.pc > $(BUILD)/stdcl-install.pc
 	install -m 644 $(BUILD)/stdcl-install.pc $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc
+	install -d $(DESTDIR)$(libdir)/cmake/stdcl
+	for f in stdclConfig stdclConfigVersion; do \
+	    sed -e 's|@VERSION@|$(PACKAGE_VERSION)|g' -e 's|@MAJOR@|$(STDCL_MAJOR)|g' \
+	        -e 's|@INCLUDE_FROM_LIB@|$(INCLUDE_FROM_LIB)|g' tools/cmake/$$f.cmake.in > $(BUILD)/$$f.cmake && \
+	    install -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(libdir)/cmake/stdcl/ || exit 1; \
+	done
 ifneq ($(TOOLS),)
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 endif
 	install -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 $(DESTDIR)$(mandir)/man7
-	install -m 644 $(MAN1) $(DESTDIR)$(mandir)/man1/
-	install -m 644 $(MAN3) $(DESTDIR)$(mandir)/man3/
-	install -m 644 $(MAN7) $(DESTDIR)$(mandir)/man7/
+	@# the footer names the version: .TH ... "libstdcl" -> "libstdcl X.Y.Z"
+	for f in $(MAN1) $(MAN3) $(MAN7); do \
+	    s=$${f##*.}; \
+	    sed '/^\.TH /s/"libstdcl"/"libstdcl $(PACKAGE_VERSION)"/' $$f > $(DESTDIR)$(mandir)/man$$s/$${f##*/} && \
+	    chmod 644 $(DESTDIR)$(mandir)/man$$s/$${f##*/} || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(includedir)/stdcl.h $(DESTDIR)$(includedir)/stdcl_cache.h $(DESTDIR)$(includedir)/stdcl_version.h \
@@ -580,7 +596,9 @@ uninstall:
 	      $(DESTDIR)$(libdir)/libclelf.so
 	rm -f $(DESTDIR)$(libdir)/libstdcl.so.$(PACKAGE_VERSION) \
 	      $(DESTDIR)$(libdir)/$(SONAME) $(DESTDIR)$(libdir)/libstdcl.so \
-	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc
+	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc \
+	      $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfig.cmake $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfigVersion.cmake
+	-rmdir $(DESTDIR)$(libdir)/cmake/stdcl $(DESTDIR)$(libdir)/cmake 2>/dev/null
 ifneq ($(TOOLS),)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
 endif

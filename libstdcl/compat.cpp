@@ -37,6 +37,10 @@ bool has_stdcl_h(const std::string& dir)
     return !dir.empty() && ::stat((dir + "/stdcl.h").c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+#ifndef STDCL_INCLUDE_FROM_LIB
+#define STDCL_INCLUDE_FROM_LIB "../include"
+#endif
+
 std::string find_include_dir()
 {
     Dl_info info;
@@ -44,7 +48,11 @@ std::string find_include_dir()
         if (std::unique_ptr<char, decltype(&free)> real{realpath(info.dli_fname, nullptr), &free}) {
             std::string lib(real.get());
             std::string dir = lib.substr(0, lib.find_last_of('/'));
-            std::string inc = dir.substr(0, dir.find_last_of('/')) + "/include";
+            // Installed: libdir to includedir, as configured (moves with the tree).
+            std::string inc = dir + "/" STDCL_INCLUDE_FROM_LIB;
+            if (has_stdcl_h(inc)) return inc;
+            // The build tree: build/lib and build/include.
+            inc = dir.substr(0, dir.find_last_of('/')) + "/include";
             if (has_stdcl_h(inc)) return inc;
         }
     }

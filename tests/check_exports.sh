@@ -22,10 +22,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 sh "$top/tools/api_symbols.sh" "$@" > "$tmp/header" || exit 1
 # Defined dynamic symbols, less the linker's own section markers.
+# (STDCL_1.0 and later nodes: the version definitions themselves.)
 "$NM" -D --defined-only "$lib" | awk 'NF >= 3 { print $3 }' \
-    | sed 's/@.*//' \
-    | grep -v -x -E '_init|_fini|_edata|_end|__bss_start' \
-    | LC_ALL=C sort -u > "$tmp/library"
+    | grep -v -x -E '_init|_fini|_edata|_end|__bss_start|STDCL_[0-9.]+' > "$tmp/versioned"
+sed 's/@.*//' "$tmp/versioned" | LC_ALL=C sort -u > "$tmp/library"
+# Every exported name carries a symbol version of ours (name@@STDCL_x.y).
+grep -v -E '@@?STDCL_[0-9]+\.[0-9]+$' "$tmp/versioned" > "$tmp/unversioned"
 
 LC_ALL=C comm -23 "$tmp/header" "$tmp/library" > "$tmp/missing"
 LC_ALL=C comm -13 "$tmp/header" "$tmp/library" > "$tmp/extra"
@@ -33,6 +35,11 @@ status=0
 if [ -s "$tmp/missing" ]; then
     echo "check_exports: declared STDCL_API in the headers but not exported by $(basename "$lib"):"
     sed 's/^/  /' "$tmp/missing"
+    status=1
+fi
+if [ -s "$tmp/unversioned" ]; then
+    echo "check_exports: exported without a STDCL_x.y symbol version (the version script):"
+    sed 's/^/  /' "$tmp/unversioned"
     status=1
 fi
 if [ -s "$tmp/extra" ]; then

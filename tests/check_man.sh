@@ -141,10 +141,15 @@ if [ "${STDCL_CHECK_MAN_NO_INSTALL:-0}" != 1 ]; then
         problem "make install PREFIX=$prefix DESTDIR= failed:"
         sed 's/^/  /' "$tmp/install.log"
     else
+        # Installed as written, except the footer, which names the version.
+        version=$(cat "$top/VERSION")
         for f in "$man"/man[1-9]/*.[1-9]; do
             rel=${f#"$man"/}
-            cmp -s "$f" "$mandir/$rel" || problem "make install: $mandir/$rel missing or different"
+            sed "/^\.TH /s/\"libstdcl\"/\"libstdcl $version\"/" "$f" > "$tmp/want"
+            cmp -s "$tmp/want" "$mandir/$rel" || problem "make install: $mandir/$rel missing or different"
         done
+        grep -q "^\.TH CLFORK 3 .*\"libstdcl $version\"" "$mandir/man3/clfork.3" ||
+            problem "make install: clfork.3's footer does not name libstdcl $version"
         # man -M: the clopen family page, through the clsym link.
         MANPAGER=cat MANWIDTH=80 man -M "$mandir" clsym > "$tmp/clsym" 2> "$tmp/clsym.err"
         tr -s ' ' < "$tmp/clsym" > "$tmp/clsym.flat"

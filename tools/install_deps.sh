@@ -9,7 +9,7 @@
 # before autoconf/configure; .ci/run runs it first of all.
 PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo oclgrind nettle-dev libcmocka-dev libpng-dev valgrind
-mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev"
+mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev cmake abigail-tools"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
 
@@ -20,7 +20,8 @@ install_deps.sh: not a Debian system; install the equivalents of:
   the OpenCL headers and ICD loader (libOpenCL.so, CL/cl.h),
   nettle (nettle/sha2.h, libnettle: the program cache's SHA-256),
   an OpenCL platform with a CPU device (PoCL), clinfo, CMocka (cmocka.h),
-  mandoc, groff and man (the manual pages' check), Open MPI (mpicc,
+  mandoc, groff and man (the manual pages' check), CMake (the install
+  check), abigail-tools (make check-abi), Open MPI (mpicc,
   mpirun: the MPI example and its tests),
   and optionally oclgrind and libpng.
 MSG

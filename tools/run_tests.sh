@@ -11,6 +11,7 @@
 #                                         not),
 #                                         then tests/check_exports.sh,
 #                                         tests/check_man.sh,
+#                                         tests/check_install.sh,
 #                                         tests/check_run_tests.sh and
 #                                         tools/check_faults.sh at a stride
 #                                         ($FAULTS_STRIDE, default 40)
@@ -18,8 +19,8 @@
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
 #                                         check_exports, check_man,
-#                                         check_run_tests and check_faults
-#                                         are four), passing
+#                                         check_install, check_run_tests and
+#                                         check_faults are five), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -49,6 +50,7 @@ timeout_s=${TEST_TIMEOUT:-300}
 programs=()
 run_exports=0
 run_man=0
+run_install=0
 run_self=0
 run_faults=0
 filter=
@@ -58,6 +60,7 @@ if [ $# -ge 1 ]; then
         case $(basename "$name") in
             check_exports|check_exports.sh) run_exports=1 ;;
             check_man|check_man.sh) run_man=1 ;;
+            check_install|check_install.sh) run_install=1 ;;
             check_run_tests|check_run_tests.sh) run_self=1 ;;
             check_faults|check_faults.sh) run_faults=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
@@ -70,6 +73,7 @@ if [ $# -ge 1 ]; then
 else
     run_exports=1
     run_man=1
+    run_install=1
     run_self=1
     run_faults=1
     for f in "$build"/tests/test_*; do
@@ -209,6 +213,9 @@ check() {
 # The manual pages: every API name has one, each renders cleanly, and
 # make install / uninstall handle them (see tests/check_man.sh).
 [ $run_man -eq 1 ] && check check_man sh "$top/tests/check_man.sh"
+# An installed tree, moved to another prefix, found by pkg-config and CMake
+# (tests/check_install.sh).
+[ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
 # This script's own counting and reports (tests/check_run_tests.sh).
 [ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):

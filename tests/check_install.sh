@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# check_install.sh: an installed libstdcl can be found, used and moved.
+#   1. `make install DESTDIR=<stage> PREFIX=/opt/stdcl-moved`: a prefix other
+#      than the configured one (the installed tree is relocated);
+#   2. tests/install/use_stdcl.c, built with `pkg-config stdcl` against the
+#      staged tree, runs a kernel that includes <stdcl.h> (the library finds
+#      its header folder from its own location) and prints "sum ok VERSION";
+#   3. the same program built by CMake (tests/install/CMakeLists.txt:
+#      find_package(stdcl 1.0), target stdcl::stdcl), and find_package(stdcl 2)
+#      refused;
+#   4. `make uninstall` with the same DESTDIR and PREFIX leaves no file.
+# Skips CMake (saying so) when cmake is not installed.  Run by
+# tools/run_tests.sh; BUILD_DIR is the build folder (default build).
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stdcl-install.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+version=$(cat "$top/VERSION")
+stage=$tmp/stage
+prefix=/opt/stdcl-moved
+root=$stage$prefix
+status=0
+fail() {
+    echo "check_install: $*"
+    status=1
+}
+
+if ! make -C "$top" --no-print-directory -s install BUILD="$build" DESTDIR="$stage" PREFIX="$prefix" \
+        > "$tmp/install.log" 2>&1; then
+    fail "make install DESTDIR=$stage PREFIX=$prefix failed:"
+    sed 's/^/  /' "$tmp/install.log"
+    exit 1
+fi
+libdir=$(dirname "$(find "$root" -name 'libstdcl.so' | head -n 1)")
+[ -f "$libdir/pkgconfig/stdcl.pc" ] || fail "no stdcl.pc under $libdir/pkgconfig"
+[ -f "$libdir/cmake/stdcl/stdclConfig.cmake" ] || fail "no stdclConfig.cmake under $libdir/cmake/stdcl"
+
+# run NAME PROGRAM: runs it against the staged library, expecting "sum ok VERSION".
+run() {
+    out=$(LD_LIBRARY_PATH="$libdir" STDCL_CACHE=0 "$2" 2>&1)
+    case $out in
+        "sum ok $version") ;;
+        *) fail "$1: the program printed:"; echo "$out" | sed 's/^/  /' ;;
+    esac
+}
+
+# 2. pkg-config (the .pc holds the install prefix; the stage moves it).
+pc="pkg-config --define-variable=prefix=$root"
+if cflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --cflags stdcl) &&
+    libs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --libs stdcl) &&
+    ver=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --modversion stdcl); then
+    [ "$ver" = "$version" ] || fail "pkg-config --modversion stdcl: $ver, want $version"
+    # shellcheck disable=SC2086
+    if ${CC:-cc} -o "$tmp/use_pc" "$top/tests/install/use_stdcl.c" $cflags $libs > "$tmp/cc.log" 2>&1; then
+        run "pkg-config build" "$tmp/use_pc"
+    else
+        fail "cc with pkg-config stdcl failed:"
+        sed 's/^/  /' "$tmp/cc.log"
+    fi
+else
+    fail "pkg-config stdcl failed with PKG_CONFIG_PATH=$libdir/pkgconfig"
+fi
+
+# 3. CMake.
+cmake_note="; CMake not checked (cmake is not installed)"
+if command -v cmake > /dev/null 2>&1; then
+    cmake_note="; find_package(stdcl) checked"
+    if cmake -S "$top/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$root" > "$tmp/cmake.log" 2>&1 &&
+        cmake --build "$tmp/cm" >> "$tmp/cmake.log" 2>&1; then
+        run "CMake build" "$tmp/cm/use_stdcl"
+    else
+        fail "the CMake project failed:"
+        sed 's/^/  /' "$tmp/cmake.log"
+    fi
+    sed 's/find_package(stdcl 1.0 REQUIRED)/find_package(stdcl 2 REQUIRED)/' "$top/tests/install/CMakeLists.txt" \
+        > "$tmp/CMakeLists.txt"
+    cp "$top/tests/install/use_stdcl.c" "$tmp/"
+    if cmake -S "$tmp" -B "$tmp/cm2" -DCMAKE_PREFIX_PATH="$root" > "$tmp/cmake2.log" 2>&1; then
+        fail "find_package(stdcl 2) accepted version $version"
+    fi
+fi
+
+# 4. uninstall.
+make -C "$top" --no-print-directory -s uninstall BUILD="$build" DESTDIR="$stage" PREFIX="$prefix" \
+    > "$tmp/uninstall.log" 2>&1 || fail "make uninstall failed: $(cat "$tmp/uninstall.log")"
+left=$(find "$stage" -type f -o -type l)
+[ -z "$left" ] || fail "make uninstall left: $left"
+
+[ $status -eq 0 ] && echo "check_install: installed under another prefix, pkg-config and CMake builds ran a kernel including <stdcl.h>$cmake_note; uninstall left nothing"
+exit $status
