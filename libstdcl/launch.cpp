@@ -287,10 +287,14 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
             std::lock_guard<std::mutex> lock(a.alloc->mu);
             a.alloc->last_kernel = ki.name;
         }
-        cl_mem m = a.alloc->device_mem(devnum, a.offset);
-        if (a.bound[g] != m) {
+        // Set again unless this very object is bound: compared by serial, since a
+        // released object's handle can come back for a new one.
+        std::uint64_t serial = 0;
+        cl_mem m = a.alloc->device_mem(devnum, a.offset, &serial);
+        if (serial == 0 || a.bound[g] != serial) {
+            a.bound[g] = 0;
             check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: clSetKernelArg of a __global argument");
-            a.bound[g] = m;
+            a.bound[g] = serial;
         }
     }
     fit_local_size(cp, devnum, ki, k, &resolved, call);

@@ -95,7 +95,18 @@ void memory_forget_context(CLCONTEXT* cp)
     }
 }
 
-cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
+namespace {
+
+// Serial numbers of the device objects allocations create (Allocation::device_mem).
+std::uint64_t mem_serial_next()
+{
+    static std::atomic<std::uint64_t> n{0};
+    return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
+
+cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* serial)
 {
     std::lock_guard<std::mutex> lock(mu);
     if (dead) fail(STDCL_ENOENT, "the allocation at %p was freed", (void*)host);
@@ -103,6 +114,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
     if (!owner) fail(STDCL_ESTATE, "the allocation at %p is detached", (void*)host);
     const Device& d = owner->devs[devnum];
     if (mem.size() < owner->devs.size()) mem.resize(owner->devs.size(), nullptr);  // `last`: at note_event
+    if (mem_serial.size() < mem.size()) mem_serial.resize(mem.size(), 0);
     cl_int err = CL_SUCCESS;
     if (!mem[devnum]) {
         cl_mem_flags f = access_flags(flags);
@@ -114,6 +126,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
             desc.image_height = img_h;
             mem[devnum] = clCreateImage(owner->ctx, f, &img_fmt, &desc, nullptr, &err);
             check_cl(err, "clCreateImage (image2d allocation)");
+            mem_serial[devnum] = mem_serial_next();
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
             cl_mem m = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
@@ -129,30 +142,39 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset)
                 }
             }
             mem[devnum] = m;
+            mem_serial[devnum] = mem_serial_next();
             trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
                   zc ? ": host memory, zero-copy" : "");
         }
     }
-    if (offset == 0) return mem[devnum];
+    if (offset == 0) {
+        if (serial) *serial = mem_serial[devnum];
+        return mem[devnum];
+    }
     if (is_image) fail(STDCL_EINVAL, "an interior pointer into an image allocation cannot be a kernel argument");
     auto key = std::make_pair(devnum, offset);
     auto it = subs.find(key);
-    if (it != subs.end()) return it->second;
+    if (it != subs.end()) {
+        if (serial) *serial = it->second.second;
+        return it->second.first;
+    }
     if (offset % d.base_align)
         fail(STDCL_EINVAL,
              "interior pointer %p (offset %zu into the allocation at %p): device %u (%s) needs sub-buffer offsets "
              "aligned to %u bytes",
              (void*)(host + offset), offset, (void*)host, devnum, d.name.c_str(), d.base_align);
     cl_buffer_region region{offset, size - offset};
-    subs_made.reserve(subs_made.size() + 1);        // the memory of both tables first: nothing
-    auto slot = subs.emplace(key, nullptr).first;  // to leak if either allocation fails
+    // The memory of both tables first: nothing to leak if either allocation fails.
+    subs_made.reserve(subs_made.size() + 1);
+    auto slot = subs.emplace(key, std::make_pair(cl_mem(nullptr), std::uint64_t(0))).first;
     cl_mem sub = clCreateSubBuffer(mem[devnum], access_flags(flags), CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
     if (err != CL_SUCCESS) {
         subs.erase(slot);
         fail_cl(err, "clCreateSubBuffer for an interior pointer");
     }
-    slot->second = sub;
+    slot->second = {sub, mem_serial_next()};
     subs_made.push_back(sub);
+    if (serial) *serial = slot->second.second;
     return sub;
 }
 
@@ -290,6 +312,7 @@ void Allocation::release_device_objects()
     for (auto& m : mem)
         if (m) clReleaseMemObject(m), m = nullptr;
     mem.clear();
+    mem_serial.clear();
 }
 
 namespace {

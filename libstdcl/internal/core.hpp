@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -95,9 +96,11 @@ struct Allocation {
     std::condition_variable idle; // signalled when users drops to 0
     int users = 0;                // calls using the memory now (AllocUse)
     std::vector<cl_mem> mem;      // per device of cp, created on first use
+    std::vector<std::uint64_t> mem_serial;  // per device: mem's serial (mem_serial_next)
     std::vector<cl_event> last;   // per device: last CL_EVENT_NOWAIT command using it
     std::mutex order;             // two-queue devices: held from reading `last` to noting the new command
-    std::map<std::pair<unsigned, size_t>, cl_mem> subs;  // (device, offset) -> sub-buffer
+    // (device, offset) -> sub-buffer and its serial
+    std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
     std::vector<cl_mem> subs_made;                        // the sub-buffers, oldest first
     std::string last_kernel;      // STDCL_CHECK: the last kernel launched with it
 
@@ -109,7 +112,10 @@ struct Allocation {
     ~Allocation();
 
     // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
-    cl_mem device_mem(unsigned devnum, size_t offset);
+    // *serial (when given) receives the object's serial number: unlike the handle,
+    // which a driver may hand out again once the object is released, a serial
+    // names one object for the life of the process.
+    cl_mem device_mem(unsigned devnum, size_t offset, std::uint64_t* serial = nullptr);
     // Remembers ev as the latest command on devnum touching this allocation.
     void note_event(unsigned devnum, cl_event ev);
     // Adds to out the last command on devnum that a new command must wait for, if
@@ -191,7 +197,7 @@ struct KernelArg {
     enum Kind : unsigned char { unset, value, local, global } kind = unset;
     std::shared_ptr<Allocation> alloc;  // for global
     size_t offset = 0;                  // for global (interior pointer)
-    cl_mem bound[8] = {};               // per device group: cl_mem last set (skip resets)
+    std::uint64_t bound[8] = {};        // per device group: serial of the cl_mem last set (skip resets)
     stdcl_local_t lrule{};              // for local: its size rule (workgroup.cpp)
 };
 

@@ -42,6 +42,16 @@
 //                           building (srand of the time and pid), as NVIDIA's
 //                           OpenCL compiler does: a library that builds in a
 //                           program's process must keep the program's sequence
+//   ORDERCL_ARGCHECK=0      no check of kernel arguments (below)
+//
+// It also checks that every kernel launch uses memory objects that are still
+// the ones its arguments were set to: clSetKernelArg of a cl_mem the process
+// created records the object's generation; a launch whose argument names an
+// object released since (its handle perhaps reused for a new object, which
+// the kernel was never given) prints "ordercl: stale argument ..." and
+// aborts.  A driver that keeps a raw pointer in the kernel (NVIDIA's) fails
+// on such launches only at times; this check fails every time.
+//
 // The line at load ("ordercl: seed S, delays up to N us ...") is printed by
 // processes that link OpenCL (a shell or tool that also gets the preload
 // stays quiet); one that opens OpenCL later prints at its first command.
@@ -62,6 +72,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <queue>
 #include <thread>
@@ -105,6 +116,7 @@ bool env_u64(const char* name, uint64_t* out)
 struct Config {
     bool off = false;
     bool quiet = false;
+    bool argcheck = true;
     uint64_t seed = 0;
     uint64_t max_us = 2000;
     const char* report = nullptr;
@@ -116,6 +128,7 @@ const Config& cfg()
         Config k;
         k.off = env_on("ORDERCL_OFF");
         k.quiet = env_on("ORDERCL_QUIET");
+        if (const char* v = getenv("ORDERCL_ARGCHECK")) k.argcheck = strcmp(v, "0") != 0;
         env_u64("ORDERCL_MAX_US", &k.max_us);
         if (!env_u64("ORDERCL_SEED", &k.seed)) {
             struct timespec ts;
@@ -203,6 +216,13 @@ DECLARE_REAL(clEnqueueMarkerWithWaitList);
 DECLARE_REAL(clEnqueueBarrierWithWaitList);
 DECLARE_REAL(clEnqueueMigrateMemObjects);
 DECLARE_REAL(clBuildProgram);
+DECLARE_REAL(clCreateBuffer);
+DECLARE_REAL(clCreateSubBuffer);
+DECLARE_REAL(clCreateImage);
+DECLARE_REAL(clRetainMemObject);
+DECLARE_REAL(clReleaseMemObject);
+DECLARE_REAL(clSetKernelArg);
+DECLARE_REAL(clReleaseKernel);
 
 // Completes a gate and drops the releaser's reference to it.
 void open_gate(cl_event gate)
@@ -436,6 +456,87 @@ private:
     std::vector<cl_event> ext_;
 };
 
+// ---------------------------------------------------------------------------
+// Kernel arguments that name released memory objects
+// ---------------------------------------------------------------------------
+
+struct MemObject {
+    uint64_t gen;  // this object's generation: a reused handle gets a new one
+    long refs;     // the process's references (create and retain, less release)
+};
+struct ArgRecord {
+    cl_mem mem;
+    uint64_t gen;
+};
+struct ArgTable {
+    std::mutex mu;
+    uint64_t next_gen = 0;
+    std::map<cl_mem, MemObject> live;
+    std::map<std::pair<cl_kernel, cl_uint>, ArgRecord> args;
+};
+ArgTable& args_table()
+{
+    static ArgTable* t = new ArgTable;  // never destroyed: calls may come during exit
+    return *t;
+}
+
+void note_created(cl_mem m)
+{
+    if (!m || !cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    t.live[m] = MemObject{++t.next_gen, 1};
+}
+
+void note_refs(cl_mem m, long delta)
+{
+    if (!m || !cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.live.find(m);
+    if (it == t.live.end()) return;
+    it->second.refs += delta;
+    if (it->second.refs <= 0) t.live.erase(it);
+}
+
+void note_arg(cl_kernel k, cl_uint i, size_t size, const void* value)
+{
+    if (!cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto key = std::make_pair(k, i);
+    cl_mem m = nullptr;
+    if (size == sizeof(cl_mem) && value) memcpy(&m, value, sizeof m);
+    auto it = m ? t.live.find(m) : t.live.end();
+    if (it == t.live.end()) t.args.erase(key);
+    else t.args[key] = ArgRecord{m, it->second.gen};
+}
+
+void forget_kernel(cl_kernel k)
+{
+    if (!cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    t.args.erase(t.args.lower_bound(std::make_pair(k, cl_uint(0))), t.args.upper_bound(std::make_pair(k, ~cl_uint(0))));
+}
+
+void check_args(cl_kernel k)
+{
+    if (!cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    for (auto it = t.args.lower_bound(std::make_pair(k, cl_uint(0))); it != t.args.end() && it->first.first == k; ++it) {
+        auto m = t.live.find(it->second.mem);
+        if (m != t.live.end() && m->second.gen == it->second.gen) continue;
+        fprintf(stderr,
+                "ordercl: stale argument: kernel %p launched with argument %u set to memory object %p, which was "
+                "released since%s\n",
+                (void*)k, it->first.second, (void*)it->second.mem,
+                m != t.live.end() ? " (its handle now names a new object)" : "");
+        abort();
+    }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -447,8 +548,59 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue
                                                                 const size_t* local, cl_uint n, const cl_event* list,
                                                                 cl_event* ev)
 {
+    check_args(k);
     Gate g(q, n, list);
     return REAL(clEnqueueNDRangeKernel)(q, k, dim, offset, global, local, g.n(), g.list(), ev);
+}
+
+SHIM_API CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context c, cl_mem_flags f, size_t size, void* host,
+                                                        cl_int* err)
+{
+    cl_mem m = REAL(clCreateBuffer)(c, f, size, host, err);
+    note_created(m);
+    return m;
+}
+
+SHIM_API CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent, cl_mem_flags f, cl_buffer_create_type type,
+                                                           const void* info, cl_int* err)
+{
+    cl_mem m = REAL(clCreateSubBuffer)(parent, f, type, info, err);
+    note_created(m);
+    return m;
+}
+
+SHIM_API CL_API_ENTRY cl_mem CL_API_CALL clCreateImage(cl_context c, cl_mem_flags f, const cl_image_format* fmt,
+                                                       const cl_image_desc* desc, void* host, cl_int* err)
+{
+    cl_mem m = REAL(clCreateImage)(c, f, fmt, desc, host, err);
+    note_created(m);
+    return m;
+}
+
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clRetainMemObject(cl_mem m)
+{
+    cl_int r = REAL(clRetainMemObject)(m);
+    if (r == CL_SUCCESS) note_refs(m, +1);
+    return r;
+}
+
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m)
+{
+    note_refs(m, -1);  // before the real call: its handle may be reused at once
+    return REAL(clReleaseMemObject)(m);
+}
+
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i, size_t size, const void* value)
+{
+    cl_int r = REAL(clSetKernelArg)(k, i, size, value);
+    if (r == CL_SUCCESS) note_arg(k, i, size, value);
+    return r;
+}
+
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k)
+{
+    forget_kernel(k);  // (a kernel the process retained elsewhere loses its record: no false alarm)
+    return REAL(clReleaseKernel)(k);
 }
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint n,
