@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Makefile: builds libstdcl, its tools, tests, examples and benchmarks into
 # build/, mirroring the source tree.  Non-recursive; the machine-specific
 # settings come from config.mk, which configure writes (this Makefile runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_clopen.c: time of clopen (and of the first launch) of the NBody
  * kernel in this fresh process.  Prints "clopen_ms=<x> launch1_ms=<y>". */
 #include <stdcl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_core.c: what libstdcl's core calls cost beside the same work done with raw
  * OpenCL in the same run, on the same context, queue and device.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_overlap.c: does a CL_EVENT_NOWAIT clmsync run while a kernel runs on the
  * same device (issue 10: copies that overlap kernels)?
  *

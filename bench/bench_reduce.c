@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_reduce.c: clreduce's bandwidth beside a plain single-threaded C loop,
  * the same kernel driven with raw OpenCL, and the device's copy bandwidth.
  *

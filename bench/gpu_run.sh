@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu_run.sh: everything measured on the GPU machine, in one call (device time is
 # scarce).  Builds the tree with the project's own ./configure && make (the
 # library measured is the one shipped, version script included), checks it on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # mpi_gpu_run.sh: NBody across MPI ranks against one process on several GPUs, in
 # one call on the GPU machine (2 GPUs, Open MPI).  Builds with the project's own
 # ./configure && make (carry `configure` when the machine has no autoconf), then

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """mpi_scaling_model.py: the scaling model of BENCHMARKS.md for nbody_mpi on P GPUs
 (one rank per GPU, ranks on different hosts), from figures measured on one host.
 

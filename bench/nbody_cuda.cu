@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nbody_cuda.cu: the NBody baseline in CUDA, a plain port of the tutorial.
 //
 // The tutorial's tiled kernel as a CUDA programmer would port it: one body

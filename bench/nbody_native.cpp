@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nbody_native.cpp: the NBody baseline in native C++ with OpenMP.
 //
 // The same algorithm as the OpenCL kernels (direct sum, softening eps added

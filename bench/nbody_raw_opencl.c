@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_raw_opencl.c: the NBody baseline in plain OpenCL (no libstdcl).
  *
  * The same algorithm, kernel file (examples/nbody/nbody_kern.cl), kernel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # perf_gpu_run.sh: the runtime-speed figures on the 2x H200 machine (issue: the
 # runtime at the hardware's speed), in one call of well under 8 minutes: builds with
 # the project's own ./configure && make (no CMocka there: tests are not built), then

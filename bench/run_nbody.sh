@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_nbody.sh: builds and runs the NBody programs and their baselines side
 # by side, and prints one comparison table.
 #

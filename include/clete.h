@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clete.h: CLETE, element-wise expression templates over clvector<T> and
  * clmulti_array<T, D> (STDCL 1.6 / COPRTHR names).  <clvector.h> and
  * <clmulti_array.h> include it; a program does not need to.

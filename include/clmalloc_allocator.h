@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clmalloc_allocator.h: a C++ allocator whose storage comes from clmalloc, for
  * the containers of <clvector.h> and <clmulti_array.h> (STDCL 1.6 names).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clmulti_array.h: clmulti_array<T, D>, a boost::multi_array<T, D> (Debian's
  * libboost-dev) whose storage is clmalloc memory, with the STDCL 1.6 members
  * COPRTHR programs call: clmattach, clmdetach, clmsync, clarg_set_global,

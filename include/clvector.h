@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clvector.h: clvector<T>, a std::vector<T> whose storage is clmalloc memory,
  * with the STDCL 1.6 members COPRTHR programs call (clmattach, clmdetach,
  * clmsync, clarg_set_global, get_ptr).  Every std::vector operation works.

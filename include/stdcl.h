@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdcl.h: the public interface of libstdcl, a UNIX-style C runtime over OpenCL.
  *
  * Include this one header and link with -lstdcl (pkg-config stdcl).  It is C99

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* stdcl.hpp: a small RAII layer over <stdcl.h> for C++ programs (C++11).
  *
  *   stdcl::program prog(cp, "add.cl");            // clopen; clclose when destroyed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdcl_cache.h: libstdcl's program cache on disk, for tools that look after
  * it (stdcl-cache(1) is one): the folder in use, its entries, their
  * checksums, the hit and miss counters, and clearing it.  Programs that only

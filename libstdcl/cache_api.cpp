@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_api.cpp: the public face of the program cache on disk
 // (include/stdcl_cache.h), over cache_store.hpp, for tools such as
 // stdcl-cache: open a folder, list, stat, verify and clear it.

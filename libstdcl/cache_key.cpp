@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_key.cpp: the program cache's key: include scanning, key text, and
 // the description of what changed between two keys.
 #include "internal/cache_key.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_store.cpp: the program cache's files: folder rules, entry format,
 // atomic publication, flock-based key locks, LRU eviction, counters.
 #include "internal/cache_store.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compat.cpp: the STDCL 1.6 calls that libstdcl's own design does not need but
 // COPRTHR's programs call: clwait's cl_event form and clwaitev, clstat,
 // clgetdevinfo and clfreport_devinfo, clmemptr, clload and clloadb, clglmalloc and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // context.cpp: platform discovery, the default contexts (stddev, stdcpu, stdgpu, stdacc)
 // created at load time and released at exit, the environment that steers them, and
 // clcontext_create/destroy with the raw-object accessors.

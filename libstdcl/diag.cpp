@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // diag.cpp: clerror() and its thread-local message, the trace switch, warnings.
 #include "internal/diag.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // digest.cpp: SHA-256 for the program cache, from nettle.
 //
 // Measured here (PoCL, 2 shared cores with SHA-NI): hashing a 130708-byte

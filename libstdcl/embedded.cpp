@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // embedded.cpp: the registry of kernels embedded in executables and shared
 // libraries by clcc (stdcl_embed_register), read by clopen(cp, NULL, ...).
 #include "internal/embedded.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // events.cpp: what happens to the event of each enqueued command (wait, track, hand
 // over), and clflush/clwait, which join the events tracked per device.
 #include "internal/core.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fsutil.cpp: file and path helpers shared by the library and its tools.
 #include "internal/fsutil.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // guard.cpp: the overrun check mode (STDCL_CHECK=1).  Every clmalloc allocation gets
 // guard zones: a page before the host memory and, behind it, from the first byte
 // past the requested size, the rest of its last page plus 4 KiB; device buffers get

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_state.cpp: BuildStateGuard (internal/host_state.hpp).
 //
 // glibc's initstate() switches rand()/random() to a caller's buffer and

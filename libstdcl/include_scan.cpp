@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // include_scan.cpp: the #include directives of an OpenCL C text, and the
 // file each names (shared by the program cache and clcc).
 #include "internal/include_scan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // launch.cpp: kernel arguments (clarg_set and its forms), clfork and clforka, and the
 // registry of kernels that lets a __global argument bind per device at launch.
 #include "internal/core.hpp"

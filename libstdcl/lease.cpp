@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lease.cpp: device leases of the default contexts (STDX_LOCK=key, STDX_LOCK=auto): one
 // device per MPI rank without the program knowing about ranks.
 //

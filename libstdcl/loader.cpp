@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // loader.cpp: clopen, clsopen, clbuild, clsym, clclose: programs loaded like shared
 // objects, reference counted per context, with the standard build options.
 #include "internal/compat.hpp"

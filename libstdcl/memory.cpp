@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // memory.cpp: the allocation registry and clmalloc, clfree, clmsync and friends.
 //
 // An allocation is page-aligned host memory plus, per device of its context, a cl_mem

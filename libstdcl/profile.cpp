@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // profile.cpp: event times and the profile at exit.
 //
 // STDCL_PROFILE=1 (or =path) makes command queues profile and prints, at exit,

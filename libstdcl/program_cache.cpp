@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // program_cache.cpp: build_program(): looks a build up in the on-disk program
 // cache before compiling, and stores what it compiles.
 //

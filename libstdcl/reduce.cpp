@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reduce.cpp: clreduce, the sum, minimum or maximum of an array of float, double,
 // int or long over one device or all devices of a context.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // registry.cpp: the allocation registry: any address inside a clmalloc allocation to
 // its record in constant time, without a lock for readers and without reading user
 // memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // workgroup.cpp: local sizes chosen for the user (a local size of 0 at clfork,
 // clforka and clndrange_fit) and __local arguments sized at launch (CLLOCAL,
 // CLLOCAL_PER_ITEM, CLLOCAL_FN).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clcc.cpp: turns OpenCL C files into object files that carry the kernels
 // inside the program: linked into an executable or shared library, each
 // registers its source with libstdcl when loaded (a constructor calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stdcl-cache.cpp: looks after libstdcl's on-disk program cache.
 //
 //   stdcl-cache [-d DIR] list            one line per entry, least recently used first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stdclinfo.c: prints the default contexts as this process gets them (platform,
  * devices with type, compute units and memory) and why they were chosen, plus the
  * environment variables that steer them.  The first thing to run when something is off.

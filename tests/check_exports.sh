@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_exports.sh: the library exports exactly the API of the public headers.
 # Compares the dynamic symbols defined by libstdcl.so (nm -D --defined-only)
 # with the names declared STDCL_API in the public headers (include/stdcl.h

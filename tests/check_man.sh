@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_man.sh: the manual pages (docs/man) cover the API and render cleanly.
 #
 #   1. every name tools/api_symbols.sh finds in the public headers

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_run_tests.sh: tools/run_tests.sh counts and reports what it should.
 # Runs it on four stand-in programs (shell scripts that print what CMocka and
 # the sanitizers print): one that passes, one with a CMocka failure, one with

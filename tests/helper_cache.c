@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_cache.c: a program test_cache runs in fresh processes to exercise
  * the on-disk program cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_compat_example1.c: Example #1 of the STDCL 1.6 API reference
  * (tests/compat/example1.c), compiled unchanged.  It targets a GPU; without
  * one, stdgpu names stdcpu (two PoCL devices in the tests): the macro expands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_compat_example2.c: Example #2 of the STDCL 1.6 API reference
  * (tests/compat/example2.c), compiled unchanged.  It targets a GPU; without
  * one, stdgpu names stdcpu (two PoCL devices in the tests): the macro expands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_compat_nbody.c: the NBody tutorial's host program (tests/compat/
  * nbody.c) with its nbody_init/nbody_output (tests/compat/nbody_util.c).
  * It targets a GPU; without one, stdgpu names stdcpu (a macro does not expand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_compat_sweep.c: the calling pattern of COPRTHR's test_stdcl programs
  * (not in this tree: see tests/compat/README), in a program of our own
  * written to the STDCL 1.6 calls, for test_compat.

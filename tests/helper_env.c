@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_env.c: prints what the default contexts are in this process, for the
  * tests that set STD* environment variables (they need a fresh process, since
  * the contexts are made when libstdcl loads).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_oclgrind.c: runs on the Oclgrind simulator as stdgpu (test_gpu_
  * oclgrind.c sets OCL_ICD_VENDORS, STDGPU_PLATFORM_NAME=oclgrind and
  * OCLGRIND_LOG).  argv[1] is the kernel file (tests/kernels/oclgrind.cl).

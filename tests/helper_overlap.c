@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_overlap.c: the order of commands when each device has a transfer queue
  * beside its kernel queue, for test_memory (run with STDCL_ZERO_COPY=0, so that
  * every clmsync copies between host memory and a device buffer, and allocations of

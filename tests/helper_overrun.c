@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_overrun.c: the overrun check mode, for test_memory (run with
  * STDCL_CHECK=1, and STDCL_ZERO_COPY=0 for the device-side zones).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_profile.c: a fresh process for the tests of settings read when
  * libstdcl loads.
  *   times     runs a kernel on stdcpu device 0 with CL_EVENT_NORELEASE and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* helper_race.c: clfree racing blocking clmsync of the same allocation, for
  * test_threads (run with STDCL_ZERO_COPY=0, so that every clmsync really copies
  * between host memory and a device buffer).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cache.c: the on-disk program cache, seen from fresh processes
  * (helper_cache) as a second run of a program sees it: hits, rebuilds when an
  * included header changes, damaged entries, a folder that cannot be written,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_clete.c: the CLETE expression templates (<clete.h>, through
  * <clvector.h> and <clmulti_array.h>).  Programs making the calls of
  * COPRTHR's two CLETE examples with values of our own

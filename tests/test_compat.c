@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compat.c: source compatibility.  Programs written to the STDCL 1.6 API
  * compile unchanged against stdcl.h (they are built as helpers) and give the
  * right results: the two examples of the API reference (vector sums, exact;

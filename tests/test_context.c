@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_context.c: the default contexts, clgetndev, the raw-object accessors,
  * clcontext_create/destroy, and the STD* environment variables (checked in a
  * fresh process: helper_env).  Runs on PoCL with two pthread devices. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_embed.c: kernels embedded in programs: stdcl_embed_register and
  * clopen(cp, NULL, ...) in this process, and clcc end to end: a .cl file
  * with includes becomes an object, linked into a program (with libstdcl.so,

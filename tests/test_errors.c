@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_errors.c: every failure returns its error value (NULL, a negative code
  * or a NULL event), leaves a message in clerror() that says what went wrong,
  * clerror() is NULL once read, and the process goes on working (each test

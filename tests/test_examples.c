@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_examples.c: the example programs of issue 13 (examples/nbody_tile,
  * mixed_pointers, template_reduce, tiled_conv) with --check on small sizes
  * whose sides are not powers of two, and a bad command line each. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_oclgrind.c: stdgpu on a GPU-typed platform, with the Oclgrind
  * simulator standing in for a GPU.  Debian does not register Oclgrind with
  * the ICD loader, so the test makes a vendors folder holding pocl.icd and

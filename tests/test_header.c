@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_header.c: include/stdcl.h as a user meets it: a program using every
  * form of the API that has a C and a C++ spelling compiles without a warning
  * as C99 and as C++17 (-Wall -Wextra -pedantic -Werror), links against the

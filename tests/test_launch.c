@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_launch.c: index spaces (clndrange_*), kernel arguments (clarg_set in
  * its 3- and 4-argument forms, clarg_set_local, clarg_set_global), clfork and
  * clforka, the event flags (WAIT, NOWAIT + clwait, NORELEASE, RELEASE),

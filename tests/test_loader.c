@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_loader.c: clopen, clsopen, clbuild, clsym, clclose: file lookup (current
  * directory, STDCL_KERNEL_PATH), the standard build options, reference
  * counting, CLLD_LAZY and CLLD_NOBUILD, STDCL_BUILD_OPTIONS.

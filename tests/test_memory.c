@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_memory.c: clmalloc, clfree, clsizeofmem, clmrealloc, clmsync on both
  * devices, CL_MEM_DETACHED with clmattach/clmdetach, clmcopy, interior
  * pointers as kernel arguments, image2d allocations, stdcl_mem.

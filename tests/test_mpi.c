@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mpi.c: libstdcl programs across MPI ranks, under Open MPI's mpirun on
  * PoCL with two devices per rank: the MPI NBody (examples/nbody_mpi) agrees
  * with the one-process result and the double-precision reference (--check)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_nbody.c: the NBody example programs (examples/nbody) on PoCL with two
  * devices: one device and two devices agree with a double-precision host
  * computation (--check), and bad command lines exit with status 2.  The GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_profile.c: the profile at exit (STDCL_PROFILE=1 or =path,
  * STDCL_PROFILE_FORMAT=json).  Each test runs helper_profile's "report"
  * workload, whose commands are known exactly (see helper_profile.c), in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_reduce.c: clreduce: sum, min and max of float, double, int and long
  * arrays on one device and on both, sizes that are not multiples of
  * anything, interior pointers, both layouts (STDCL_REDUCE_LAYOUT), and every

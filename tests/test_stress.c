@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_stress.c: many threads calling libstdcl at once, each a random but
  * seeded mix of clopen/clsym/clclose, clmalloc/clfree, clmsync (both ways,
  * WAIT and NOWAIT), clforka and clarg_set + clfork (WAIT and NOWAIT) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_threads.c: libstdcl used from many threads at once: allocations,
  * transfers, launches and frees on separate buffers (10,000 operations, exact
  * results), clerror() messages that stay in their thread, concurrent clsopen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_util.h: what the CMocka test programs share: finding tests/ and the
  * kernel files from the test binary, spawning a helper program with extra
  * environment and capturing its output, string checks with useful messages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_workgroup.c: local sizes chosen by libstdcl (a local size of 0 at
  * clfork, clforka and clndrange_fit: the documented rule, prime and awkward
  * global sizes, limits, reqd_work_group_size, the sizes written back) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # api_symbols.sh: prints, one per line and sorted, the names of the functions
 # and variables declared with STDCL_API in the public headers given (default
 # the two of the library: include/stdcl.h and include/stdcl_cache.h).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check_faults.sh: fault injection over libstdcl (`make check-faults`, and a
 # stride of it in `make check`).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install_deps.sh: installs the Debian packages that building and testing
 # libstdcl needs, when some are missing.  Silent and fast when none is.
 #

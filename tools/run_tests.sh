@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
@@ -12,6 +13,7 @@
 #                                         then tests/check_exports.sh,
 #                                         tests/check_man.sh,
 #                                         tests/check_install.sh,
+#                                         tests/check_spdx.sh,
 #                                         tests/check_run_tests.sh and
 #                                         tools/check_faults.sh at a stride
 #                                         ($FAULTS_STRIDE, default 40)
@@ -19,8 +21,9 @@
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
 #                                         check_exports, check_man,
-#                                         check_install, check_run_tests and
-#                                         check_faults are five), passing
+#                                         check_install, check_spdx,
+#                                         check_run_tests and check_faults
+#                                         are six), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -51,6 +54,7 @@ programs=()
 run_exports=0
 run_man=0
 run_install=0
+run_spdx=0
 run_self=0
 run_faults=0
 filter=
@@ -61,6 +65,7 @@ if [ $# -ge 1 ]; then
             check_exports|check_exports.sh) run_exports=1 ;;
             check_man|check_man.sh) run_man=1 ;;
             check_install|check_install.sh) run_install=1 ;;
+            check_spdx|check_spdx.sh) run_spdx=1 ;;
             check_run_tests|check_run_tests.sh) run_self=1 ;;
             check_faults|check_faults.sh) run_faults=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
@@ -74,6 +79,7 @@ else
     run_exports=1
     run_man=1
     run_install=1
+    run_spdx=1
     run_self=1
     run_faults=1
     for f in "$build"/tests/test_*; do
@@ -216,6 +222,8 @@ check() {
 # An installed tree, moved to another prefix, found by pkg-config and CMake
 # (tests/check_install.sh).
 [ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
+# Every file the project wrote names its license (tests/check_spdx.sh).
+[ $run_spdx -eq 1 ] && check check_spdx sh "$top/tests/check_spdx.sh"
 # This script's own counting and reports (tests/check_run_tests.sh).
 [ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):

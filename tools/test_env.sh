@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_env.sh: runs one command in the test environment, which
 # tools/run_tests.sh uses for every test program and `make run` for the demo.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embedded_kernels.c: kernels built into the program with clcc: no .cl file
  * is read at run time, so the program runs from any folder (and installs as
  * one file).  clopen(cp, NULL, flags) opens every kernel linked in;

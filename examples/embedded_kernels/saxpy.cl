@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* saxpy.cl: y = a x + y.  clcc inlines saxpy_params.h into the object, so
  * neither file is needed when the program runs. */
 #include "saxpy_params.h"

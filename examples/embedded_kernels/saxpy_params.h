@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* saxpy_params.h: shared by the kernel and the host code. */
 #ifndef SAXPY_PARAMS_H
 #define SAXPY_PARAMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hello_stdcl.c: a matrix-vector product on the default context, split across all
  * of its devices: device d computes block d of the rows of y = A x.
  * Build: make (uses pkg-config stdcl).  Run: ./hello_stdcl [n] */

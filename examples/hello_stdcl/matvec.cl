@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* matvec.cl: a block of rows of y = A x: y[i] = sum_j a[(row0 + i) * n + j] * x[j]. */
 __kernel void matvec(__global const float* a, __global const float* x, __global float* y, int row0, int n)
 {

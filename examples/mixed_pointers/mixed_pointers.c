@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mixed_pointers.c: a kernel whose pointer mixes two __global buffers
  * (Beignet's example), with the index range split over every device of the
  * context: each device gets a slice through the global offset

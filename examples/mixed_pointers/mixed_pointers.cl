@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mixed_pointers.cl: Beignet's "mixed buffer pointer" example: `from` points
  * into src0 for odd work-items and into src1 for even ones. */
 __kernel void example(__global int* dst, __global int* src0, __global int* src1)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody.c: the tutorial's NBody program on one device, STDCL style.
  *
  * The default context stdgpu (or stdcpu when there is no GPU) is ready

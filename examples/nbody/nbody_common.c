@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_common.c: options, initial conditions, the double-precision
  * reference and check, the PNG picture, timing and report lines shared by
  * the NBody programs and baselines (see nbody_common.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_common.h: what the NBody programs share that is not OpenCL: options,
  * initial conditions, the double-precision reference and the check, the
  * picture, timing and the progress and result lines.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT */
 /* nbody_kern.cl: the NBody kernels (direct O(N^2) gravity, one time step).
  *
  * Bodies are float4 (x, y, z, mass).  One step, for every body i:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_multi.c: NBody on k devices of one context, STDCL style.
  *
  * The tutorial's two-device program generalised to k devices.  The bodies

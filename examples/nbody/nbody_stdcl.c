@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_stdcl.c: what the libstdcl NBody programs share: context choice,
  * kernel file lookup and build, the block kernel's launch, and the
  * one-device run behind --check. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_stdcl.h: what the libstdcl NBody programs (nbody, nbody_multi,
  * ../nbody_mpi) share beyond nbody_common: choosing the context, finding and
  * building the kernel file, launching the block kernel, and the one-device

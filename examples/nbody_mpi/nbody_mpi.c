@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_mpi.c: NBody across P MPI ranks, each on the devices of its own
  * default context (stdgpu, else stdcpu), STDCL style.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_tile.c: __local memory sized per work-item with a local size that
  * libstdcl chooses (Aparapi's "LocalFloatBuffer(4)": 4 floats per work-item,
  * so the tile holds one body per work-item whatever the group size).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_tile.cl: accelerations of n bodies, one work-item per body, the
  * positions staged in __local memory one tile (one body per work-item) at a
  * time, as Aparapi's NBody does with a LocalFloatBuffer of 4 floats per

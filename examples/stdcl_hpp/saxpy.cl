@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* saxpy.cl: y = a x + y, the kernel of stdcl_hpp.cpp. */
 __kernel void saxpy(float a, __global const float* x, __global float* y, uint n)
 {

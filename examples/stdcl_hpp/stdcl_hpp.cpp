@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stdcl_hpp.cpp: y = 2 x + y on every device of the default context, with the
 // RAII layer <stdcl.hpp>: the program and the buffers release themselves, the
 // kernel's arguments are typed, and a failure is a stdcl::error exception

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* template_reduce.c: the OpenCL for Lua guide's sum of molecule velocities,
  * with its kernel made from a template at run time: the host substitutes N,
  * the work-group size and the global size, and unrolls the pairwise sum in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiled_conv.c: a tiled convolution with async_work_group_copy on an image
  * whose sides are not powers of two.  The tile's size depends on the local
  * size, (lx + 2R)(ly + 2R) floats, so the __local argument is sized by a

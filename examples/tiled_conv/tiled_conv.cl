@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiled_conv.cl: a (2R+1) x (2R+1) convolution of a W x H image, given padded
  * by R pixels on each side (rows of W + 2R floats), so that every read is
  * inside the buffer.

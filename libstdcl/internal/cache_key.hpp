@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_key.hpp: the program cache's key: what goes into it (source, every
 // #included file, options, compiler-affecting environment, platform, devices,
 // library version), its text form, and which part changed between two keys.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cache_store.hpp: the program cache on disk: folder rules, entry format,
 // atomic publication, per-key locks, LRU eviction and hit/miss counters.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // compat.hpp: what compat.cpp (the STDCL 1.6 compatibility calls) offers the rest of the library.
 #pragma once
 

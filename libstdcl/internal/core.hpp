@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // core.hpp: the objects behind the API: contexts, devices, allocations, programs, kernels.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // diag.hpp: errors (clerror's thread-local message), tracing and warnings.
 #pragma once
 

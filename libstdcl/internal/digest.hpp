@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // digest.hpp: the program cache's hash (cache keys, #included files' contents
 // and entry checksums): SHA-256, computed by nettle (digest.cpp says why).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // embedded.hpp: OpenCL C sources linked into the program by clcc-made
 // objects, which register them from constructors (stdcl_embed_register).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fsutil.hpp: the file and path helpers the library and its tools share
 // (the loader, the program cache's include scan, clcc): one of each.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host_state.hpp: keeps the calling program's process-wide state unchanged
 // across OpenCL calls that run a driver's compiler.
 #pragma once

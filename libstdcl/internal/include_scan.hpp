@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // include_scan.hpp: which #include directives an OpenCL C text holds and
 // which file each names: one reading, used by the program cache's key (every
 // included file's content is in it) and by clcc (which inlines them), so the

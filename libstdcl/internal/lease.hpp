@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // lease.hpp: device leases for the default contexts (STDX_LOCK=key or auto).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // program_build.hpp: the one place where OpenCL C source becomes a built cl_program.
 //
 // The loader (loader.cpp) calls build_program() for every program it needs;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Example #1 of the STDCL 1.6 API reference (reference/stdcl_api_ref_v1.6.txt),
  * verbatim.  tests/helper_compat_example1.c builds it. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Example #2 of the STDCL 1.6 API reference (reference/stdcl_api_ref_v1.6.txt),
  * verbatim.  tests/helper_compat_example2.c builds it.  Note: its
  * bzero(cc[0],SIZE*sizeof(float)) clears twice the size of cc[0]; it is safe

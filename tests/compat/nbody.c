@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody.c (one GPU) */
 /* The host program of the NBody tutorial (seeds/002), retyped without the
  * scanning damage.  It keeps the tutorial's 3-argument clarg_set, its

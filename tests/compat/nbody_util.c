@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_util.c: nbody_init and nbody_output, which the tutorial's Makefile
  * links from nbody_init.o and nbody_output.o (their text is not in the
  * tutorial).  Deterministic, so that test_compat.c can recompute the run in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault_kernels.cl: the kernels of fault_workload.c (the fault-injection
  * workload of tools/check_faults.sh). */
 __constant sampler_t fk_nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;

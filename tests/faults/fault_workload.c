@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault_workload.c: the workload tools/check_faults.sh runs under
  * faultcl_shim.so, which fails one OpenCL call or one allocation of
  * libstdcl's per run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // faultcl_shim.cpp: a fault-injection interposer for libstdcl, preloaded with
 // LD_PRELOAD in front of the OpenCL ICD loader (tools/check_faults.sh runs it).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* forms.c: compiled by test_header both as C99 and as C++17 (-Wall -Wextra
  * -pedantic -Werror): every form of the header that has a C and a C++ spelling
  * (clndrange_init1d/set1d, 3- and 4-argument clarg_set*, clforka with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* errors.cl: kernels of test_errors.c. */
 
 /* a[i] += 1 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image.cl: image kernels of test_memory.c (built only where the device
  * supports images).  Pixel (x, y) of a w-wide RGBA float image goes to
  * out[y * w + x]. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch.cl: kernels of test_launch.c. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 

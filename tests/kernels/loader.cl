@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loader.cl: kernels of test_loader.c.  probe_macros reports which standard
  * macros the build got; fill writes a value. */
 #include "loader_inc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* memory.cl: kernels of test_memory.c. */
 
 /* a[i] += v */

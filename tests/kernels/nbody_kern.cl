@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody_kern.cl: the kernel of the NBody tutorial (seeds/002, one device),
  * retyped without the scanning damage.  Used by tests/compat/nbody.c. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oclgrind.cl: kernels helper_oclgrind.c runs on the Oclgrind simulator,
  * which reports any out-of-bounds access or data race in its log. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress.cl: kernels of test_stress.c, opened by every thread (one shared
  * handle).  Both compute c[i] = a[i] * k + i over the index space, i counted
  * from the start of the pointers the kernel gets (interior pointers included):

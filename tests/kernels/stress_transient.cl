@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress_transient.cl: test_stress.c opens this file, launches its kernel
  * once and closes it again, in every thread, so its count falls to zero (and
  * the program is released) while other threads open it again. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* syntax_error.cl: does not compile, on purpose (test_errors.c): the build
  * log names the undeclared identifier. */
 __kernel void broken(__global int* a)

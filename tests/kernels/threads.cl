@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* threads.cl: kernels of test_threads.c. */
 
 /* One work-item busy for a while (n rounds of a generator the compiler cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* workgroup.cl: kernels of test_workgroup.c (local sizes chosen by libstdcl,
  * __local arguments sized at launch) and of test_launch.c's event times. */
 

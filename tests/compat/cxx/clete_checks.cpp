@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clete_checks.cpp: checks of the CLETE expression templates (<clete.h>
 // through <clvector.h> and <clmulti_array.h>), printing one "ok <what>" line
 // per check that holds, "FAILED <what>" otherwise (test_compat.c compares

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clete_checks_auto.cpp: clete_checks.cpp with __CLVECTOR_FULLAUTO and
 // __CLMULTI_ARRAY_FULLAUTO: every assignment runs a generated kernel.
 #define __CLVECTOR_FULLAUTO

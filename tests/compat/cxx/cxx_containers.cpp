@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cxx_containers.cpp: checks, printing one "ok <what>" line per check that
 // holds (test_compat.c compares the lines):
 // - a clvector attached and bound to a kernel, then grown by push_back past

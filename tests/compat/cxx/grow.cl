@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grow.cl: y[i] = x[i] + 1 (cxx_containers.cpp).  Includes <stdcl.h>: clcc leaves
  * the include in place and libstdcl builds it with -I its include folder. */
 #include <stdcl.h>

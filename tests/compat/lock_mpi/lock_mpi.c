@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lock_mpi.c: one device per MPI rank through STDCL's device lease, the
  * scenario of COPRTHR's mpi_lock_example (not in this tree: see ../README),
  * written for this test to the STDCL 1.6 calls (plus stdcl_context_why, to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // clete_timer.h: a wall-clock stopwatch for the CLETE programs (seconds),
 // shared by clete_vector/ and clete_array/.
 #ifndef CLETE_TIMER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // array_resize.cpp: STDCL 1.6 style with <clmulti_array.h>.  A 2D grid
 // g[r][c] = ((7 r + 3 c^2) mod 23) - 11 and a 1D result are attached to
 // stddev and run through row_span.cl (the column count set with clarg_set,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* row_span.cl: span[r] = max - min of row r of g (cols ints per row). */
 __kernel void row_span(int cols, __global const int* g, __global int* span)
 {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clete_array.cpp: STDCL 1.6 style with CLETE expressions on
 // <clmulti_array.h>, arrays of ranks 1 to 4 in one expression: a(i), b(i,j),
 // c(i,j,k), d(i,j,k,l) and x(i,j,k,l); ten times

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clete_vector.cpp: STDCL 1.6 style with CLETE expressions on <clvector.h>.
 // Five clvectors of N elements are filled by push_back, then ten times
 //   e = a + b + 2112.0f * b + sqrt(d) - a*b*c*d + c*sqrt(a) + a*cos(c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid.cl: grid_fill writes g(x, y) = (x + 1)(y + 2) - 3x + y^2 over a 2D
  * range; grid_rowsum adds up each row of width w. */
 __kernel void grid_fill(int w, __global int* g)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid_embed.c: STDCL 1.6 style, kernels embedded in the program by clcc.
  * Fills a GW x GH grid with a 2D launch of grid_fill (found through the
  * handle clopen(cp, 0, ...) returns), then sums its rows with grid_rowsum

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_lookup.c: STDCL 1.6 style.  A TW x TH table of RGBA float texels
  * (x + 1, 2y, xy, 1) is allocated detached, made a 2D image with
  * clmctl(CL_MCTL_SET_IMAGE2D), attached to stddev with clmattach and passed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* palette.cl: out[i] = v[i] * t.x + t.y - t.z * t.w, t the texel of tab at
  * (i mod width, (i / width) mod height), read without filtering. */
 __constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* powsum.cl: acc[i] = sum over k <= i of base[k]^POWER (POWER is 2 unless
  * the build options say otherwise). */
 #ifndef POWER

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* powsum_file.c: STDCL 1.6 style.  Opens powsum.cl by name (CLLD_NOW),
  * finds its kernel with clsym, and computes the running sums of squares of
  * base[k] = k - 20 on device 0 of stddev.  Prints "i base acc" per element. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* powsum_nobuild.c: STDCL 1.6 style.  Opens powsum.cl with CLLD_NOBUILD,
  * builds it with clbuild and "-D POWER=3", and computes running sums of
  * cubes of base[k] = k - 20 on the last device of stddev.  Prints

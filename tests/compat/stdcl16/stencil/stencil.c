@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stencil.c: STDCL 1.6 style.  Samples u(i) = i^3 - 40 i at NPTS points,
  * takes its second differences on the last device of stddev (the kernel is
  * embedded in the program by clcc), launched with clforka without waiting,

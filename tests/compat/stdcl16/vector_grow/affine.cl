@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* affine.cl: y[i] = 3 x[i] - i. */
 __kernel void affine(__global const int* x, __global int* y)
 {

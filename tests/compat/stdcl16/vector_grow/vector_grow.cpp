@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vector_grow.cpp: STDCL 1.6 style with <clvector.h>.  Two clvectors are
 // filled by push_back, attached to stddev, bound to affine.cl's kernel with
 // clarg_set_global and run on device 0 (clfork, clflush, clwait); then they
