@@ -38,6 +38,11 @@
 #                   (lib/cmake/stdcl: find_package(stdcl)), tools, and the
 #                   manual pages under $(PREFIX)/share/man: `man stdcl`)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
+#   make check-abi  the library's ABI against tests/abi/ (abidiff; docs/abi.md)
+#   make dist       libstdcl-VERSION.tar.gz (git ls-files and configure);
+#                   distcheck: that tarball alone configures, builds,
+#                   passes make check, installs and uninstalls
+#   make deb        the Debian packages (debian/) in build/deb, lintian-checked
 #   make clean      removes build*/; distclean also the configure outputs
 #
 # Options: WERROR=1 (warnings are errors); CONFIGURE_FLAGS='--prefix=/opt/x'
@@ -606,6 +611,67 @@ endif
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man1/,$(notdir $(MAN1))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man3/,$(notdir $(MAN3))) \
 	      $(addprefix $(DESTDIR)$(mandir)/man7/,$(notdir $(MAN7)))
+
+# --------------------------------------------------------------------------
+# Releases
+# --------------------------------------------------------------------------
+# make check-abi: the library against the stored ABI baseline (tools/check_abi.sh,
+# docs/abi.md); make abi-baseline writes the baseline again (only with a soname
+# change or an addition).
+ABI_BASELINE = tests/abi/libstdcl.so.$(STDCL_MAJOR).abi
+.PHONY: check-abi abi-baseline
+check-abi: $(LIB_REAL)
+	sh tools/check_abi.sh $(LIB_REAL) $(ABI_BASELINE)
+abi-baseline: $(LIB_REAL)
+	sh tools/check_abi.sh --update $(LIB_REAL) $(ABI_BASELINE)
+
+# make dist: libstdcl-VERSION.tar.gz, every file git tracks plus the generated
+# configure (so that a user of the tarball needs no autoconf), owned by root,
+# in name order, dated by the last commit.  make distcheck: the tarball alone,
+# unpacked in build/distcheck, configures, builds, passes `make check`,
+# installs into a staging folder and uninstalls leaving nothing
+# (STDCL_SKIP_DEPS=1: it installs no packages; the tests need what `make
+# check` needs).
+DIST_NAME = libstdcl-$(PACKAGE_VERSION)
+DIST_TAR = $(DIST_NAME).tar.gz
+.PHONY: dist distcheck
+dist: configure
+	@git rev-parse --is-inside-work-tree > /dev/null 2>&1 || \
+	    { echo "dist: needs a git checkout (the file list is git ls-files)" >&2; exit 1; }
+	rm -rf $(BUILD)/dist && mkdir -p $(BUILD)/dist/$(DIST_NAME)
+	git ls-files -z | xargs -0 tar -cf - | tar -xf - -C $(BUILD)/dist/$(DIST_NAME)
+	cp configure $(BUILD)/dist/$(DIST_NAME)/
+	tar --sort=name --owner=0 --group=0 --numeric-owner \
+	    --mtime="@$$(git log -1 --format=%ct)" -C $(BUILD)/dist -czf $(DIST_TAR) $(DIST_NAME)
+	rm -rf $(BUILD)/dist
+	@echo "dist: $(DIST_TAR) ($$(tar -tzf $(DIST_TAR) | grep -cv '/$$') files)"
+
+distcheck: dist
+	rm -rf $(BUILD)/distcheck && mkdir -p $(BUILD)/distcheck/stage
+	tar -xzf $(DIST_TAR) -C $(BUILD)/distcheck
+	cd $(BUILD)/distcheck/$(DIST_NAME) && export STDCL_SKIP_DEPS=1 && \
+	    ./configure --prefix=/usr/local && \
+	    $(MAKE) -j$$(nproc) all && \
+	    $(MAKE) check && \
+	    $(MAKE) install DESTDIR=$(abspath $(BUILD))/distcheck/stage && \
+	    $(MAKE) uninstall DESTDIR=$(abspath $(BUILD))/distcheck/stage
+	@left=$$(find $(BUILD)/distcheck/stage -type f -o -type l); \
+	    if [ -n "$$left" ]; then echo "distcheck: make uninstall left: $$left" >&2; exit 1; fi
+	rm -rf $(BUILD)/distcheck
+	@echo "distcheck: $(DIST_TAR) builds, passes make check, installs and uninstalls"
+
+# make deb: the Debian packages of debian/ (libstdcl1, libstdcl-dev,
+# stdcl-tools), built from the release tarball unpacked in build/deb with
+# dpkg-buildpackage -us -uc -b (it checks Build-Depends and installs nothing;
+# the unit tests run when PoCL is there), then checked by lintian; the .deb
+# files stay in build/deb.
+.PHONY: deb
+deb: dist
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb
+	tar -xzf $(DIST_TAR) -C $(BUILD)/deb
+	cd $(BUILD)/deb/$(DIST_NAME) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning $(BUILD)/deb/*.changes
+	@ls $(BUILD)/deb/*.deb
 
 clean:
 	rm -rf build build-asan build-tsan build-ubsan build-asan-ubsan build-san-pocl-cache $(BUILD)
