@@ -618,7 +618,7 @@ endif
 # make check-abi: the library against the stored ABI baseline (tools/check_abi.sh,
 # docs/abi.md); make abi-baseline writes the baseline again (only with a soname
 # change or an addition).
-ABI_BASELINE = tests/abi/libstdcl.so.$(STDCL_MAJOR).abi
+ABI_BASELINE = tests/abi/libstdcl-$(STDCL_MAJOR).abi
 .PHONY: check-abi abi-baseline
 check-abi: $(LIB_REAL)
 	sh tools/check_abi.sh $(LIB_REAL) $(ABI_BASELINE)

@@ -231,6 +231,14 @@ STDCL_API void clfreport_devinfo(FILE* fp, size_t ndev, struct cldev_info* info)
  * variables that applied (what stdclinfo prints).  NULL if cp is NULL. */
 STDCL_API const char* stdcl_context_why(CLCONTEXT* cp);
 
+/* The alignment, in bytes, of a pointer into a clmalloc allocation given to a
+ * kernel (clarg_set_global, clforka) other than the allocation's start: the
+ * largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of cp's devices (which OpenCL gives
+ * in bits), rounded up to a power of two.  Such a pointer must lie a multiple
+ * of it into its allocation; others are refused at the call (STDCL_EINVAL).
+ * 0 on a bad argument. */
+STDCL_API size_t stdcl_mem_align(CLCONTEXT* cp);
+
 /* The raw OpenCL objects behind a context, for mixing in plain OpenCL calls.
  * They stay owned by libstdcl: do not release them.  NULL on a bad argument. */
 STDCL_API cl_platform_id stdcl_platform(CLCONTEXT* cp);

@@ -285,6 +285,7 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             cl_uint bits = 1024;
             device_info(nd.id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &bits);
             nd.base_align = std::max<cl_uint>(bits / 8, 1);
+            while (cp->mem_align < nd.base_align) cp->mem_align *= 2;
             device_info(nd.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &nd.max_alloc);
             device_info(nd.id, CL_DEVICE_GLOBAL_MEM_SIZE, &nd.global_mem);
             cl_bool img = CL_FALSE;
@@ -660,6 +661,11 @@ STDCL_API cl_platform_id stdcl_platform(CLCONTEXT* cp)
 STDCL_API cl_context stdcl_clcontext(CLCONTEXT* cp)
 {
     return guarded<cl_context>(nullptr, [&] { return context_check(cp)->ctx; });
+}
+
+STDCL_API size_t stdcl_mem_align(CLCONTEXT* cp)
+{
+    return guarded<size_t>(0, [&] { return context_check(cp)->mem_align; });
 }
 
 STDCL_API cl_device_id stdcl_device(CLCONTEXT* cp, unsigned int devnum)

@@ -155,6 +155,17 @@ std::string arg_desc(const KernelInfo& ki, unsigned i)
 }
 
 // Binds a clmalloc allocation (or NULL) to argument i; set per device at clfork.
+// An interior pointer a kernel is given becomes a sub-buffer, whose offset every
+// device of the context must accept: refused here, at the call, not at the launch.
+[[noreturn]] void fail_misaligned(const KernelInfo& ki, unsigned i, const void* ptr, size_t off, const void* base,
+                                  const char* call)
+{
+    fail(STDCL_EINVAL,
+         "%s: %s: the interior pointer %p is %zu bytes into the allocation at %p; a kernel's pointers into an "
+         "allocation must be %zu-byte aligned on %s (stdcl_mem_align)",
+         call, arg_desc(ki, i).c_str(), ptr, off, base, ki.cp->mem_align, ki.cp->label.c_str());
+}
+
 void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
 {
     KernelArg& a = ki.args[i];
@@ -164,6 +175,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
         Allocation& al = *a.alloc;
         uintptr_t off = uintptr_t(ptr) - uintptr_t(al.host);
         if (off < al.size && !al.dead.load(std::memory_order_acquire) && al.cp.load(std::memory_order_acquire) == ki.cp) {
+            if (off & (ki.cp->mem_align - 1)) fail_misaligned(ki, i, ptr, size_t(off), al.host, call);
             a.offset = size_t(off);
             return;
         }
@@ -183,6 +195,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
     if (alloc->cp != ki.cp)
         fail(STDCL_EINVAL, "%s: %s: the allocation at %p is %s", call, arg_desc(ki, i).c_str(), (void*)alloc->host,
              alloc->cp ? "attached to another context" : "detached");
+    if (off & (ki.cp->mem_align - 1)) fail_misaligned(ki, i, ptr, off, alloc->host, call);
     a = KernelArg{};
     a.kind = KernelArg::global;
     a.alloc = std::move(alloc);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # check_spdx.sh: every file the project wrote names its license (an
 # SPDX-License-Identifier line), except LICENSE itself, VERSION (read by
-# configure), images, manual pages that are only links (.so lines), and the
+# configure), images, the ABI baseline (written by abidw), manual pages that
+# are only links (.so lines), and the
 # two Debian files whose format has no comments (debian/changelog,
 # debian/source/format).
 # Needs a git checkout (git ls-files); elsewhere (a release tarball) it says
@@ -14,7 +15,7 @@ if ! git -C "$top" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 fi
 missing=$(git -C "$top" ls-files | while read -r f; do
     case $f in
-        LICENSE | VERSION | *.png | debian/changelog | debian/source/format) continue ;;
+        LICENSE | VERSION | *.png | *.abi | debian/changelog | debian/source/format) continue ;;
     esac
     [ -f "$top/$f" ] || continue
     head -n 1 "$top/$f" | grep -q '^\.so ' && continue

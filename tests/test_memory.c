@@ -563,17 +563,29 @@ static void test_clarg_set_global_misaligned_interior_pointer_fails(void** state
     for (int i = 0; i < N; i++) p[i] = -7;
     assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
     clerror();
-    /* 4 bytes in: below any device's base address alignment.  The failure may
-     * come at clarg_set_global or at the clfork that binds it. */
-    int rc = clarg_set_global(stdcpu, g_fill, 0, p + 1);
-    assert_int_equal(clarg_set(stdcpu, g_fill, 1, 1000), 0);
-    clndrange_t ndr = clndrange_init1d(0, M, 64);
-    cl_event ev = rc == 0 ? clfork(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT) : NULL;
-    assert_null(ev);
+    /* 4 bytes in: below any device's base address alignment.  Refused at the
+     * call, naming the alignment in bytes; the argument keeps its binding. */
+    size_t align = stdcl_mem_align(stdcpu);
+    char want[64];
+    snprintf(want, sizeof want, "must be %zu-byte aligned", align);
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p), 0);
+    assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + 1), STDCL_EINVAL);
     const char* e = clerror();
     assert_non_null(e);
-    assert_contains(e, "align");
+    assert_contains(e, "4 bytes into the allocation");
+    assert_contains(e, want);
     assert_null(clerror());
+    /* Also on the fast path (the same allocation as the argument holds), and
+     * through clforka. */
+    if (align <= (N - M) * sizeof(int)) {
+        assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + align / sizeof(int)), 0);
+        assert_int_equal(clarg_set_global(stdcpu, g_fill, 0, p + align / sizeof(int) + 1), STDCL_EINVAL);
+        assert_contains(clerror(), want);
+    }
+    clndrange_t ndr = clndrange_init1d(0, M, 64);
+    assert_null(clforka(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT, p + 1, 1000));
+    assert_contains(clerror(), want);
+    assert_int_equal(clarg_set(stdcpu, g_fill, 1, 1000), 0);
     assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_HOST | CL_EVENT_WAIT));
     for (int i = 0; i < N; i++) assert_int_equal(p[i], -7); /* nothing ran */
     /* The kernel still works with a good pointer. */
@@ -581,6 +593,42 @@ static void test_clarg_set_global_misaligned_interior_pointer_fails(void** state
     assert_non_null(clfork(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT));
     assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_HOST | CL_EVENT_WAIT));
     for (int i = 0; i < M; i++) assert_int_equal(p[i], 1000 + i);
+    assert_int_equal(clfree(p), 0);
+}
+
+/* stdcl_mem_align: the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of the context's
+ * devices, in bytes (OpenCL gives bits), a power of two; an aligned interior
+ * pointer works in a launch. */
+static void test_stdcl_mem_align_is_the_devices_alignment_in_bytes(void** state)
+{
+    (void)state;
+    size_t want = 1;
+    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
+        cl_uint bits = 0;
+        assert_int_equal(clGetDeviceInfo(stdcl_device(stdcpu, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL),
+                         CL_SUCCESS);
+        while (want < bits / 8) want *= 2;
+    }
+    size_t align = stdcl_mem_align(stdcpu);
+    assert_int_equal(align, want);
+    assert_int_equal(align & (align - 1), 0);
+    assert_null(clerror());
+    /* A bad context: 0 and a message. */
+    assert_int_equal(stdcl_mem_align(NULL), 0);
+    assert_non_null(clerror());
+    assert_null(clerror());
+    /* An interior pointer at that alignment runs. */
+    enum { N = 4096 };
+    int* p = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(p);
+    size_t off = align / sizeof(int);
+    assert_true(off < N);
+    for (int i = 0; i < N; i++) p[i] = -1;
+    assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    clndrange_t ndr = clndrange_init1d(0, 64, 64);
+    assert_non_null(clforka(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT, p + off, 5));
+    assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < N; i++) assert_int_equal(p[i], (size_t)i >= off && (size_t)i < off + 64 ? 5 + (int)(i - off) : -1);
     assert_int_equal(clfree(p), 0);
 }
 
@@ -874,6 +922,7 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree),
         cmocka_unit_test(test_clarg_set_global_after_clfree_binds_the_new_allocation),
         cmocka_unit_test(test_clarg_set_global_misaligned_interior_pointer_fails),
+        cmocka_unit_test(test_stdcl_mem_align_is_the_devices_alignment_in_bytes),
         cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
         cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
         cmocka_unit_test(test_clmalloc_nocopy_roundtrip),

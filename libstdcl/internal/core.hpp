@@ -61,6 +61,10 @@ struct stdcl_context {
     std::string platform_name;
     cl_context ctx = nullptr;
     std::vector<stdcl::Device> devs;
+    // The alignment, in bytes, an interior pointer given to a kernel must have:
+    // the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of devs, a power of two
+    // (stdcl_mem_align).
+    size_t mem_align = 1;
     // Device-type groups: devices that share build options (one cl_program each).
     std::vector<std::vector<cl_device_id>> groups;
 
