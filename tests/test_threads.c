@@ -562,6 +562,7 @@ static void test_clclose_while_another_thread_launches(void** state)
 typedef struct {
     cl_kernel k;
     int* buf;
+    size_t step;  /* ints between aligned interior pointers (stdcl_mem_align) */
     volatile int calls;  /* calls made so far (read by the main thread) */
     int ok, released, other, after_release_ok;
     char first_other[512];
@@ -571,7 +572,9 @@ static void* set_args_until_released(void* arg)
 {
     argset_race_t* c = (argset_race_t*)arg;
     for (int i = 0; i < 200000 && c->released < 50; i++) {
-        int rc = (i & 1) ? clarg_set_global(stdcpu, c->k, 0, c->buf + (i & 63)) : clarg_set(stdcpu, c->k, 1, i);
+        /* An interior pointer that moves (the fast path), aligned as a kernel's
+         * pointers into an allocation must be. */
+        int rc = (i & 1) ? clarg_set_global(stdcpu, c->k, 0, c->buf + (i & 63) * c->step) : clarg_set(stdcpu, c->k, 1, i);
         if (rc == 0) {
             c->ok++;
             if (c->released) c->after_release_ok++;  /* a closed kernel came back */
@@ -592,7 +595,9 @@ static void test_clarg_set_while_another_thread_clcloses(void** state)
 {
     (void)state;
     enum { ROUNDS = 24 };
-    int* buf = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    size_t step = stdcl_mem_align(stdcpu) / sizeof(int);
+    assert_true(step > 0);
+    int* buf = (int*)clmalloc(stdcpu, 64 * step * sizeof(int), 0);
     assert_non_null(buf);
     int released_rounds = 0;
     for (int r = 0; r < ROUNDS; r++) {
@@ -601,6 +606,7 @@ static void test_clarg_set_while_another_thread_clcloses(void** state)
         argset_race_t c;
         memset(&c, 0, sizeof c);
         c.buf = buf;
+        c.step = step;
         c.k = clsym(stdcpu, h, "close_race", CLLD_NOW);
         assert_non_null(c.k);
         pthread_t t;
