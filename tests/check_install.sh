@@ -11,7 +11,9 @@
 #      refused;
 #   4. `make uninstall` with the same DESTDIR and PREFIX leaves no file.
 # Skips CMake (saying so) when cmake is not installed.  Run by
-# tools/run_tests.sh; BUILD_DIR is the build folder (default build).
+# tools/run_tests.sh; BUILD_DIR is the build folder (default build); the
+# programs are compiled with STDCL_TEST_CC and STDCL_TEST_CFLAGS (a sanitized
+# build's compiler and flags), as the other tests' programs are.
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
@@ -21,6 +23,8 @@ version=$(cat "$top/VERSION")
 stage=$tmp/stage
 prefix=/opt/stdcl-moved
 root=$stage$prefix
+cc=${STDCL_TEST_CC:-${CC:-cc}}
+extra=${STDCL_TEST_CFLAGS:-}
 status=0
 fail() {
     echo "check_install: $*"
@@ -53,7 +57,7 @@ if cflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --cflags stdcl) &&
     ver=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --modversion stdcl); then
     [ "$ver" = "$version" ] || fail "pkg-config --modversion stdcl: $ver, want $version"
     # shellcheck disable=SC2086
-    if ${CC:-cc} -o "$tmp/use_pc" "$top/tests/install/use_stdcl.c" $cflags $libs > "$tmp/cc.log" 2>&1; then
+    if $cc $extra -o "$tmp/use_pc" "$top/tests/install/use_stdcl.c" $cflags $libs > "$tmp/cc.log" 2>&1; then
         run "pkg-config build" "$tmp/use_pc"
     else
         fail "cc with pkg-config stdcl failed:"
@@ -67,7 +71,8 @@ fi
 cmake_note="; CMake not checked (cmake is not installed)"
 if command -v cmake > /dev/null 2>&1; then
     cmake_note="; find_package(stdcl) checked"
-    if cmake -S "$top/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$root" > "$tmp/cmake.log" 2>&1 &&
+    if cmake -S "$top/tests/install" -B "$tmp/cm" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_C_COMPILER="$(command -v $cc)" \
+            -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" > "$tmp/cmake.log" 2>&1 &&
         cmake --build "$tmp/cm" >> "$tmp/cmake.log" 2>&1; then
         run "CMake build" "$tmp/cm/use_stdcl"
     else
