@@ -480,8 +480,9 @@ void destroy_context(CLCONTEXT* cp)
         ev.kernel.clear();
         ev.mem.clear();
     }
-    reduce_forget_context(cp);
+    // The kernels first: no kernel holds a memory object released below.
     context_release_programs(cp);
+    reduce_forget_context(cp);
     compat_forget_context(cp);
     memory_forget_context(cp);
     for (auto& d : cp->devs) {

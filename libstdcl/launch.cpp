@@ -81,7 +81,7 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
     ki->name.resize(strlen(ki->name.c_str()));
     check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki->nargs, &ki->nargs, nullptr),
              "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-    ki->args.assign(ki->nargs, KernelArg{});
+    ki->set_nargs(ki->nargs);
     std::vector<cl_kernel_arg_address_qualifier> q(ki->nargs);
     bool ok = true;
     for (cl_uint i = 0; i < ki->nargs && ok; ++i)
@@ -183,6 +183,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
     if (!ptr) {
         cl_mem none = nullptr;
         for (cl_kernel k : ki.per_group) check_cl(clSetKernelArg(k, i, sizeof none, &none), call);
+        ki.held[i].fill({});
         a = KernelArg{};
         a.kind = KernelArg::value;
         return;
@@ -228,6 +229,7 @@ void set_local(KernelInfo& ki, unsigned i, const stdcl_local_t& m, const char* c
                 fail(STDCL_EINVAL, "%s: %s: %zu bytes of __local memory: %s (%d)", call, arg_desc(ki, i).c_str(),
                      m.bytes, cl_error_name(err), int(err));
         }
+    if (m.bytes) ki.held[i].fill({});
     ki.args[i] = KernelArg{};
     ki.args[i].kind = KernelArg::local;
     ki.args[i].lrule = m;
@@ -269,6 +271,7 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
         if (err != CL_SUCCESS)
             fail(STDCL_EINVAL, "%s: %s: %s (%d)", call, arg_desc(ki, i).c_str(), cl_error_name(err), int(err));
     }
+    ki.held[i].fill({});
     ki.args[i] = KernelArg{};
     ki.args[i].kind = KernelArg::value;
 }
@@ -305,10 +308,11 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
         // released object's handle can come back for a new one.
         std::uint64_t serial = 0;
         cl_mem m = a.alloc->device_mem(devnum, a.offset, &serial);
-        if (serial == 0 || a.bound[g] != serial) {
-            a.bound[g] = 0;
+        KernelInfo::Held& h = ki.held[i][g];
+        if (serial == 0 || h.serial != serial) {
+            a.alloc->in_kernel.store(true, std::memory_order_relaxed);  // before the kernel holds m
             check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: clSetKernelArg of a __global argument");
-            a.bound[g] = serial;
+            h = {a.alloc.get(), serial};
         }
     }
     fit_local_size(cp, devnum, ki, k, &resolved, call);
@@ -440,6 +444,41 @@ void kernel_unregister(const KernelInfo& ki) noexcept
         if (tomb) it->second = tomb;  // no allocation: the entry exists
         else t.by_kernel.erase(it);
     }
+}
+
+void kernel_unbind(const Allocation& a) noexcept
+{
+    if (!a.in_kernel.load(std::memory_order_relaxed)) return;
+    // Under the table's shared lock, each record's lock in turn (the order
+    // kernel_find takes them in): no copy of the table, so nothing to allocate.
+    auto& t = kernels();
+    std::shared_lock<std::shared_mutex> lock(t.mu);
+    for (auto& entry : t.by_kernel) {
+        KernelInfo& ki = *entry.second;
+        // One group per entry: the group whose kernel object is the entry's key.
+        size_t g = 0;
+        while (g < ki.per_group.size() && ki.per_group[g] != entry.first) ++g;
+        if (g >= ki.per_group.size() || g >= 8) continue;
+        ki.mu.lock();
+        for (cl_uint i = 0; i < cl_uint(ki.held.size()); ++i) {
+            KernelInfo::Held& h = ki.held[i][g];
+            if (h.alloc != &a) continue;
+            cl_mem none = nullptr;
+            cl_int err = clSetKernelArg(entry.first, i, sizeof none, &none);
+            if (err != CL_SUCCESS)
+                trace(Trace::mem, "kernel '%s' argument %u: clSetKernelArg(NULL) before a release failed (%s)",
+                      ki.name.c_str(), i, cl_error_name(err));
+            h = {};
+        }
+        ki.mu.unlock();
+    }
+}
+
+void KernelInfo::set_nargs(cl_uint n)
+{
+    nargs = n;
+    args.assign(n, KernelArg{});
+    held.assign(n, {});
 }
 
 KernelLock::KernelLock()

@@ -300,7 +300,7 @@ void describe_args(KernelInfo& ki, cl_kernel k)
 {
     check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr),
              "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-    ki.args.assign(ki.nargs, KernelArg{});
+    ki.set_nargs(ki.nargs);
     std::vector<cl_kernel_arg_address_qualifier> q(ki.nargs);
     std::vector<std::string> names(ki.nargs);
     for (cl_uint i = 0; i < ki.nargs; ++i) {

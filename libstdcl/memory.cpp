@@ -303,9 +303,11 @@ AllocUse::~AllocUse()
 
 void Allocation::release_device_objects()
 {
-    // Sub-buffers newest first, then the buffers: NVIDIA's OpenCL (driver 580) crashes
-    // releasing a sub-buffer of a buffer while a newer sub-buffer of it that a kernel
-    // used is still held.
+    // No kernel object keeps a handle to what is released here (kernel_unbind).
+    // Then sub-buffers newest first, then the buffers: NVIDIA's OpenCL (driver 580)
+    // crashes releasing a sub-buffer of a buffer while a newer sub-buffer of it that
+    // a kernel was launched with is still held (whether or not a kernel holds it).
+    kernel_unbind(*this);
     std::lock_guard<std::mutex> lock(mu);
     for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) clReleaseMemObject(*it);
     subs_made.clear();

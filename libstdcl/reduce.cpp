@@ -299,7 +299,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
             cl_kernel k0 = clsym(cp, handle, kname.c_str(), 0);
             if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), take_error("(no message)").c_str());
             auto ki = kernel_find(k0);
-            cl_kernel kern = ki->per_group[size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0];
+            size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
+            cl_kernel kern = ki->per_group[g];
             if (!ds.parts) {
                 cl_int err = CL_SUCCESS;
                 ds.parts = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE, kMaxParts * 8, nullptr, &err);
@@ -320,9 +321,15 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
                 groups = (count + chunk - 1) / chunk;
             }
             groups = std::max<size_t>(groups, 1);
-            cl_mem in = alloc->device_mem(dn, 0);
+            // The kernel's lock from the arguments to the enqueue, as clfork's; the
+            // array is recorded as held by argument 0 (kernel_unbind).
+            std::lock_guard<KernelLock> klock(ki->mu);
+            std::uint64_t serial = 0;
+            cl_mem in = alloc->device_mem(dn, 0, &serial);
             cl_ulong a_off = (off / es) + first, a_n = count, a_chunk = chunk;
+            alloc->in_kernel.store(true, std::memory_order_relaxed);
             cl_int err = clSetKernelArg(kern, 0, sizeof in, &in);
+            if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial};
             if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
             if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
             if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof a_chunk, &a_chunk);

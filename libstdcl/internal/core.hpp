@@ -4,6 +4,7 @@
 
 #include <stdcl.h>
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <condition_variable>
@@ -91,6 +92,7 @@ struct Allocation {
     int flags = 0;                // clmalloc flags
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
+    std::atomic<bool> in_kernel{false};  // a launch set one of its memory objects as an argument
 
     // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
     bool is_image = false;
@@ -202,7 +204,6 @@ struct KernelArg {
     enum Kind : unsigned char { unset, value, local, global } kind = unset;
     std::shared_ptr<Allocation> alloc;  // for global
     size_t offset = 0;                  // for global (interior pointer)
-    std::uint64_t bound[8] = {};        // per device group: serial of the cl_mem last set (skip resets)
     stdcl_local_t lrule{};              // for local: its size rule (workgroup.cpp)
 };
 
@@ -264,6 +265,16 @@ struct KernelInfo {
     std::vector<std::string> type_names;
     KernelLock mu;                      // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
+    // What the kernel objects hold for each argument, per device group: the
+    // allocation and serial of the memory object a launch last set (launch).  A
+    // launch sets the argument again only when the serial differs; before an
+    // allocation's memory objects are released, kernel_unbind sets the arguments
+    // that hold them to NULL (kernel_unbind).
+    struct Held {
+        const Allocation* alloc = nullptr;
+        std::uint64_t serial = 0;
+    };
+    std::vector<std::array<Held, 8>> held;
     unsigned long long args_gen = 0;    // raised when a __local argument changes
     std::vector<WorkGroupLimits> limits;  // per device of cp (workgroup.cpp)
     bool external = false;              // a cl_kernel libstdcl did not create
@@ -272,6 +283,8 @@ struct KernelInfo {
     KernelInfo() = default;
     KernelInfo(const KernelInfo&) = delete;
     KernelInfo& operator=(const KernelInfo&) = delete;
+    // Sizes args and held for n arguments, all unset.
+    void set_nargs(cl_uint n);
     // Releases the kernel objects libstdcl created: the last holder (clclose, or a
     // launch still in flight in another thread) releases them.
     ~KernelInfo();
@@ -293,6 +306,11 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 // Forgets ki's kernels: a later use of them is an error, never a driver call on a
 // released object.
 void kernel_unregister(const KernelInfo& ki) noexcept;
+// Sets to NULL every kernel argument that holds one of a's memory objects (called
+// before they are released): no kernel object keeps a handle to a released object,
+// which a driver that keeps raw pointers in the kernel may read at a later
+// clSetKernelArg or launch.
+void kernel_unbind(const Allocation& a) noexcept;
 
 // A program handle returned by clopen/clsopen.
 struct Program {

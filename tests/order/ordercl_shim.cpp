@@ -43,6 +43,7 @@
 //                           OpenCL compiler does: a library that builds in a
 //                           program's process must keep the program's sequence
 //   ORDERCL_ARGCHECK=0      no check of kernel arguments (below)
+//   ORDERCL_HELDCHECK=0     no check of releases of objects a kernel holds (below)
 //
 // It also checks that every kernel launch uses memory objects that are still
 // the ones its arguments were set to: clSetKernelArg of a cl_mem the process
@@ -50,7 +51,11 @@
 // object released since (its handle perhaps reused for a new object, which
 // the kernel was never given) prints "ordercl: stale argument ..." and
 // aborts.  A driver that keeps a raw pointer in the kernel (NVIDIA's) fails
-// on such launches only at times; this check fails every time.
+// on such launches only at times; this check fails every time.  And it checks
+// that no memory object is released (its last reference dropped) while a
+// kernel argument still holds it: "ordercl: held argument ..." and abort.
+// NVIDIA's OpenCL can crash in such a release; libstdcl sets those arguments
+// to NULL first.
 //
 // The line at load ("ordercl: seed S, delays up to N us ...") is printed by
 // processes that link OpenCL (a shell or tool that also gets the preload
@@ -117,6 +122,7 @@ struct Config {
     bool off = false;
     bool quiet = false;
     bool argcheck = true;
+    bool heldcheck = true;
     uint64_t seed = 0;
     uint64_t max_us = 2000;
     const char* report = nullptr;
@@ -129,6 +135,7 @@ const Config& cfg()
         k.off = env_on("ORDERCL_OFF");
         k.quiet = env_on("ORDERCL_QUIET");
         if (const char* v = getenv("ORDERCL_ARGCHECK")) k.argcheck = strcmp(v, "0") != 0;
+        if (const char* v = getenv("ORDERCL_HELDCHECK")) k.heldcheck = strcmp(v, "0") != 0;
         env_u64("ORDERCL_MAX_US", &k.max_us);
         if (!env_u64("ORDERCL_SEED", &k.seed)) {
             struct timespec ts;
@@ -496,7 +503,16 @@ void note_refs(cl_mem m, long delta)
     auto it = t.live.find(m);
     if (it == t.live.end()) return;
     it->second.refs += delta;
-    if (it->second.refs <= 0) t.live.erase(it);
+    if (it->second.refs > 0) return;
+    if (cfg().heldcheck)
+        for (const auto& a : t.args) {
+            if (a.second.mem != m || a.second.gen != it->second.gen) continue;
+            fprintf(stderr,
+                    "ordercl: held argument: memory object %p released while argument %u of kernel %p holds it\n",
+                    (void*)m, a.first.second, (void*)a.first.first);
+            abort();
+        }
+    t.live.erase(it);
 }
 
 void note_arg(cl_kernel k, cl_uint i, size_t size, const void* value)
