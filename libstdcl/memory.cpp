@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -301,15 +302,73 @@ AllocUse::~AllocUse()
     if (--a_->users == 0) a_->idle.notify_all();
 }
 
+namespace {
+
+// A memory object's destruction, told by its destructor callback.
+struct Destroyed {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+};
+
+void CL_CALLBACK note_destroyed(cl_mem, void* user)
+{
+    auto* keep = static_cast<std::shared_ptr<Destroyed>*>(user);
+    std::shared_ptr<Destroyed> d = std::move(*keep);
+    delete keep;
+    {
+        std::lock_guard<std::mutex> lock(d->mu);
+        d->done = true;
+    }
+    d->cv.notify_all();
+}
+
+// Releases m, then waits until the driver has destroyed it: the driver may hold
+// references of its own for a while after the commands that used m completed.
+// At most a second: a driver that is slower than that is traced, not waited for.
+void release_destroyed(cl_mem m) noexcept
+{
+    std::shared_ptr<Destroyed> d;
+    std::shared_ptr<Destroyed>* keep = nullptr;
+    try {
+        d = std::make_shared<Destroyed>();
+        keep = new std::shared_ptr<Destroyed>(d);
+    } catch (...) {
+        clReleaseMemObject(m);  // out of memory: release without waiting
+        return;
+    }
+    if (clSetMemObjectDestructorCallback(m, note_destroyed, keep) != CL_SUCCESS) {
+        delete keep;
+        clReleaseMemObject(m);
+        return;
+    }
+    clReleaseMemObject(m);
+    std::unique_lock<std::mutex> lock(d->mu);
+    if (d->done) return;
+    auto t0 = std::chrono::steady_clock::now();
+    bool done = d->cv.wait_for(lock, std::chrono::seconds(1), [&] { return d->done; });
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    trace(Trace::mem, "sub-buffer %p destroyed by the driver %lld us after its release%s", (void*)m, (long long)us,
+          done ? "" : ": not yet, going on");
+}
+
+}  // namespace
+
 void Allocation::release_device_objects()
 {
     // No kernel object keeps a handle to what is released here (kernel_unbind).
-    // Then sub-buffers newest first, then the buffers: NVIDIA's OpenCL (driver 580)
-    // crashes releasing a sub-buffer of a buffer while a newer sub-buffer of it that
-    // a kernel was launched with is still held (whether or not a kernel holds it).
+    // Then sub-buffers newest first, then the buffers.  NVIDIA's OpenCL (driver
+    // 580) crashes releasing a sub-buffer of a buffer while a newer sub-buffer of
+    // it that a kernel was launched with still exists, whether or not a kernel
+    // holds it, and the driver keeps such a sub-buffer for a while after the
+    // commands that used it completed: each sub-buffer but the oldest is released
+    // and waited for until the driver has destroyed it.
     kernel_unbind(*this);
     std::lock_guard<std::mutex> lock(mu);
-    for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) clReleaseMemObject(*it);
+    for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) {
+        if (it + 1 == subs_made.rend()) clReleaseMemObject(*it);
+        else release_destroyed(*it);
+    }
     subs_made.clear();
     subs.clear();
     for (auto& m : mem)
