@@ -10,7 +10,7 @@
  * in round 1, loaded from the program cache in round 2 when STDCL_CACHE_DIR
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
- * argument (a sub-buffer), clwait, clmsync back through an interior pointer,
+ * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
  * clmcopy, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
  * libstdcl chooses (clGetKernelWorkGroupInfo), clevent_times of a kept event
@@ -116,7 +116,7 @@ static int run_round(CLCONTEXT* cp)
     float *a = NULL, *b = NULL, *c = NULL, *dup = NULL, *tick = NULL;
     cl_float4 *img = NULL, *out = NULL;
     cl_kernel k_axpb, k_scale, k_image, k_noop;
-    const float s = 3.0f, two = 2.0f;
+    const float s = 3.0f, two = 2.0f, one = 1.0f;
 
     if (!(h = clopen(cp, g_kfile, CLLD_NOW))) { rc = failed("clopen"); goto done; }
     /* A build that fails: NULL, with the compiler's log (or the injected failure). */
@@ -162,6 +162,12 @@ static int run_round(CLCONTEXT* cp)
     {
         clndrange_t ndr = clndrange_init1d(0, N / 2, 64);
         if (!clforka(cp, 1, k_scale, &ndr, CL_EVENT_NOWAIT, c + N / 2, two)) { rc = failed("clforka(fk_scale)"); goto done; }
+        /* A second interior pointer (a newer sub-buffer of the same buffer), scaled by
+         * one: clfree releases it first and waits until it is destroyed. */
+        size_t al = stdcl_mem_align(cp) / sizeof(float);
+        clndrange_t one_group = clndrange_init1d(0, 64, 64);
+        if (al == 0 || al + 64 > N / 2) { rc = failed("stdcl_mem_align"); goto done; }
+        if (!clforka(cp, 1, k_scale, &one_group, CL_EVENT_NOWAIT, c + N / 2 + al, one)) { rc = failed("clforka(fk_scale, second)"); goto done; }
     }
     /* Back: device 0's copy whole, then device 1's half from the interior pointer. */
     if (!clmsync(cp, 0, c, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(c, host)"); goto done; }

@@ -713,6 +713,7 @@ DECLARE_REAL(clCreateKernel);
 DECLARE_REAL(clRetainKernel);
 DECLARE_REAL(clReleaseKernel);
 DECLARE_REAL(clSetKernelArg);
+DECLARE_REAL(clSetMemObjectDestructorCallback);
 DECLARE_REAL(clGetKernelInfo);
 DECLARE_REAL(clGetKernelArgInfo);
 DECLARE_REAL(clGetKernelWorkGroupInfo);
@@ -1030,6 +1031,13 @@ SHIM_API cl_int clSetKernelArg(cl_kernel k, cl_uint i, size_t sz, const void* v)
     cl_int e;
     if (inject("clSetKernelArg", RA, kHost, &e)) return e;
     return REAL(clSetKernelArg)(k, i, sz, v);
+}
+
+SHIM_API cl_int clSetMemObjectDestructorCallback(cl_mem m, void(CL_CALLBACK* fn)(cl_mem, void*), void* user)
+{
+    cl_int e;
+    if (inject("clSetMemObjectDestructorCallback", RA, kHost, &e)) return e;
+    return REAL(clSetMemObjectDestructorCallback)(m, fn, user);
 }
 
 SHIM_API cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info what, size_t sz, void* v, size_t* ret)

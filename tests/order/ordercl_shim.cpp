@@ -44,6 +44,7 @@
 //                           program's process must keep the program's sequence
 //   ORDERCL_ARGCHECK=0      no check of kernel arguments (below)
 //   ORDERCL_HELDCHECK=0     no check of releases of objects a kernel holds (below)
+//   ORDERCL_SUBCHECK=0      no check of the order sub-buffers are released in (below)
 //
 // It also checks that every kernel launch uses memory objects that are still
 // the ones its arguments were set to: clSetKernelArg of a cl_mem the process
@@ -56,6 +57,18 @@
 // kernel argument still holds it: "ordercl: held argument ..." and abort.
 // NVIDIA's OpenCL can crash in such a release; libstdcl sets those arguments
 // to NULL first.
+//
+// And it models NVIDIA's sub-buffers: releasing a sub-buffer while a newer
+// sub-buffer of the same buffer, which a kernel was launched with, still
+// exists crashes that driver; a released sub-buffer there exists for a while
+// after the commands that used it completed.  Here a destroyed sub-buffer
+// counts as existing for a random delay (up to ORDERCL_MAX_US) before its
+// destructor callbacks run, and such a release prints "ordercl: sub-buffer
+// order ..." and aborts.
+//
+// Destructor callbacks (clSetMemObjectDestructorCallback) come late, from a
+// thread of their own, after up to ORDERCL_MAX_US, as from a driver that
+// destroys a released object only once its own references are gone.
 //
 // The line at load ("ordercl: seed S, delays up to N us ...") is printed by
 // processes that link OpenCL (a shell or tool that also gets the preload
@@ -79,6 +92,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <new>
 #include <queue>
 #include <thread>
 #include <vector>
@@ -123,6 +137,7 @@ struct Config {
     bool quiet = false;
     bool argcheck = true;
     bool heldcheck = true;
+    bool subcheck = true;
     uint64_t seed = 0;
     uint64_t max_us = 2000;
     const char* report = nullptr;
@@ -136,6 +151,7 @@ const Config& cfg()
         k.quiet = env_on("ORDERCL_QUIET");
         if (const char* v = getenv("ORDERCL_ARGCHECK")) k.argcheck = strcmp(v, "0") != 0;
         if (const char* v = getenv("ORDERCL_HELDCHECK")) k.heldcheck = strcmp(v, "0") != 0;
+        if (const char* v = getenv("ORDERCL_SUBCHECK")) k.subcheck = strcmp(v, "0") != 0;
         env_u64("ORDERCL_MAX_US", &k.max_us);
         if (!env_u64("ORDERCL_SEED", &k.seed)) {
             struct timespec ts;
@@ -230,6 +246,7 @@ DECLARE_REAL(clRetainMemObject);
 DECLARE_REAL(clReleaseMemObject);
 DECLARE_REAL(clSetKernelArg);
 DECLARE_REAL(clReleaseKernel);
+DECLARE_REAL(clSetMemObjectDestructorCallback);
 
 // Completes a gate and drops the releaser's reference to it.
 void open_gate(cl_event gate)
@@ -475,11 +492,22 @@ struct ArgRecord {
     cl_mem mem;
     uint64_t gen;
 };
+// A sub-buffer, from its creation until the (late) end of its destruction.
+struct SubBuffer {
+    cl_mem mem;
+    cl_mem parent;
+    bool launched = false;  // a kernel was launched with it
+    bool released = false;  // the process's last reference is gone
+    std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> callbacks;  // the program's
+};
 struct ArgTable {
     std::mutex mu;
     uint64_t next_gen = 0;
     std::map<cl_mem, MemObject> live;
     std::map<std::pair<cl_kernel, cl_uint>, ArgRecord> args;
+    uint64_t next_sub = 0;
+    std::map<uint64_t, SubBuffer> subs;     // by creation order, until destroyed
+    std::map<cl_mem, uint64_t> live_subs;   // handle -> id, until released
 };
 ArgTable& args_table()
 {
@@ -504,6 +532,23 @@ void note_refs(cl_mem m, long delta)
     if (it == t.live.end()) return;
     it->second.refs += delta;
     if (it->second.refs > 0) return;
+    if (cfg().subcheck) {
+        auto ls = t.live_subs.find(m);
+        if (ls != t.live_subs.end()) {
+            SubBuffer& me = t.subs.at(ls->second);
+            for (auto n = t.subs.upper_bound(ls->second); n != t.subs.end(); ++n) {
+                if (n->second.parent != me.parent || !n->second.launched) continue;
+                fprintf(stderr,
+                        "ordercl: sub-buffer order: sub-buffer %p of buffer %p released while a newer one (%p%s), "
+                        "which a kernel was launched with, still exists (NVIDIA's OpenCL crashes here)\n",
+                        (void*)m, (void*)me.parent, (void*)n->second.mem,
+                        n->second.released ? ", released but not yet destroyed" : "");
+                abort();
+            }
+            me.released = true;
+            t.live_subs.erase(ls);
+        }
+    }
     if (cfg().heldcheck)
         for (const auto& a : t.args) {
             if (a.second.mem != m || a.second.gen != it->second.gen) continue;
@@ -528,6 +573,66 @@ void note_arg(cl_kernel k, cl_uint i, size_t size, const void* value)
     else t.args[key] = ArgRecord{m, it->second.gen};
 }
 
+// The driver destroyed sub-buffer `id`: it counts as existing for a random
+// while longer, as on a driver that keeps its own references after the
+// commands that used it completed; then the program's destructor callbacks run.
+void CL_CALLBACK sub_destroyed(cl_mem m, void* id_as_ptr)
+{
+    uint64_t id = uint64_t(uintptr_t(id_as_ptr));
+    uint64_t r = id ^ cfg().seed;
+    uint64_t us = cfg().max_us ? splitmix64(r) % (cfg().max_us + 1) : 0;
+    auto finish = [m, id, us] {
+        if (us) std::this_thread::sleep_for(std::chrono::microseconds(us));
+        std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> cbs;
+        {
+            ArgTable& t = args_table();
+            std::lock_guard<std::mutex> lock(t.mu);
+            auto it = t.subs.find(id);
+            if (it == t.subs.end()) return;
+            cbs.swap(it->second.callbacks);
+            t.subs.erase(it);
+        }
+        for (auto c = cbs.rbegin(); c != cbs.rend(); ++c) c->first(m, c->second);  // the latest first, as OpenCL
+    };
+    try {
+        std::thread(finish).detach();
+    } catch (...) {
+        finish();
+    }
+}
+
+// A sub-buffer made: tracked until its destruction.
+void note_sub(cl_mem m, cl_mem parent)
+{
+    if (!m || !cfg().argcheck || !cfg().subcheck) return;
+    ArgTable& t = args_table();
+    uint64_t id;
+    {
+        std::lock_guard<std::mutex> lock(t.mu);
+        id = ++t.next_sub;
+        t.subs[id] = SubBuffer{m, parent, false, false, {}};
+        t.live_subs[m] = id;
+    }
+    if (REAL(clSetMemObjectDestructorCallback)(m, sub_destroyed, (void*)uintptr_t(id)) != CL_SUCCESS) {
+        std::lock_guard<std::mutex> lock(t.mu);  // untracked: no check can be made on it
+        t.subs.erase(id);
+        t.live_subs.erase(m);
+    }
+}
+
+// The program's destructor callback on a tracked sub-buffer: kept, to run when
+// the sub-buffer counts as destroyed.  False when m is not tracked.
+bool stash_destructor(cl_mem m, void(CL_CALLBACK* fn)(cl_mem, void*), void* user)
+{
+    if (!cfg().argcheck || !cfg().subcheck) return false;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto ls = t.live_subs.find(m);
+    if (ls == t.live_subs.end()) return false;
+    t.subs.at(ls->second).callbacks.emplace_back(fn, user);
+    return true;
+}
+
 void forget_kernel(cl_kernel k)
 {
     if (!cfg().argcheck) return;
@@ -542,6 +647,10 @@ void check_args(cl_kernel k)
     ArgTable& t = args_table();
     std::lock_guard<std::mutex> lock(t.mu);
     for (auto it = t.args.lower_bound(std::make_pair(k, cl_uint(0))); it != t.args.end() && it->first.first == k; ++it) {
+        if (cfg().subcheck) {
+            auto ls = t.live_subs.find(it->second.mem);
+            if (ls != t.live_subs.end()) t.subs.at(ls->second).launched = true;
+        }
         auto m = t.live.find(it->second.mem);
         if (m != t.live.end() && m->second.gen == it->second.gen) continue;
         fprintf(stderr,
@@ -582,6 +691,7 @@ SHIM_API CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem parent, cl_mem
 {
     cl_mem m = REAL(clCreateSubBuffer)(parent, f, type, info, err);
     note_created(m);
+    note_sub(m, parent);
     return m;
 }
 
@@ -610,6 +720,46 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint i, 
 {
     cl_int r = REAL(clSetKernelArg)(k, i, size, value);
     if (r == CL_SUCCESS) note_arg(k, i, size, value);
+    return r;
+}
+
+namespace {
+// A destructor callback, delivered late: some drivers (NVIDIA's) destroy a
+// released memory object only once their own references to it are gone,
+// after the commands that used it completed.
+struct LateDestructor {
+    void(CL_CALLBACK* fn)(cl_mem, void*);
+    void* user;
+};
+std::atomic<uint64_t> g_late_rng{0};
+
+void CL_CALLBACK late_destructor(cl_mem m, void* p)
+{
+    LateDestructor d = *static_cast<LateDestructor*>(p);
+    delete static_cast<LateDestructor*>(p);
+    uint64_t r = g_late_rng.fetch_add(1) ^ cfg().seed;
+    uint64_t us = cfg().max_us ? splitmix64(r) % (cfg().max_us + 1) : 0;
+    try {
+        std::thread([d, m, us] {
+            std::this_thread::sleep_for(std::chrono::microseconds(us));
+            d.fn(m, d.user);
+        }).detach();
+    } catch (...) {
+        d.fn(m, d.user);  // no thread: at once
+    }
+}
+}  // namespace
+
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem m,
+                                                                          void(CL_CALLBACK* fn)(cl_mem, void*),
+                                                                          void* user)
+{
+    if (cfg().off || !fn) return REAL(clSetMemObjectDestructorCallback)(m, fn, user);
+    if (stash_destructor(m, fn, user)) return CL_SUCCESS;
+    auto* d = new (std::nothrow) LateDestructor{fn, user};
+    if (!d) return REAL(clSetMemObjectDestructorCallback)(m, fn, user);
+    cl_int r = REAL(clSetMemObjectDestructorCallback)(m, late_destructor, d);
+    if (r != CL_SUCCESS) delete d;
     return r;
 }
 
