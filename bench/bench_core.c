@@ -37,21 +37,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 /* ------------------------------------------------------------------------ */
 /* Options and state                                                         */
 /* ------------------------------------------------------------------------ */
 
 static struct {
-    const char* ctxname;  /* "cpu", "gpu", "dev" or NULL (stdgpu, else stdcpu) */
+    const char* ctxname; /* "cpu", "gpu", "dev" or NULL (stdgpu, else stdcpu) */
     unsigned devnum;
-    long reps;            /* 0: calibrate per operation */
+    long reps; /* 0: calibrate per operation */
     int batches;
     double batch_ms;
-    long nalloc;          /* the largest of nallocs */
+    long nalloc; /* the largest of nallocs */
     long nallocs[8];
     int nn;
     int threads;
-} opt = { NULL, 0, 0, 31, 10.0, 1000000, { 1000, 10000, 100000, 1000000 }, 4, 16 };
+} opt = {NULL, 0, 0, 31, 10.0, 1000000, {1000, 10000, 100000, 1000000}, 4, 16};
 
 static CLCONTEXT* cp;
 static unsigned dn;
@@ -59,47 +61,47 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue q;
 
-static cl_kernel wk_empty, wk_glob;   /* libstdcl's kernels (clsopen/clsym) */
-static cl_program raw_prog;           /* the same source, built with raw OpenCL */
+static cl_kernel wk_empty, wk_glob; /* libstdcl's kernels (clsopen/clsym) */
+static cl_program raw_prog; /* the same source, built with raw OpenCL */
 static cl_kernel rk_empty, rk_glob, rk_set;
 
 #define MIB (1024u * 1024u)
 #define SMALL 4096u
 
-static char* w_big;                   /* clmalloc'd 1 MiB */
-static char* r_host;                  /* page-aligned host 1 MiB */
-static cl_mem r_buf;                  /* raw device buffer, 1 MiB */
-static cl_mem r_buf_small;            /* raw 4 KiB buffer for the global-arg kernel */
-static char* w_small;                 /* clmalloc'd 4 KiB for the global-arg kernel */
-static int zero_copy;                 /* libstdcl works on host memory (copy elided) */
+static char* w_big; /* clmalloc'd 1 MiB */
+static char* r_host; /* page-aligned host 1 MiB */
+static cl_mem r_buf; /* raw device buffer, 1 MiB */
+static cl_mem r_buf_small; /* raw 4 KiB buffer for the global-arg kernel */
+static char* w_small; /* clmalloc'd 4 KiB for the global-arg kernel */
+static int zero_copy; /* libstdcl works on host memory (copy elided) */
 
-static void** live;                   /* the nalloc live allocations */
+static void** live; /* the nalloc live allocations */
 #define NPTR (1u << 20)
-static void** bases;                  /* random base pointers among live ones */
-static void** inner;                  /* random interior pointers */
+static void** bases; /* random base pointers among live ones */
+static void** inner; /* random interior pointers */
+static void** inner_al; /* the same, rounded down to stdcl_mem_align: kernel arguments */
 #define NRAWSET 64
 static cl_mem rawset[NRAWSET];
 
 static long failures;
-static long nlive;                    /* live allocations now in the registry */
+static long nlive; /* live allocations now in the registry */
 
 /* (6): one interior pointer, set again and again; raw: one cl_mem. */
-static char* w_mid;                   /* clmalloc'd 1 MiB */
+static char* w_mid; /* clmalloc'd 1 MiB */
 static char* w_mid_inner;
 /* (7): 64 MiB each way. */
 #define BIGX (64u * MIB)
-static char* w_xfer;                  /* clmalloc'd 64 MiB */
-static char* r_xfer_pageable;         /* posix_memalign'd 64 MiB */
-static cl_mem r_xfer_dev;             /* device buffer 64 MiB */
-static cl_mem r_xfer_pin;             /* CL_MEM_ALLOC_HOST_PTR 64 MiB, mapped at r_xfer_pinned */
+static char* w_xfer; /* clmalloc'd 64 MiB */
+static char* r_xfer_pageable; /* posix_memalign'd 64 MiB */
+static cl_mem r_xfer_dev; /* device buffer 64 MiB */
+static cl_mem r_xfer_pin; /* CL_MEM_ALLOC_HOST_PTR 64 MiB, mapped at r_xfer_pinned */
 static char* r_xfer_pinned;
 
 /* "empty" has one (unused) scalar argument: NVIDIA's OpenCL compiler (driver
  * 580) fails with a ptxas syntax error on any kernel without parameters when
  * built with -cl-kernel-arg-info, which libstdcl passes. */
-static const char* kernel_src =
-    "__kernel void empty(int unused) { }\n"
-    "__kernel void glob(__global int* p) { }\n";
+static const char* kernel_src = "__kernel void empty(int unused) { }\n"
+                                "__kernel void glob(__global int* p) { }\n";
 
 static void die(const char* what)
 {
@@ -117,7 +119,10 @@ static void check(cl_int err, const char* what)
 }
 
 /* Counted in the timed loops, reported once (a check per call costs ~1 ns). */
-#define OK(cond) do { if (!(cond)) ++failures; } while (0)
+#define OK(cond)                                                                                                       \
+    do {                                                                                                               \
+        if (!(cond)) ++failures;                                                                                       \
+    } while (0)
 
 static double now_ns(void)
 {
@@ -140,41 +145,43 @@ static uint64_t rng(void)
 /* The operations: each runs n repetitions                                   */
 /* ------------------------------------------------------------------------ */
 
-static const size_t g1[1] = { 1 }, l1[1] = { 1 };
+static const size_t g1[1] = {1}, l1[1] = {1};
+
+/* The raw "enqueue, then wait": err is the enqueue's status, ev its event,
+ * waited for and released. */
+static void raw_wait(cl_int err, cl_event ev)
+{
+    OK(err == CL_SUCCESS);
+    OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
+    clReleaseEvent(ev);
+}
 
 /* (1) Kernel round trip. */
 static void raw_roundtrip(long n, cl_kernel k)
 {
     for (long i = 0; i < n; ++i) {
         cl_event ev = NULL;
-        OK(clEnqueueNDRangeKernel(q, k, 1, NULL, g1, l1, 0, NULL, &ev) == CL_SUCCESS);
-        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
-        clReleaseEvent(ev);
+        cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, g1, l1, 0, NULL, &ev);
+        raw_wait(err, ev);
     }
 }
 static void raw_fork_empty(long n) { raw_roundtrip(n, rk_empty); }
 static void raw_fork_glob(long n) { raw_roundtrip(n, rk_glob); }
 
-static void w_fork_empty(long n)
+static void w_roundtrip(long n, cl_kernel k)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i) {
-        OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_NOWAIT) != NULL);
+        OK(clfork(cp, dn, k, &ndr, CL_EVENT_NOWAIT) != NULL);
         OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
     }
 }
+static void w_fork_empty(long n) { w_roundtrip(n, wk_empty); }
+static void w_fork_glob(long n) { w_roundtrip(n, wk_glob); }
 static void w_fork_empty_wait(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i) OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_WAIT) != NULL);
-}
-static void w_fork_glob(long n)
-{
-    clndrange_t ndr = clndrange_init1d(0, 1, 1);
-    for (long i = 0; i < n; ++i) {
-        OK(clfork(cp, dn, wk_glob, &ndr, CL_EVENT_NOWAIT) != NULL);
-        OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
-    }
 }
 
 /* (2) 1 MiB each way.  Raw: a blocking transfer (the usual raw idiom). */
@@ -188,36 +195,23 @@ static void raw_read(long n)
     for (long i = 0; i < n; ++i)
         OK(clEnqueueReadBuffer(q, r_buf, CL_TRUE, 0, MIB, r_host, 0, NULL, NULL) == CL_SUCCESS);
 }
-/* What clmsync enqueues on a device with memory of its own: a non-blocking
- * transfer, then a wait on its event. */
-static void raw_write_nb(long n)
+/* What clmsync enqueues: on a device with memory of its own a non-blocking
+ * transfer (NB_WRITE: to the device, NB_READ: to the host), when the device
+ * works on host memory a marker (NB_MARKER); then a wait on its event. */
+enum { NB_WRITE, NB_READ, NB_MARKER };
+static void raw_nb(long n, int what)
 {
     for (long i = 0; i < n; ++i) {
         cl_event ev = NULL;
-        OK(clEnqueueWriteBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev) == CL_SUCCESS);
-        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
-        clReleaseEvent(ev);
+        cl_int err = what == NB_MARKER ? clEnqueueMarkerWithWaitList(q, 0, NULL, &ev)
+            : what == NB_WRITE         ? clEnqueueWriteBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev)
+                                       : clEnqueueReadBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev);
+        raw_wait(err, ev);
     }
 }
-static void raw_read_nb(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        cl_event ev = NULL;
-        OK(clEnqueueReadBuffer(q, r_buf, CL_FALSE, 0, MIB, r_host, 0, NULL, &ev) == CL_SUCCESS);
-        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
-        clReleaseEvent(ev);
-    }
-}
-/* What clmsync enqueues when the device works on host memory. */
-static void raw_marker(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        cl_event ev = NULL;
-        OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS);
-        OK(clWaitForEvents(1, &ev) == CL_SUCCESS);
-        clReleaseEvent(ev);
-    }
-}
+static void raw_write_nb(long n) { raw_nb(n, NB_WRITE); }
+static void raw_read_nb(long n) { raw_nb(n, NB_READ); }
+static void raw_marker(long n) { raw_nb(n, NB_MARKER); }
 static void w_sync_dev(long n)
 {
     for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_big, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
@@ -227,63 +221,43 @@ static void w_sync_host(long n)
     for (long i = 0; i < n; ++i) OK(clmsync(cp, dn, w_big, CL_MEM_HOST | CL_EVENT_WAIT) != NULL);
 }
 
-/* (3) 4 KiB allocations. */
+/* (3) 4 KiB allocations.  Raw, as deep as `level`: host memory
+ * (RAW_HOST), then a buffer (RAW_BUFFER), then a blocking write to it
+ * (RAW_WRITE); libstdcl: clmalloc + clfree, with a clmsync between when
+ * `sync`. */
 static size_t page;
-static void raw_host_alloc(long n)
+enum { RAW_HOST, RAW_BUFFER, RAW_WRITE };
+static void raw_alloc(long n, int level)
 {
     for (long i = 0; i < n; ++i) {
         void* p = NULL;
         OK(posix_memalign(&p, page, SMALL) == 0);
         ((volatile char*)p)[0] = 0;
+        if (level >= RAW_BUFFER) {
+            cl_int err;
+            cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
+            OK(err == CL_SUCCESS);
+            if (level >= RAW_WRITE) OK(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, SMALL, p, 0, NULL, NULL) == CL_SUCCESS);
+            clReleaseMemObject(m);
+        }
         free(p);
     }
 }
-static void raw_alloc_buffer(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        void* p = NULL;
-        cl_int err;
-        OK(posix_memalign(&p, page, SMALL) == 0);
-        ((volatile char*)p)[0] = 0;
-        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
-        OK(err == CL_SUCCESS);
-        clReleaseMemObject(m);
-        free(p);
-    }
-}
-static void raw_alloc_write(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        void* p = NULL;
-        cl_int err;
-        OK(posix_memalign(&p, page, SMALL) == 0);
-        ((volatile char*)p)[0] = 0;
-        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, SMALL, NULL, &err);
-        OK(err == CL_SUCCESS);
-        OK(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, SMALL, p, 0, NULL, NULL) == CL_SUCCESS);
-        clReleaseMemObject(m);
-        free(p);
-    }
-}
-static void w_alloc(long n)
+static void raw_host_alloc(long n) { raw_alloc(n, RAW_HOST); }
+static void raw_alloc_buffer(long n) { raw_alloc(n, RAW_BUFFER); }
+static void raw_alloc_write(long n) { raw_alloc(n, RAW_WRITE); }
+static void w_alloc_n(long n, int sync)
 {
     for (long i = 0; i < n; ++i) {
         char* p = clmalloc(cp, SMALL, 0);
         OK(p != NULL);
         ((volatile char*)p)[0] = 0;
+        if (sync) OK(clmsync(cp, dn, p, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
         OK(clfree(p) == 0);
     }
 }
-static void w_alloc_sync(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        char* p = clmalloc(cp, SMALL, 0);
-        OK(p != NULL);
-        ((volatile char*)p)[0] = 0;
-        OK(clmsync(cp, dn, p, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL);
-        OK(clfree(p) == 0);
-    }
-}
+static void w_alloc(long n) { w_alloc_n(n, 0); }
+static void w_alloc_sync(long n) { w_alloc_n(n, 1); }
 
 /* (4) Registry lookups among nalloc live allocations. */
 static unsigned ptr_i;
@@ -307,7 +281,7 @@ static void w_membase(long n)
 static void w_setglobal(long n)
 {
     unsigned j = ptr_i;
-    for (long i = 0; i < n; ++i, ++j) OK(clarg_set_global(cp, wk_glob, 0, inner[j & (NPTR - 1)]) == 0);
+    for (long i = 0; i < n; ++i, ++j) OK(clarg_set_global(cp, wk_glob, 0, inner_al[j & (NPTR - 1)]) == 0);
     ptr_i = j;
 }
 static void raw_setarg(long n)
@@ -360,22 +334,6 @@ static double time_op(op_fn f, long n)
     return now_ns() - t0;
 }
 
-static int cmp_double(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The p-th quantile (0..1) of v[0..n-1], sorted in place; linear interpolation. */
-static double quantile(double* v, int n, double p)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double x = p * (n - 1);
-    int i = (int)x;
-    if (i >= n - 1) return v[n - 1];
-    return v[i] + (x - i) * (v[i + 1] - v[i]);
-}
-
 /* Repetitions so that one batch of f lasts about opt.batch_ms: the count that
  * fills 2 ms, then the median of three timings of it (one preemption during
  * calibration must not shrink the batches). */
@@ -391,7 +349,7 @@ static long calibrate(op_fn f)
     }
     double ts[3];
     for (int i = 0; i < 3; ++i) ts[i] = time_op(f, n);
-    double per = quantile(ts, 3, 0.5) / n;
+    double per = bench_median(ts, 3) / n;
     long reps = (long)(opt.batch_ms * 1e6 / (per > 1 ? per : 1));
     return reps < 1 ? 1 : reps;
 }
@@ -399,10 +357,10 @@ static long calibrate(op_fn f)
 typedef struct {
     const char* name;
     const char* raw_desc;
-    double raw_ns, w_ns;       /* medians per repetition */
-    double ratio, r25, r75;    /* median and quartiles of the paired ratios */
-    const char* target;        /* "1.10x", "<200 ns" or "info" */
-    int verdict;               /* 1 PASS, 0 MISS, -1 none */
+    double raw_ns, w_ns; /* medians per repetition */
+    double ratio, r25, r75; /* median and quartiles of the paired ratios */
+    const char* target; /* "1.10x", "<200 ns" or "info" */
+    int verdict; /* 1 PASS, 0 MISS, -1 none */
     long reps;
 } Row;
 
@@ -445,19 +403,25 @@ static Row* measure(const char* name, const char* raw_desc, op_fn raw, op_fn wra
         if (raw) rr[b] = tw[b] / tr[b];
     }
     r->reps = n;
-    r->w_ns = quantile(tw, B, 0.5);
+    r->w_ns = bench_median(tw, B);
     if (raw) {
-        r->raw_ns = quantile(tr, B, 0.5);
-        r->ratio = quantile(rr, B, 0.5);
-        r->r25 = quantile(rr, B, 0.25);
-        r->r75 = quantile(rr, B, 0.75);
+        r->raw_ns = bench_median(tr, B);
+        r->ratio = bench_median(rr, B);
+        r->r25 = bench_quantile(rr, B, 0.25);
+        r->r75 = bench_quantile(rr, B, 0.75);
     }
-    if (strcmp(target, "1.10x") == 0) r->verdict = r->ratio <= 1.10;
-    else if (strcmp(target, "1.05x") == 0) r->verdict = r->ratio <= 1.05;
-    else if (strcmp(target, "2x") == 0) r->verdict = r->ratio <= 2.0;
-    else if (strcmp(target, "<200 ns") == 0) r->verdict = r->w_ns < 200.0;
-    else if (strcmp(target, "<40 ns") == 0) r->verdict = r->w_ns < 40.0;
-    else r->verdict = -1;
+    if (strcmp(target, "1.10x") == 0)
+        r->verdict = r->ratio <= 1.10;
+    else if (strcmp(target, "1.05x") == 0)
+        r->verdict = r->ratio <= 1.05;
+    else if (strcmp(target, "2x") == 0)
+        r->verdict = r->ratio <= 2.0;
+    else if (strcmp(target, "<200 ns") == 0)
+        r->verdict = r->w_ns < 200.0;
+    else if (strcmp(target, "<40 ns") == 0)
+        r->verdict = r->w_ns < 40.0;
+    else
+        r->verdict = -1;
     free(tr);
     free(tw);
     free(rr);
@@ -466,10 +430,14 @@ static Row* measure(const char* name, const char* raw_desc, op_fn raw, op_fn wra
 
 static void fmt_time(char* buf, size_t n, double ns)
 {
-    if (ns <= 0) snprintf(buf, n, "-");
-    else if (ns < 1e3) snprintf(buf, n, "%.0f ns", ns);
-    else if (ns < 1e6) snprintf(buf, n, "%.2f us", ns / 1e3);
-    else snprintf(buf, n, "%.2f ms", ns / 1e6);
+    if (ns <= 0)
+        snprintf(buf, n, "-");
+    else if (ns < 1e3)
+        snprintf(buf, n, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, n, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, n, "%.2f ms", ns / 1e6);
 }
 
 static void print_table(void)
@@ -488,11 +456,16 @@ static void print_table(void)
             if (diff > -0.5 && diff < 0.5) diff = 0.5; /* prints "+0 ns", not "-" */
             fmt_time(d + 1, sizeof d - 1, diff < 0 ? -diff : diff);
             d[0] = diff < 0 ? '-' : '+';
-        } else snprintf(d, sizeof d, "-");
-        if (r->raw_ns > 0) snprintf(c, sizeof c, "%.2fx [%.2f-%.2f]", r->ratio, r->r25, r->r75);
-        else snprintf(c, sizeof c, "-");
+        } else
+            snprintf(d, sizeof d, "-");
+        if (r->raw_ns > 0)
+            snprintf(c, sizeof c, "%.2fx [%.2f-%.2f]", r->ratio, r->r25, r->r75);
+        else
+            snprintf(c, sizeof c, "-");
         printf("%-44s %10s %10s %10s %20s %8s %6s\n", r->name, a, b, d, c, r->target,
-               r->verdict == 1 ? "PASS" : r->verdict == 0 ? "MISS" : "info");
+               r->verdict == 1       ? "PASS"
+                   : r->verdict == 0 ? "MISS"
+                                     : "info");
     }
     printf("\nraw side of each row:\n");
     for (int i = 0; i < nrows; ++i)
@@ -505,15 +478,16 @@ static void print_table(void)
 
 static void usage(FILE* f)
 {
-    fprintf(f,
-            "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n n1,n2,...] [-T threads]\n"
-            "  -c  context: stdcpu, stdgpu or stddev (default: stdgpu if present, else stdcpu)\n"
-            "  -d  device number in that context (default 0)\n"
-            "  -r  repetitions per batch for every operation (default: calibrated, see -t)\n"
-            "  -b  batches per operation, raw and libstdcl alternating (default 31)\n"
-            "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
-            "  -n  live allocation counts for the registry lookups (default 1000,10000,100000,1000000)\n"
-            "  -T  threads looking up at once for the lookup throughput row (default 16)\n");
+    fprintf(
+        f,
+        "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n n1,n2,...] [-T threads]\n"
+        "  -c  context: stdcpu, stdgpu or stddev (default: stdgpu if present, else stdcpu)\n"
+        "  -d  device number in that context (default 0)\n"
+        "  -r  repetitions per batch for every operation (default: calibrated, see -t)\n"
+        "  -b  batches per operation, raw and libstdcl alternating (default 31)\n"
+        "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
+        "  -n  live allocation counts for the registry lookups (default 1000,10000,100000,1000000)\n"
+        "  -T  threads looking up at once for the lookup throughput row (default 16)\n");
 }
 
 static long parse_long(const char* s, const char* what)
@@ -570,9 +544,12 @@ static void pick_context(void)
     if (!name) {
         cp = stdgpu ? stdgpu : stdcpu;
         name = stdgpu ? "gpu" : "cpu";
-    } else if (strcmp(name, "cpu") == 0) cp = stdcpu;
-    else if (strcmp(name, "gpu") == 0) cp = stdgpu;
-    else if (strcmp(name, "dev") == 0) cp = stddev;
+    } else if (strcmp(name, "cpu") == 0)
+        cp = stdcpu;
+    else if (strcmp(name, "gpu") == 0)
+        cp = stdgpu;
+    else if (strcmp(name, "dev") == 0)
+        cp = stddev;
     else {
         usage(stderr);
         exit(2);
@@ -582,8 +559,7 @@ static void pick_context(void)
         exit(1);
     }
     if (opt.devnum >= clgetndev(cp)) {
-        fprintf(stderr, "bench_core: std%s has %u device(s); -d %u is out of range\n", name, clgetndev(cp),
-                opt.devnum);
+        fprintf(stderr, "bench_core: std%s has %u device(s); -d %u is out of range\n", name, clgetndev(cp), opt.devnum);
         exit(1);
     }
     dn = opt.devnum;
@@ -657,6 +633,24 @@ static void print_machine(void)
            opt.batches);
 }
 
+/* Both sides of a transfer row, `bytes` each: a clmalloc'd buffer and a
+ * page-aligned host buffer, both filled with `fill` (touched, so that no page
+ * fault lands in a timed loop), and the raw device buffer. */
+static void alloc_sides(size_t bytes, int fill, char** w, char** host, cl_mem* buf)
+{
+    char what[64];
+    cl_int err;
+    snprintf(what, sizeof what, "clmalloc(%zu MiB)", bytes / MIB);
+    if (!(*w = clmalloc(cp, bytes, 0))) die(what);
+    memset(*w, fill, bytes);
+    snprintf(what, sizeof what, "posix_memalign(%zu MiB)", bytes / MIB);
+    if (posix_memalign((void**)host, page, bytes) != 0) die(what);
+    memset(*host, fill, bytes);
+    *buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    snprintf(what, sizeof what, "clCreateBuffer(%zu MiB)", bytes / MIB);
+    check(err, what);
+}
+
 static void setup(void)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
@@ -684,14 +678,7 @@ static void setup(void)
     rk_set = clCreateKernel(raw_prog, "glob", &err);
     check(err, "clCreateKernel(glob)");
 
-    /* 1 MiB each side, touched so that no page fault lands in a timed loop. */
-    w_big = clmalloc(cp, MIB, 0);
-    if (!w_big) die("clmalloc(1 MiB)");
-    memset(w_big, 1, MIB);
-    if (posix_memalign((void**)&r_host, page, MIB) != 0) die("posix_memalign(1 MiB)");
-    memset(r_host, 1, MIB);
-    r_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, MIB, NULL, &err);
-    check(err, "clCreateBuffer(1 MiB)");
+    alloc_sides(MIB, 1, &w_big, &r_host, &r_buf);
 
     /* Does libstdcl work on the host memory itself here?  Then clmsync only
      * enqueues a marker: say so, and also compare with a raw marker. */
@@ -724,7 +711,8 @@ static void setup_registry(long n)
         live = calloc((size_t)opt.nalloc, sizeof(void*));
         bases = malloc(NPTR * sizeof(void*));
         inner = malloc(NPTR * sizeof(void*));
-        if (!live || !bases || !inner) {
+        inner_al = malloc(NPTR * sizeof(void*));
+        if (!live || !bases || !inner || !inner_al) {
             fprintf(stderr, "bench_core: out of memory\n");
             exit(1);
         }
@@ -735,7 +723,10 @@ static void setup_registry(long n)
     }
     for (unsigned i = 0; i < NPTR; ++i) {
         bases[i] = live[rng() % (uint64_t)n];
-        inner[i] = (char*)live[rng() % (uint64_t)n] + 1 + rng() % (SMALL - 1);
+        char* base = live[rng() % (uint64_t)n];
+        size_t off = 1 + rng() % (SMALL - 1), align = stdcl_mem_align(cp);
+        inner[i] = base + off;
+        inner_al[i] = base + (align ? off / align * align : off);
     }
 }
 
@@ -786,8 +777,8 @@ static void measure_threads(void)
         one[r] = lookups_per_s(1, per);
         many[r] = lookups_per_s(opt.threads, per);
     }
-    thr_one = quantile(one, 5, 0.5);
-    thr_many = quantile(many, 5, 0.5);
+    thr_one = bench_median(one, 5);
+    thr_many = bench_median(many, 5);
 }
 
 static void setup_large(void)
@@ -797,16 +788,11 @@ static void setup_large(void)
     if (!w_mid) die("clmalloc(1 MiB)");
     w_mid_inner = w_mid + 4096;
     if (clarg_set_global(cp, wk_glob, 0, w_mid_inner) != 0) die("clarg_set_global(interior)");
-    w_xfer = clmalloc(cp, BIGX, 0);
-    if (!w_xfer) die("clmalloc(64 MiB)");
-    memset(w_xfer, 2, BIGX);
-    if (posix_memalign((void**)&r_xfer_pageable, page, BIGX) != 0) die("posix_memalign(64 MiB)");
-    memset(r_xfer_pageable, 2, BIGX);
-    r_xfer_dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, BIGX, NULL, &err);
-    check(err, "clCreateBuffer(64 MiB)");
+    alloc_sides(BIGX, 2, &w_xfer, &r_xfer_pageable, &r_xfer_dev);
     r_xfer_pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, BIGX, NULL, &err);
     check(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR, 64 MiB)");
-    r_xfer_pinned = clEnqueueMapBuffer(q, r_xfer_pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, BIGX, 0, NULL, NULL, &err);
+    r_xfer_pinned =
+        clEnqueueMapBuffer(q, r_xfer_pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, BIGX, 0, NULL, NULL, &err);
     check(err, "clEnqueueMapBuffer(64 MiB)");
     memset(r_xfer_pinned, 2, BIGX);
 }
@@ -846,22 +832,20 @@ int main(int argc, char** argv)
 
     fprintf(stderr, "measuring:\n");
     measure("(1) clfork+clwait, empty kernel",
-            "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent (its int argument set once)",
-            raw_fork_empty, w_fork_empty, "1.10x");
+            "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent (its int argument set once)", raw_fork_empty,
+            w_fork_empty, "1.10x");
     measure("(1') clfork(CL_EVENT_WAIT), empty kernel", "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent",
             raw_fork_empty, w_fork_empty_wait, "1.10x");
-    measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg",
-            raw_fork_glob, w_fork_glob, "1.10x");
-    measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev,
-            "1.10x");
-    measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host,
-            "1.10x");
+    measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg", raw_fork_glob,
+            w_fork_glob, "1.10x");
+    measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev, "1.10x");
+    measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host, "1.10x");
     /* The same commands as libstdcl enqueues: its own cost alone. */
     if (zero_copy) {
-        measure("(2') clmsync to device, vs same commands", "clEnqueueMarkerWithWaitList + wait + release",
-                raw_marker, w_sync_dev, "1.10x");
-        measure("(2') clmsync to host, vs same commands", "clEnqueueMarkerWithWaitList + wait + release",
-                raw_marker, w_sync_host, "1.10x");
+        measure("(2') clmsync to device, vs same commands", "clEnqueueMarkerWithWaitList + wait + release", raw_marker,
+                w_sync_dev, "1.10x");
+        measure("(2') clmsync to host, vs same commands", "clEnqueueMarkerWithWaitList + wait + release", raw_marker,
+                w_sync_host, "1.10x");
     } else {
         measure("(2') clmsync to device, vs same commands",
                 "clEnqueueWriteBuffer 1 MiB, non-blocking + clWaitForEvents + release", raw_write_nb, w_sync_dev,
@@ -872,14 +856,14 @@ int main(int argc, char** argv)
     }
     measure("(3) clmalloc+clfree 4 KiB", "posix_memalign + clCreateBuffer + clReleaseMemObject + free",
             raw_alloc_buffer, w_alloc, "1.10x");
-    measure("(3') clmalloc+clfree 4 KiB, vs host only", "posix_memalign(page) + free, no OpenCL call",
-            raw_host_alloc, w_alloc, "info");
+    measure("(3') clmalloc+clfree 4 KiB, vs host only", "posix_memalign(page) + free, no OpenCL call", raw_host_alloc,
+            w_alloc, "info");
     measure("(3\") clmalloc+clmsync(DEVICE)+clfree 4 KiB",
             "posix_memalign + clCreateBuffer + clEnqueueWriteBuffer(blocking) + release + free", raw_alloc_write,
             w_alloc_sync, "1.10x");
 
-    measure("(4') clsizeofmem(base), 2 live", "none (the call's fixed cost, registry nearly empty)", NULL,
-            w_sizeof_few, "info");
+    measure("(4') clsizeofmem(base), 2 live", "none (the call's fixed cost, registry nearly empty)", NULL, w_sizeof_few,
+            "info");
 
     setup_large();
     measure("(6) clarg_set_global, same interior ptr", "clSetKernelArg(cl_mem) of one buffer, again and again",
@@ -924,7 +908,8 @@ int main(int argc, char** argv)
     printf("    device->host: raw pageable %.2f, raw pinned %.2f, clmsync %.2f (%.0f%% of pinned)\n",
            gb / (x[2]->raw_ns / 1e9), gb / (x[3]->raw_ns / 1e9), gb / (x[3]->w_ns / 1e9),
            100.0 * x[3]->raw_ns / x[3]->w_ns);
-    if (zero_copy) printf("    (zero-copy device: clmsync copies nothing; run with STDCL_ZERO_COPY=0 for the copy path)\n");
+    if (zero_copy)
+        printf("    (zero-copy device: clmsync copies nothing; run with STDCL_ZERO_COPY=0 for the copy path)\n");
     printf("load at end: %s\n", loadavg());
     teardown();
     if (failures) {

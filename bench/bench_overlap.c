@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_overlap.c: does a CL_EVENT_NOWAIT clmsync run while a kernel runs on the
- * same device (issue 10: copies that overlap kernels)?
+ * same device, i.e. do copies overlap kernels?
  *
  * On one device: a kernel that keeps the device busy for about as long as a
  * transfer of -m MiB (default 64) takes, calibrated first, and a clmsync of a
@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 static double now_ms(void)
 {
     struct timespec t;
@@ -40,26 +42,13 @@ static void die(const char* what)
     exit(1);
 }
 
-static int cmp_double(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double* v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static const char* src =
-    "__kernel void busy(__global float* a, int n)\n"
-    "{\n"
-    "    size_t i = get_global_id(0);\n"
-    "    float v = a[i];\n"
-    "    for (int k = 0; k < n; ++k) v = v * 0.999999f + 0.5f;\n"
-    "    a[i] = v;\n"
-    "}\n";
+static const char* src = "__kernel void busy(__global float* a, int n)\n"
+                         "{\n"
+                         "    size_t i = get_global_id(0);\n"
+                         "    float v = a[i];\n"
+                         "    for (int k = 0; k < n; ++k) v = v * 0.999999f + 0.5f;\n"
+                         "    a[i] = v;\n"
+                         "}\n";
 
 enum { ITEMS = 1 << 16, MAXREPS = 101 };
 
@@ -153,7 +142,7 @@ int main(int argc, char** argv)
     double v[MAXREPS];
     for (int i = 0; i < 3; ++i) time_copy();
     for (int i = 0; i < 5; ++i) v[i] = time_copy();
-    double copy_ms = median(v, 5);
+    double copy_ms = bench_median(v, 5);
     int n = 1024;
     time_kernel(n);
     for (int guard = 0; guard < 24; ++guard) {
@@ -189,7 +178,8 @@ int main(int argc, char** argv)
             die("raw kernel + write");
         rv[r] = now_ms() - t0;
     }
-    double k = median(kv, reps), cpy = median(cv, reps), both = median(bv, reps), raw = median(rv, reps);
+    double k = bench_median(kv, reps), cpy = bench_median(cv, reps);
+    double both = bench_median(bv, reps), raw = bench_median(rv, reps);
 
     /* The copy arrived: read the device's copy back over a zeroed host copy. */
     char* check = (char*)malloc(xbytes);

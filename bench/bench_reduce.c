@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
+
 /* The kernels clreduce uses for a float sum (libstdcl/reduce.cpp), copied. */
 static const char* k_src =
     "__kernel void chunked(__global const float* x, ulong off, ulong n, ulong chunk, __global float* part,\n"
@@ -66,18 +68,6 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int cmp(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double* t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    return t[n / 2];
-}
-
 static int g_fail;
 
 static void row(const char* name, double seconds, double bytes, double got, double want, double tol)
@@ -89,8 +79,8 @@ static void row(const char* name, double seconds, double bytes, double got, doub
 }
 
 /* The raw OpenCL version: one kernel, one device, partial values read back. */
-static double raw_run(cl_context ctx, cl_command_queue q, cl_kernel k, cl_mem x, size_t n, int strided,
-                      cl_uint units, cl_mem part, float* host_part, float* sum)
+static double raw_run(cl_context ctx, cl_command_queue q, cl_kernel k, cl_mem x, size_t n, int strided, cl_uint units,
+                      cl_mem part, float* host_part, float* sum)
 {
     size_t local = 1, groups;
     cl_ulong off = 0, un = n, chunk = 0;
@@ -115,7 +105,8 @@ static double raw_run(cl_context ctx, cl_command_queue q, cl_kernel k, cl_mem x,
     clSetKernelArg(k, 4, sizeof part, &part);
     clSetKernelArg(k, 5, local * sizeof(float), NULL);
     cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), host_part, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), host_part, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
         fprintf(stderr, "raw OpenCL: error %d\n", err);
         g_fail = 1;
@@ -132,9 +123,12 @@ int main(int argc, char** argv)
     size_t n = 16u << 20;
     int reps = 10;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-c") == 0 && i + 1 < argc) cname = argv[++i];
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) n = strtoull(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+            cname = argv[++i];
+        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [-c cpu|gpu|dev] [-n elements] [-r reps]\n", argv[0]);
             return 2;
@@ -144,8 +138,10 @@ int main(int argc, char** argv)
         fprintf(stderr, "%s: -n must be >= 1 and -r 1..1000\n", argv[0]);
         return 2;
     }
-    CLCONTEXT* cp = !cname ? (stdgpu ? stdgpu : stdcpu)
-                    : strcmp(cname, "cpu") == 0 ? stdcpu : strcmp(cname, "gpu") == 0 ? stdgpu : stddev;
+    CLCONTEXT* cp = !cname          ? (stdgpu ? stdgpu : stdcpu)
+        : strcmp(cname, "cpu") == 0 ? stdcpu
+        : strcmp(cname, "gpu") == 0 ? stdgpu
+                                    : stddev;
     if (!cp) {
         fprintf(stderr, "no such context: %s\n", clerror() ? clerror() : "none");
         return 1;
@@ -169,7 +165,7 @@ int main(int argc, char** argv)
 
     for (int all = 0; all < 2; all++) {
         unsigned dn = all ? CL_ALL_DEVICES : 0;
-        if (clreduce(cp, dn, x, n, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r) != 0) {  /* warm-up, build */
+        if (clreduce(cp, dn, x, n, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r) != 0) { /* warm-up, build */
             fprintf(stderr, "clreduce: %s\n", clerror());
             return 1;
         }
@@ -178,7 +174,7 @@ int main(int argc, char** argv)
             clreduce(cp, dn, x, n, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r);
             t[k] = now() - t0;
         }
-        row(all ? "clreduce all devices" : "clreduce dev 0", median(t, reps), bytes, r, want, tol);
+        row(all ? "clreduce all devices" : "clreduce dev 0", bench_median(t, reps), bytes, r, want, tol);
     }
 
     /* raw OpenCL, on device 0 of the same context */
@@ -201,7 +197,7 @@ int main(int argc, char** argv)
         cl_kernel k = clCreateKernel(prog, strided ? "strided" : "chunked", &err);
         raw_run(ctx, q, k, xm, n, strided, units, part, host_part, &r);
         for (int i = 0; i < reps; i++) t[i] = raw_run(ctx, q, k, xm, n, strided, units, part, host_part, &r);
-        row(strided ? "raw OpenCL strided" : "raw OpenCL chunked", median(t, reps), bytes, r, want, tol);
+        row(strided ? "raw OpenCL strided" : "raw OpenCL chunked", bench_median(t, reps), bytes, r, want, tol);
         clReleaseKernel(k);
     }
 
@@ -215,7 +211,7 @@ int main(int argc, char** argv)
     }
     /* a float accumulated in order drifts by rounding (and stops growing at
      * 2^24 = 16777216): its sum is shown, not checked */
-    row("C loop (1 thread)", median(t, reps), bytes, r, want, INFINITY);
+    row("C loop (1 thread)", bench_median(t, reps), bytes, r, want, INFINITY);
 
     /* the device's copy bandwidth */
     cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * sizeof(float), NULL, &err);
@@ -228,7 +224,7 @@ int main(int argc, char** argv)
             clFinish(q);
             t[i] = now() - t0;
         }
-        double s = median(t, reps);
+        double s = bench_median(t, reps);
         printf("%-24s %9.2f GB/s  %8.3f ms  (read + write)\n", "copy bandwidth dev 0", 2 * bytes / s * 1e-9, s * 1e3);
         clReleaseMemObject(dst);
     }

@@ -9,46 +9,31 @@
 #   bench/gpu_run.sh [core] [nbody] [cache]       (default: all three)
 #   bench/gpu_run.sh --prepare                    (on this machine, first)
 #
-# The GPU machine (Ubuntu 24.04, no network) has autoconf, make, pkg-config
-# and nvcc, and nettle's run-time library (libnettle.so.8) but not its
-# headers (nettle-dev).  --prepare, run here, copies nettle's headers into
-# build-deps/nettle/ (an ignored folder: carry it with the run); there the
-# script then configures with NETTLE_CFLAGS=-Ibuild-deps/nettle/include and
-# NETTLE_LIBS=-l:libnettle.so.8.  configure is generated there by the
-# Makefile (autoconf); tools/install_deps.sh is skipped (STDCL_SKIP_DEPS=1:
-# apt cannot reach anything there).  No CMocka there: the tests are not built.
+# The GPU machine has nettle's run-time library but not its headers:
+# --prepare, run here, copies them into build-deps/nettle/ (an ignored
+# folder: carry it with the run), where the build there finds them (see
+# gpu_common.sh, which also holds the build recipe and the machine
+# description).  No CMocka there: the tests are not built.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
-DEPS=build-deps/nettle
+. "$(dirname "$0")/gpu_common.sh"
 
 if [ "${1:-}" = --prepare ]; then
     [ -f /usr/include/nettle/sha2.h ] || { echo "gpu_run.sh: install nettle-dev first" >&2; exit 1; }
-    rm -rf "$DEPS" && mkdir -p "$DEPS/include" && cp -r /usr/include/nettle "$DEPS/include/" &&
-        echo "gpu_run.sh: nettle headers in $DEPS (carry build-deps with the run)"
+    rm -rf "$GPU_DEPS" && mkdir -p "$GPU_DEPS/include" && cp -r /usr/include/nettle "$GPU_DEPS/include/" &&
+        echo "gpu_run.sh: nettle headers in $GPU_DEPS (carry build-deps with the run)"
     exit
 fi
 
 RES=${OUT:-/tmp/gpu-out}
 mkdir -p "$RES"
 WHAT=${*:-core nbody cache}
-[ -w /etc/OpenCL/vendors ] && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export POCL_CACHE_DIR=/tmp/pocl-cache STDCL_CACHE_DIR=/tmp/stdcl-cache
-mkdir -p "$POCL_CACHE_DIR" "$STDCL_CACHE_DIR"
-
-{
-    date -u; uname -r; nvidia-smi -L; nproc; grep -m1 'model name' /proc/cpuinfo
-    clinfo -l 2>&1
-} > "$RES/machine.txt" 2>&1
+gpu_icd
+gpu_caches
+gpu_machine > "$RES/machine.txt" 2>&1
 cat "$RES/machine.txt"
 
-# The library, tools, examples and benchmarks, built by the Makefile.
-export STDCL_SKIP_DEPS=1
-if [ ! -f /usr/include/nettle/sha2.h ] && [ -f "$DEPS/include/nettle/sha2.h" ]; then
-    export NETTLE_CFLAGS="-I$ROOT/$DEPS/include" NETTLE_LIBS="-l:libnettle.so.8"
-fi
-rm -f config.mk config.status
-make -j"$(nproc)" lib tools examples bench > "$RES/build.log" 2>&1 || {
+# The library, tools, examples and benchmarks, built by ./configure && make.
+gpu_build lib tools examples bench > "$RES/build.log" 2>&1 || {
     tail -30 "$RES/build.log"
     echo "gpu_run.sh: the build failed (log: $RES/build.log)" >&2
     exit 1
@@ -58,7 +43,7 @@ grep -A12 '^configure: *$' "$RES/build.log" | head -14
 echo "== stdclinfo"
 STDCL_TRACE=ctx build/bin/stdclinfo 2>&1 | tee "$RES/stdclinfo.txt"
 echo "== hello_stdcl on every GPU, 5 runs (exit status checks the release at exit)"
-for i in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
     (cd build/examples/hello_stdcl && ./hello_stdcl 2048); echo "exit status $?"
 done 2>&1 | tee "$RES/hello.txt"
 
@@ -77,8 +62,8 @@ case " $WHAT " in *" nbody "*)
 esac
 case " $WHAT " in *" cache "*)
     echo "== clopen of the NBody kernel: cold, then 5 warm (bench_clopen)"
-    rm -rf "$STDCL_CACHE_DIR"/*
-    (cd examples/nbody && for i in 1 2 3 4 5 6; do ../../build/bench/bench_clopen nbody_kern.cl; done) \
+    rm -rf "${STDCL_CACHE_DIR:?}"/*
+    (cd examples/nbody && for _ in 1 2 3 4 5 6; do ../../build/bench/bench_clopen nbody_kern.cl; done) \
         2>&1 | tee "$RES/clopen.txt"
     ;;
 esac

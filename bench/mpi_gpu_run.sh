@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # mpi_gpu_run.sh: NBody across MPI ranks against one process on several GPUs, in
 # one call on the GPU machine (2 GPUs, Open MPI).  Builds with the project's own
-# ./configure && make (carry `configure` when the machine has no autoconf), then
-# for each N runs, REPEAT times interleaved:
+# ./configure && make (the recipe of gpu_common.sh; carry `configure` when the
+# machine has no autoconf), then for each N runs, REPEAT times interleaved:
 #   nbody_multi -d 1          one process, one GPU (the baseline)
 #   nbody_multi -d 2          one process, two GPUs
 #   mpirun -np 1 nbody_mpi    one rank, one GPU   (STDGPU_LOCK=auto STDGPU_MAX_NDEV=1)
@@ -20,8 +20,7 @@
 # about 1.5 s of timed work per run), MPIRUN_ARGS (default --bind-to none),
 # SKIP_BUILD=1 (use build/ as it is).
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/gpu_common.sh"
 RES=${OUT:-/tmp/mpi-gpu-out}
 mkdir -p "$RES"
 CTX=${CTX:-gpu}
@@ -33,30 +32,29 @@ LOG=$RES/log.txt
 : > "$LOG"
 : > "$RES/results.txt"
 
-if [ "$CTX" = gpu ] && [ -w /etc/OpenCL/vendors ]; then
-    echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-fi
+[ "$CTX" = gpu ] && gpu_icd
+gpu_caches
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export STDCL_CACHE_DIR=${STDCL_CACHE_DIR:-/tmp/stdcl-cache}
+# MPIRUN_ARGS is a list of words: split on purpose.
+# shellcheck disable=SC2206
 MPIRUN=(mpirun --oversubscribe ${MPIRUN_ARGS:---bind-to none})
 
 {
-    date -u; uname -r; nvidia-smi -L 2>/dev/null; nproc; grep -m1 'model name' /proc/cpuinfo
+    gpu_machine
     mpirun --version 2>&1 | head -1
 } > "$RES/machine.txt" 2>&1
 cat "$RES/machine.txt"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    [ -x configure ] || autoconf || { echo "no configure and no autoconf: carry configure" >&2; exit 1; }
-    export STDCL_SKIP_DEPS=1 # no package manager there
-    { ./configure && make -j"$(nproc)" lib tools examples; } >> "$LOG" 2>&1 ||
-        { tail -30 "$LOG"; echo "build failed" >&2; exit 1; }
+    [ -x configure ] || command -v autoconf > /dev/null ||
+        { echo "no configure and no autoconf: carry configure" >&2; exit 1; }
+    gpu_build lib tools examples >> "$LOG" 2>&1 || { tail -30 "$LOG"; echo "build failed" >&2; exit 1; }
 fi
 grep -q 'HAVE_MPI = 1' config.mk || { echo "configure found no working mpicc" >&2; exit 1; }
 NB=$ROOT/build/examples/nbody
 NM=$ROOT/build/examples/nbody_mpi
-LEASE=(-x STD${X}_LOCK=auto -x STD${X}_MAX_NDEV=1)
+LEASE=(-x "STD${X}_LOCK=auto" -x "STD${X}_MAX_NDEV=1")
 
 echo "== stdclinfo under mpirun -np 2 (each rank's lease)" | tee -a "$LOG"
 "${MPIRUN[@]}" -np 2 "${LEASE[@]}" sh -c "$ROOT/build/bin/stdclinfo; sleep 1" 2>&1 |

@@ -75,6 +75,36 @@ __global__ void nbody_kern(float dt, float eps, const float4* __restrict__ pos_o
     vel[gti] = v;
 }
 
+// The state of the time steps: the launch, the two position buffers
+// (d_pos[cur] holds the latest positions) and the events that time a burst.
+struct Run {
+    float dt, eps;
+    long np;
+    int nt;
+    float4 *d_pos[2], *d_vel;
+    int cur;
+    cudaEvent_t e0, e1;
+};
+
+// One burst for nbody_run_bursts: `count` steps, timed by CUDA events.
+static double burst(void* user, int, int count)
+{
+    Run* r = static_cast<Run*>(user);
+    CUDA_CHECK(cudaEventRecord(r->e0));
+    for (int s = 0; s < count; s++) {
+        nbody_kern<<<r->np / r->nt, r->nt, r->nt * sizeof(float4)>>>(r->dt, r->eps, r->d_pos[r->cur],
+                                                                    r->d_pos[1 - r->cur], r->d_vel,
+                                                                    (int)r->np);
+        r->cur = 1 - r->cur;
+    }
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventRecord(r->e1));
+    CUDA_CHECK(cudaEventSynchronize(r->e1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, r->e0, r->e1));
+    return 1e-3 * ms;
+}
+
 int main(int argc, char** argv)
 {
     nbody_opts o;
@@ -106,36 +136,12 @@ int main(int argc, char** argv)
     fprintf(stderr, "%s: %s, N=%ld (padded to %ld), %d threads per block\n", nbody_prog,
             prop.name, o.n, np, nt);
 
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    const int warm = o.bench ? o.burst : 0;
-    const int total = warm + o.steps;
+    Run run = { o.dt, o.eps, np, nt, { d_pos[0], d_pos[1] }, d_vel, 0, {}, {} };
+    CUDA_CHECK(cudaEventCreate(&run.e0));
+    CUDA_CHECK(cudaEventCreate(&run.e1));
     nbody_timing tim = {};
-    nbody_progress pl;
-    nbody_progress_start(&pl, o.n, o.steps, o.quiet);
-    int cur = 0, done = 0;
-    while (done < total) {
-        int b = done < warm ? warm - done : o.burst;
-        if (done + b > total)
-            b = total - done;
-        CUDA_CHECK(cudaEventRecord(e0));
-        for (int s = 0; s < b; s++) {
-            nbody_kern<<<np / nt, nt, nt * sizeof(float4)>>>(o.dt, o.eps, d_pos[cur],
-                                                              d_pos[1 - cur], d_vel, (int)np);
-            cur = 1 - cur;
-        }
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaEventRecord(e1));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (done >= warm)
-            nbody_timing_add(&tim, 1e-3 * ms, b);
-        done += b;
-        if (done > warm)
-            nbody_progress_step(&pl, done - warm);
-    }
+    const int total = nbody_run_bursts(&o, o.bench ? o.burst : 0, o.quiet, &tim, burst, &run);
+    const int cur = run.cur;
     CUDA_CHECK(cudaMemcpy(hpos.data(), d_pos[cur], bytes, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(hvel.data(), d_vel, bytes, cudaMemcpyDeviceToHost));
 

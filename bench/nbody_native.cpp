@@ -73,6 +73,18 @@ void step(System& s, float dt, float eps)
     s.z.swap(s.nz);
 }
 
+// One burst for nbody_run_bursts: `count` steps, timed by its wall clock.
+struct Run {
+    System* s;
+    float dt, eps;
+};
+double burst(void* user, int, int count)
+{
+    Run* r = static_cast<Run*>(user);
+    for (int k = 0; k < count; k++) step(*r->s, r->dt, r->eps);
+    return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -87,8 +99,7 @@ int main(int argc, char** argv)
     nbody_init(o.n, pos0.data(), vel0.data(), o.ic, o.seed);
     System s;
     s.n = o.n;
-    for (auto* v : { &s.x, &s.y, &s.z, &s.m, &s.vx, &s.vy, &s.vz, &s.nx, &s.ny, &s.nz })
-        v->assign((size_t)o.n, 0.0f);
+    for (auto* v : {&s.x, &s.y, &s.z, &s.m, &s.vx, &s.vy, &s.vz, &s.nx, &s.ny, &s.nz}) v->assign((size_t)o.n, 0.0f);
     for (long i = 0; i < o.n; i++) {
         s.x[i] = pos0[4 * i];
         s.y[i] = pos0[4 * i + 1];
@@ -104,26 +115,9 @@ int main(int argc, char** argv)
 #endif
     fprintf(stderr, "%s: N=%ld, %d thread(s)\n", nbody_prog, o.n, threads);
 
-    const int warm = o.bench ? o.burst : 0;
-    const int total = warm + o.steps;
     nbody_timing tim = {};
-    nbody_progress pl;
-    nbody_progress_start(&pl, o.n, o.steps, o.quiet);
-    int done = 0;
-    while (done < total) {
-        int b = done < warm ? warm - done : o.burst;
-        if (done + b > total)
-            b = total - done;
-        double t0 = nbody_now();
-        for (int k = 0; k < b; k++)
-            step(s, o.dt, o.eps);
-        double t1 = nbody_now();
-        if (done >= warm)
-            nbody_timing_add(&tim, t1 - t0, b);
-        done += b;
-        if (done > warm)
-            nbody_progress_step(&pl, done - warm);
-    }
+    Run run = {&s, o.dt, o.eps};
+    const int total = nbody_run_bursts(&o, o.bench ? o.burst : 0, o.quiet, &tim, burst, &run);
 
     char extra[64];
     snprintf(extra, sizeof extra, "device=cpu threads=%d", threads);
@@ -141,11 +135,11 @@ int main(int argc, char** argv)
         vel[4 * i + 2] = s.vz[i];
         vel[4 * i + 3] = 0.0f;
     }
-    if (o.check && !nbody_check("native vs double reference", o.n, total, pos0.data(),
-                                vel0.data(), pos.data(), vel.data(), o.dt, o.eps))
+    if (o.check &&
+        !nbody_check("native vs double reference", o.n, total, pos0.data(), vel0.data(), pos.data(), vel.data(), o.dt,
+                     o.eps))
         rc = NBODY_EXIT_FAIL;
-    if (o.png && nbody_png(o.png, o.n, pos.data(), o.png_size) != 0)
-        rc = rc ? rc : NBODY_EXIT_RUNTIME;
+    if (o.png && nbody_png(o.png, o.n, pos.data(), o.png_size) != 0) rc = rc ? rc : NBODY_EXIT_RUNTIME;
     nbody_timing_free(&tim);
     return rc;
 }

@@ -30,21 +30,46 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CHECK_CL(call)                                                       \
-    do {                                                                     \
-        cl_int err_ = (call);                                                \
-        if (err_ != CL_SUCCESS) {                                            \
-            fprintf(stderr, "%s: %s failed: OpenCL error %d\n", nbody_prog,  \
-                    #call, (int)err_);                                       \
-            exit(NBODY_EXIT_RUNTIME);                                        \
-        }                                                                    \
+#define CHECK_CL(call)                                                                                                 \
+    do {                                                                                                               \
+        cl_int err_ = (call);                                                                                          \
+        if (err_ != CL_SUCCESS) {                                                                                      \
+            fprintf(stderr, "%s: %s failed: OpenCL error %d\n", nbody_prog, #call, (int)err_);                         \
+            exit(NBODY_EXIT_RUNTIME);                                                                                  \
+        }                                                                                                              \
     } while (0)
+
+/* The state of the time steps: the kernel's launch, and the position
+ * buffers it swaps at each step (cur: the latest positions). */
+typedef struct {
+    cl_command_queue q;
+    cl_kernel krn;
+    size_t gsz, lsz;
+    cl_mem cur, nxt;
+} burst_t;
+
+/* One burst for nbody_run_bursts: `count` steps, then clFinish; timed by
+ * its wall clock. */
+static double burst(void* user, int first, int count)
+{
+    burst_t* r = (burst_t*)user;
+    (void)first;
+    for (int s = 0; s < count; s++) {
+        CHECK_CL(clSetKernelArg(r->krn, 2, sizeof(cl_mem), &r->cur));
+        CHECK_CL(clSetKernelArg(r->krn, 3, sizeof(cl_mem), &r->nxt));
+        CHECK_CL(clEnqueueNDRangeKernel(r->q, r->krn, 1, NULL, &r->gsz, &r->lsz, 0, NULL, NULL));
+        cl_mem t = r->cur;
+        r->cur = r->nxt;
+        r->nxt = t;
+    }
+    CHECK_CL(clFinish(r->q));
+    return -1;
+}
 
 static char* read_file(const char* path, size_t* len)
 {
     FILE* f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     fseek(f, 0, SEEK_END);
     long sz = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -62,20 +87,15 @@ static char* read_file(const char* path, size_t* len)
 
 static const char* find_kernel(const char* given, const char* argv0, char* buf, size_t cap)
 {
-    if (given)
-        return given;
+    if (given) return given;
     const char* env = getenv("NBODY_KERNEL");
-    if (env && *env)
-        return env;
-    if (access("nbody_kern.cl", R_OK) == 0)
-        return "nbody_kern.cl";
-    if (access("examples/nbody/nbody_kern.cl", R_OK) == 0)
-        return "examples/nbody/nbody_kern.cl";
+    if (env && *env) return env;
+    if (access("nbody_kern.cl", R_OK) == 0) return "nbody_kern.cl";
+    if (access("examples/nbody/nbody_kern.cl", R_OK) == 0) return "examples/nbody/nbody_kern.cl";
     const char* slash = strrchr(argv0, '/');
     if (slash) {
         snprintf(buf, cap, "%.*s/../../examples/nbody/nbody_kern.cl", (int)(slash - argv0), argv0);
-        if (access(buf, R_OK) == 0)
-            return buf;
+        if (access(buf, R_OK) == 0) return buf;
     }
     return "nbody_kern.cl";
 }
@@ -85,8 +105,7 @@ static const char* find_kernel(const char* given, const char* argv0, char* buf, 
 static const char* vendor_macro(cl_device_id d)
 {
     cl_uint id = 0;
-    if (clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof id, &id, NULL) != CL_SUCCESS)
-        return NULL;
+    if (clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof id, &id, NULL) != CL_SUCCESS) return NULL;
     return id == 0x10de ? "__NVIDIA__" : NULL;
 }
 
@@ -95,12 +114,10 @@ static int pick_device(cl_device_type type, cl_platform_id* plat, cl_device_id* 
 {
     cl_platform_id ps[16];
     cl_uint np = 0, best = 0;
-    if (clGetPlatformIDs(16, ps, &np) != CL_SUCCESS)
-        return 0;
+    if (clGetPlatformIDs(16, ps, &np) != CL_SUCCESS) return 0;
     for (cl_uint i = 0; i < np && i < 16; i++) {
         cl_uint nd = 0;
-        if (clGetDeviceIDs(ps[i], type, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
-            continue;
+        if (clGetDeviceIDs(ps[i], type, 0, NULL, &nd) != CL_SUCCESS || nd == 0) continue;
         if (nd > best) {
             best = nd;
             *plat = ps[i];
@@ -118,8 +135,7 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-k") && i + 1 < argc) {
             kfile_opt = argv[i + 1];
-            for (int j = i; j + 2 <= argc; j++)
-                argv[j] = argv[j + 2];
+            for (int j = i; j + 2 <= argc; j++) argv[j] = argv[j + 2];
             argc -= 2;
             i--;
         }
@@ -177,9 +193,11 @@ int main(int argc, char** argv)
     nbody_kernel_options(nbopts, sizeof nbopts, wg, o.clopts);
     const char* vm = vendor_macro(dev);
     snprintf(opts, sizeof opts, "-D __STDCL__ -D %s%s%s -I %s -cl-kernel-arg-info %s",
-             is_gpu ? "__GPU__" : (dtype & CL_DEVICE_TYPE_CPU) ? "__CPU__" : "__ACC__",
+             is_gpu                             ? "__GPU__"
+                 : (dtype & CL_DEVICE_TYPE_CPU) ? "__CPU__"
+                                                : "__ACC__",
              vm ? " -D " : "", vm ? vm : "", kdir, nbopts);
-    const char* srcs[1] = { src };
+    const char* srcs[1] = {src};
     cl_program prog = clCreateProgramWithSource(ctx, 1, srcs, &srclen, &err);
     CHECK_CL(err);
     double tb = nbody_now();
@@ -201,8 +219,7 @@ int main(int argc, char** argv)
         FILE* bf = fopen(dump, "wb");
         if (bin && bf && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
             fwrite(bin, 1, bsz, bf);
-        if (bf)
-            fclose(bf);
+        if (bf) fclose(bf);
         free(bin);
     }
     cl_kernel krn = clCreateKernel(prog, "nbody_kern", &err);
@@ -211,7 +228,7 @@ int main(int argc, char** argv)
     CHECK_CL(err);
 
     /* Launch shape from the kernel itself. */
-    cl_int info[8] = { 0 };
+    cl_int info[8] = {0};
     cl_mem info_buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof info, NULL, &err);
     CHECK_CL(err);
     size_t one = 1;
@@ -219,8 +236,7 @@ int main(int argc, char** argv)
     CHECK_CL(clEnqueueNDRangeKernel(q, kinfo, 1, NULL, &one, &one, 0, NULL, NULL));
     CHECK_CL(clEnqueueReadBuffer(q, info_buf, CL_TRUE, 0, sizeof info, info, 0, NULL, NULL));
     const int bpw = info[0], jsplit = info[1];
-    if (!nbody_shape_ok(info, wg))
-        return NBODY_EXIT_USAGE;
+    if (!nbody_shape_ok(info, wg)) return NBODY_EXIT_USAGE;
     const long gran = (long)bpw * wg;
     const long nalloc = (o.n + gran - 1) / gran * gran;
 
@@ -253,42 +269,16 @@ int main(int argc, char** argv)
     CHECK_CL(clSetKernelArg(krn, 4, sizeof(cl_mem), &vel));
     CHECK_CL(clSetKernelArg(krn, 5, sizeof(cl_float4) * lsz, NULL));
 
-    fprintf(stderr, "%s: %s, N=%ld (padded to %ld), work-group %d, %d bodies/work-item, "
-            "build %.2f s, options: %s\n", nbody_prog, dname, o.n, nalloc, wg, bpw,
-            build_s, opts);
+    fprintf(stderr,
+            "%s: %s, N=%ld (padded to %ld), work-group %d, %d bodies/work-item, "
+            "build %.2f s, options: %s\n",
+            nbody_prog, dname, o.n, nalloc, wg, bpw, build_s, opts);
 
-    /* Steps in bursts, double-buffered: cur holds the latest positions. */
-    cl_mem cur = pos1, nxt = pos2;
-    const int warm = o.bench ? o.burst : 0;
-    const int total = warm + o.steps;
-    nbody_timing tim = { 0 };
-    nbody_progress prog_line;
-    nbody_progress_start(&prog_line, o.n, o.steps, o.quiet);
-    int done = 0;
-    while (done < total) {
-        int b = o.burst;
-        if (done < warm)
-            b = warm - done;
-        if (done + b > total)
-            b = total - done;
-        double t0 = nbody_now();
-        for (int s = 0; s < b; s++) {
-            CHECK_CL(clSetKernelArg(krn, 2, sizeof(cl_mem), &cur));
-            CHECK_CL(clSetKernelArg(krn, 3, sizeof(cl_mem), &nxt));
-            CHECK_CL(clEnqueueNDRangeKernel(q, krn, 1, NULL, &gsz, &lsz, 0, NULL, NULL));
-            cl_mem t = cur;
-            cur = nxt;
-            nxt = t;
-        }
-        CHECK_CL(clFinish(q));
-        double t1 = nbody_now();
-        if (done >= warm)
-            nbody_timing_add(&tim, t1 - t0, b);
-        done += b;
-        if (done > warm)
-            nbody_progress_step(&prog_line, done - warm);
-    }
-    CHECK_CL(clEnqueueReadBuffer(q, cur, CL_TRUE, 0, bytes, hpos, 0, NULL, NULL));
+    /* Steps in bursts, double-buffered: run.cur holds the latest positions. */
+    burst_t run = {q, krn, gsz, lsz, pos1, pos2};
+    nbody_timing tim = {0};
+    const int total = nbody_run_bursts(&o, o.bench ? o.burst : 0, o.quiet, &tim, burst, &run);
+    CHECK_CL(clEnqueueReadBuffer(q, run.cur, CL_TRUE, 0, bytes, hpos, 0, NULL, NULL));
     CHECK_CL(clEnqueueReadBuffer(q, vel, CL_TRUE, 0, bytes, hvel, 0, NULL, NULL));
 
     char extra[128];
@@ -296,11 +286,9 @@ int main(int argc, char** argv)
     nbody_summary("opencl", &o, 1, &tim, extra);
 
     int rc = NBODY_EXIT_OK;
-    if (o.check && !nbody_check("opencl vs double reference", o.n, total, pos0, vel0, hpos,
-                                hvel, o.dt, o.eps))
+    if (o.check && !nbody_check("opencl vs double reference", o.n, total, pos0, vel0, hpos, hvel, o.dt, o.eps))
         rc = NBODY_EXIT_FAIL;
-    if (o.png && nbody_png(o.png, o.n, hpos, o.png_size) != 0)
-        rc = rc ? rc : NBODY_EXIT_RUNTIME;
+    if (o.png && nbody_png(o.png, o.n, hpos, o.png_size) != 0) rc = rc ? rc : NBODY_EXIT_RUNTIME;
 
     nbody_timing_free(&tim);
     clReleaseMemObject(pos1);

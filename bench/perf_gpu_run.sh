@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# perf_gpu_run.sh: the runtime-speed figures on the 2x H200 machine (issue: the
-# runtime at the hardware's speed), in one call of well under 8 minutes: builds with
-# the project's own ./configure && make (no CMocka there: tests are not built), then
-# runs bench_core on stdgpu device 0 (registry lookups at 1e3..1e6 live allocations,
+# perf_gpu_run.sh: the runtime-speed figures on the 2x H200 machine, in one call of
+# well under 8 minutes: builds with the project's own ./configure && make (the
+# recipe of gpu_common.sh; no CMocka there: tests are not built), then runs
+# bench_core on stdgpu device 0 (registry lookups at 1e3..1e6 live allocations,
 # 16 threads, clarg_set_global, clmsync 64 MiB against pageable and pinned raw
 # transfers) and nbody_multi on 1 and 2 GPUs at N = 32768, 131072 and 1048576;
 # "profile": nbody_multi on one GPU with STDCL_PROFILE off and on in turn (six
 # pairs at N = 32768 and at 131072, the profile written to a file), and the
-# median of the per-pair ratios of ms/step (on/off); "ab": bench_core of this tree
-# and of a baseline tree in turn, twice each (BASE_TAR names a `git archive` tar of
-# the baseline commit, carried with the run; bench_core's options are AB_ARGS,
-# default "-n 1000 -T 16 -b 21": the rows, not the 1e6 fill);
+# median of the per-pair ratios of ms/step (on/off; gpu_common.sh's
+# stats_median); "ab": bench_core of this tree and of a baseline tree in turn,
+# twice each (BASE_TAR names a `git archive` tar of the baseline commit,
+# carried with the run; bench_core's options are AB_ARGS, default
+# "-n 1000 -T 16 -b 21": the rows, not the 1e6 fill);
 # "overlap": bench_overlap (a kernel and a NOWAIT clmsync of 64 MiB on one GPU)
 # with STDCL_OVERLAP=1 and 0 in turn, twice each; "check": make all and make
 # check-gpu (the tests need CMocka: set CMOCKA_CFLAGS and CMOCKA_LIBS to a
@@ -20,29 +21,18 @@
 #
 #   bench/perf_gpu_run.sh [core] [nbody] [profile] [ab] [overlap] [check]   (default: core nbody)
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/gpu_common.sh"
 RES=${OUT:-/tmp/perf-gpu-out}
 mkdir -p "$RES"
 WHAT=${*:-core nbody}
-[ -w /etc/OpenCL/vendors ] && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-export POCL_CACHE_DIR=/tmp/pocl-cache STDCL_CACHE_DIR=/tmp/stdcl-cache
-mkdir -p "$POCL_CACHE_DIR" "$STDCL_CACHE_DIR"
+gpu_icd
+gpu_caches
 start=$(date +%s)
-
-{
-    date -u; uname -r; nvidia-smi -L; nproc; grep -m1 'model name' /proc/cpuinfo
-    git -C "$ROOT" log --oneline -1 2>/dev/null
-    clinfo -l 2>&1
-} > "$RES/machine.txt" 2>&1
+gpu_machine > "$RES/machine.txt" 2>&1
 cat "$RES/machine.txt"
 
 echo "== build (./configure && make)"
-{
-    [ -x configure ] || autoconf || exit 1
-    export STDCL_SKIP_DEPS=1
-    ./configure && STDCL_SKIP_DEPS=1 make -j"$(nproc)" lib tools examples bench
-} > "$RES/build.txt" 2>&1
+gpu_build lib tools examples bench > "$RES/build.txt" 2>&1
 rc=$?
 tail -5 "$RES/build.txt"
 if [ $rc -ne 0 ] || [ ! -x build/bench/bench_core ] || [ ! -x build/examples/nbody/nbody_multi ]; then
@@ -100,7 +90,7 @@ case " $WHAT " in *" profile "*)
             echo "N=$n pair $i: off $1 on $2 ms/step, on/off $r" | tee -a "$out"
             ratios="$ratios $r"
         done
-        med=$(printf '%s\n' $ratios | grep -v '?' | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
+        med=$(printf '%s\n' $ratios | stats_median)
         echo "N=$n: median on/off ratio ${med:-?} (pairs:$ratios)" | tee -a "$out"
     done
     echo "elapsed: $(( $(date +%s) - start )) s"
@@ -134,8 +124,8 @@ case " $WHAT " in *" ab "*)
     base=/tmp/stdcl-base
     rm -rf "$base" && mkdir -p "$base" && tar -xf "${BASE_TAR:?BASE_TAR names the baseline tar}" -C "$base" &&
         cp -r build-deps "$base/" 2>/dev/null
-    (cd "$base" && { [ -x configure ] || autoconf; } && ./configure && make -j"$(nproc)" lib bench) \
-        > "$RES/build_base.txt" 2>&1 || { echo "baseline build failed: see $RES/build_base.txt"; exit 1; }
+    (cd "$base" && gpu_build lib bench) > "$RES/build_base.txt" 2>&1 ||
+        { echo "baseline build failed: see $RES/build_base.txt"; exit 1; }
     for i in 1 2; do
         for side in base new; do
             dir=$ROOT; [ $side = base ] && dir=$base

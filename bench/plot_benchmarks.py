@@ -21,7 +21,7 @@ try:
 except ImportError:
     sys.exit("plot_benchmarks.py: needs matplotlib (apt-get install python3-matplotlib)")
 
-# BENCHMARKS.md, "Table 2.1. NBody on the H200 x2 host." (2026-11-22 10:37 UTC): the
+# BENCHMARKS.md, "Table 2.1. NBody on the H200 x2 host.": the
 # one-GPU rows, interactions/s per N for each implementation.
 ONE_GPU_N = [131072, 262144, 1048576]
 ONE_GPU = {
@@ -41,18 +41,18 @@ ONE_GPU_STYLE = {
 # The speed-ups are strings exactly as BENCHMARKS.md prints them (the labels show them).
 SCALING = [
     # (label, style, label offset in points, {N: ([GPUs], [speed-up])})
-    # BENCHMARKS.md, "Table 2.2. NBody on the H200 x4 host." (2026-11-22), column "/ 1 GPU"
+    # BENCHMARKS.md, "Table 2.2. NBody on the H200 x4 host.", column "/ 1 GPU"
     ("nbody_multi, one process (H200 x4 host, 2026-11-22)",
      dict(color="tab:blue", marker="o", linestyle="-"), (8, -14),
      {131072: ([1, 2, 4], ["1", "1.668", "2.704"]),
       1048576: ([1, 2, 4], ["1", "1.949", "3.821"])}),
-    # BENCHMARKS.md, "Table 2.3. nbody_multi on one and two H200s." (2026-11-23), the
+    # BENCHMARKS.md, "Table 2.3. nbody_multi on one and two H200s.", the
     # first three rows ("this tree"), column "two / one"
     ("nbody_multi, one process (H200 x2 host, 2026-11-23)",
      dict(color="tab:purple", marker="D", linestyle="-"), (-40, 6),
      {131072: ([1, 2], ["1", "1.94"]),
       1048576: ([1, 2], ["1", "1.96"])}),
-    # BENCHMARKS.md, "Table 4.1. Two ranks against one process on two H200s." (2026-11-23),
+    # BENCHMARKS.md, "Table 4.1. Two ranks against one process on two H200s.",
     # rows "nbody_mpi, 2 ranks, 1 GPU each", column "/ 1 GPU"
     ("nbody_mpi, one rank per GPU (H200 x2 host, 2026-11-23)",
      dict(color="tab:red", marker="^", linestyle="--", markersize=9), (8, 2),

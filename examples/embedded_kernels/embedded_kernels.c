@@ -16,8 +16,7 @@ int main(int argc, char** argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1 << 20;
     if (n <= 0 || n % (64 * SAXPY_PER_ITEM) != 0) {
-        fprintf(stderr, "embedded_kernels: n must be a positive multiple of %d\n",
-                64 * SAXPY_PER_ITEM);
+        fprintf(stderr, "embedded_kernels: n must be a positive multiple of %d\n", 64 * SAXPY_PER_ITEM);
         return 2;
     }
     CLCONTEXT* cp = stdgpu ? stdgpu : stdcpu;

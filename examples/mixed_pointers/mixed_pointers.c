@@ -8,25 +8,17 @@
  *   mixed_pointers [-n count] [--check]          */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <stdcl.h>
+
+#include "../example_args.h"
 
 int main(int argc, char** argv)
 {
     int n = 100003, check = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) n = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [-n count] [--check]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (n < 1) {
-        fprintf(stderr, "%s: -n must be at least 1\n", argv[0]);
-        return 2;
-    }
+    const example_opt opts[] = {EXAMPLE_INT("-n", "count", &n, 1, INT_MAX), EXAMPLE_FLAG("--check", &check),
+                                EXAMPLE_END};
+    if (!example_args(argc, argv, opts)) return 2;
     CLCONTEXT* cp = stddev;
     if (!cp) {
         fprintf(stderr, "no OpenCL device: %s\n", clerror());

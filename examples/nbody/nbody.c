@@ -39,8 +39,7 @@ int main(int argc, char** argv)
 
     CONTEXT* cp = nbody_pick_context(o.ctx);
     if (!cp) {
-        fprintf(stderr, "%s: no OpenCL GPU or CPU device (stdgpu and stdcpu are NULL)\n",
-                nbody_prog);
+        fprintf(stderr, "%s: no OpenCL GPU or CPU device (stdgpu and stdcpu are NULL)\n", nbody_prog);
         return NBODY_EXIT_RUNTIME;
     }
     cl_device_type type = 0;
@@ -77,8 +76,7 @@ int main(int argc, char** argv)
         return NBODY_EXIT_RUNTIME;
     }
     const int bpw = info[0], jsplit = info[1];
-    if (!nbody_shape_ok(info, nthread))
-        return NBODY_EXIT_USAGE;
+    if (!nbody_shape_ok(info, nthread)) return NBODY_EXIT_USAGE;
     clfree(info);
 
     /* Bodies, padded with zero-mass ones to a whole number of work-groups. */
@@ -91,8 +89,7 @@ int main(int argc, char** argv)
     float* pos0 = (float*)malloc(4 * sizeof(float) * o.n); /* for --check */
     float* vel0 = (float*)malloc(4 * sizeof(float) * o.n);
     if (!pos1 || !pos2 || !vel || !pos0 || !vel0) {
-        fprintf(stderr, "%s: cannot allocate %ld bodies: %s\n", nbody_prog, nparticle,
-                why());
+        fprintf(stderr, "%s: cannot allocate %ld bodies: %s\n", nbody_prog, nparticle, why());
         return NBODY_EXIT_RUNTIME;
     }
     nbody_init(o.n, pos0, vel0, o.ic, o.seed);
@@ -110,9 +107,10 @@ int main(int argc, char** argv)
     clmsync(cp, 0, vel, CL_MEM_DEVICE | CL_EVENT_WAIT | CL_EVENT_RELEASE);
 
     if (!o.quiet)
-        fprintf(stderr, "%s: %s, N=%ld (padded to %ld), work-group %d, %d bodies/work-item, "
-                "build %.2f s, options: %s\n", nbody_prog, devname, o.n, nparticle, nthread,
-                bpw, build_s, options);
+        fprintf(stderr,
+                "%s: %s, N=%ld (padded to %ld), work-group %d, %d bodies/work-item, "
+                "build %.2f s, options: %s\n",
+                nbody_prog, devname, o.n, nparticle, nthread, bpw, build_s, options);
 
     /* Time steps in bursts of clfork calls joined by clwait, swapping the
      * position buffers at each step; cur holds the latest positions (the
@@ -121,14 +119,13 @@ int main(int argc, char** argv)
     cl_float4* nxt = pos2;
     const int warm = o.bench ? o.burst : 0; /* first launches compile/codegen */
     const int total = warm + o.steps;
-    nbody_timing tim = { 0 };
+    nbody_timing tim = {0};
     nbody_progress progress;
     nbody_progress_start(&progress, o.n, o.steps, o.quiet);
     int step = 0;
     while (step < total) {
         int nburst = step < warm ? warm - step : o.burst;
-        if (step + nburst > total)
-            nburst = total - step;
+        if (step + nburst > total) nburst = total - step;
         double t0 = nbody_now();
         for (int burst = 0; burst < nburst; burst++) {
             clarg_set_global(krn, 2, cur);
@@ -146,11 +143,9 @@ int main(int argc, char** argv)
             return NBODY_EXIT_RUNTIME;
         }
         double t1 = nbody_now();
-        if (step >= warm)
-            nbody_timing_add(&tim, t1 - t0, nburst);
+        if (step >= warm) nbody_timing_add(&tim, t1 - t0, nburst);
         step += nburst;
-        if (step > warm)
-            nbody_progress_step(&progress, step - warm);
+        if (step > warm) nbody_progress_step(&progress, step - warm);
     }
     clmsync(cp, 0, cur, CL_MEM_HOST | CL_EVENT_WAIT | CL_EVENT_RELEASE);
     clmsync(cp, 0, vel, CL_MEM_HOST | CL_EVENT_WAIT | CL_EVENT_RELEASE);
@@ -160,11 +155,11 @@ int main(int argc, char** argv)
     nbody_summary("stdcl", &o, 1, &tim, extra);
 
     int rc = NBODY_EXIT_OK;
-    if (o.check && !nbody_check("stdcl vs double reference", o.n, total, pos0, vel0,
-                                (const float*)cur, (const float*)vel, o.dt, o.eps))
+    if (o.check &&
+        !nbody_check("stdcl vs double reference", o.n, total, pos0, vel0, (const float*)cur, (const float*)vel, o.dt,
+                     o.eps))
         rc = NBODY_EXIT_FAIL;
-    if (o.png && nbody_png(o.png, o.n, (const float*)cur, o.png_size) != 0)
-        rc = rc ? rc : NBODY_EXIT_RUNTIME;
+    if (o.png && nbody_png(o.png, o.n, (const float*)cur, o.png_size) != 0) rc = rc ? rc : NBODY_EXIT_RUNTIME;
 
     nbody_timing_free(&tim);
     clclose(cp, clh);

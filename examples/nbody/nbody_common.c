@@ -55,8 +55,7 @@ static void print_help(int which, const char* what)
     if (which & NBODY_OPT_DEVICES)
         printf("  -d K          devices to share the bodies (default: all devices of\n"
                "                the context)\n");
-    if (which & NBODY_OPT_WG)
-        printf("  -w WG         threads per block (default: 256)\n");
+    if (which & NBODY_OPT_WG) printf("  -w WG         threads per block (default: 256)\n");
     if (which & NBODY_OPT_OPENCL)
         printf("  -c CTX        context: gpu (stdgpu), cpu (stdcpu) or dev (stddev);\n"
                "                default: stdgpu if it exists, else stdcpu\n"
@@ -88,10 +87,8 @@ static long parse_long(const char* opt, const char* s, long lo, long hi)
     char* end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end != '\0')
-        nbody_usage_error("%s expects an integer, not '%s'", opt, s);
-    if (v < lo || v > hi)
-        nbody_usage_error("%s %ld is out of range [%ld, %ld]", opt, v, lo, hi);
+    if (errno || end == s || *end != '\0') nbody_usage_error("%s expects an integer, not '%s'", opt, s);
+    if (v < lo || v > hi) nbody_usage_error("%s %ld is out of range [%ld, %ld]", opt, v, lo, hi);
     return v;
 }
 
@@ -101,26 +98,26 @@ static double parse_double(const char* opt, const char* s, double lo, double hi)
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi))
-        nbody_usage_error("%s expects a number in [%g, %g], not '%s'", opt, lo,
-                          hi, s);
+        nbody_usage_error("%s expects a number in [%g, %g], not '%s'", opt, lo, hi, s);
     return v;
 }
 
-void nbody_parse_args(int argc, char** argv, nbody_opts* o, int which,
-                      const char* what)
+/* Stops with a usage error when option opt is not one of this program's:
+ * `which` (the program's NBODY_OPT_* bits) has none of the bits `need`. */
+static void need_opt(int which, int need, const char* opt)
+{
+    if (!(which & need)) nbody_usage_error("%s is not an option of this program", opt);
+}
+
+void nbody_parse_args(int argc, char** argv, nbody_opts* o, int which, const char* what)
 {
     enum { O_CHECK = 1000, O_BENCH, O_PNG, O_PNGSIZE, O_IC, O_SEED, O_DT, O_EPS };
     static const struct option longs[] = {
-        { "check", no_argument, 0, O_CHECK },
-        { "bench", no_argument, 0, O_BENCH },
-        { "png", required_argument, 0, O_PNG },
-        { "png-size", required_argument, 0, O_PNGSIZE },
-        { "ic", required_argument, 0, O_IC },
-        { "seed", required_argument, 0, O_SEED },
-        { "dt", required_argument, 0, O_DT },
-        { "eps", required_argument, 0, O_EPS },
-        { "help", no_argument, 0, 'h' },
-        { 0, 0, 0, 0 },
+        {"check", no_argument, 0, O_CHECK},   {"bench", no_argument, 0, O_BENCH},
+        {"png", required_argument, 0, O_PNG}, {"png-size", required_argument, 0, O_PNGSIZE},
+        {"ic", required_argument, 0, O_IC},   {"seed", required_argument, 0, O_SEED},
+        {"dt", required_argument, 0, O_DT},   {"eps", required_argument, 0, O_EPS},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
     };
     const char* slash;
 
@@ -152,48 +149,33 @@ void nbody_parse_args(int argc, char** argv, nbody_opts* o, int which,
             o->steps = (int)parse_long("-s", optarg, 1, 100000000);
             o->steps_given = 1;
             break;
-        case 'b':
-            o->burst = (int)parse_long("-b", optarg, 1, 1000000);
-            break;
+        case 'b': o->burst = (int)parse_long("-b", optarg, 1, 1000000); break;
         case 'd':
-            if (!(which & NBODY_OPT_DEVICES))
-                nbody_usage_error("-d is for nbody_multi (this program uses one device)");
+            if (!(which & NBODY_OPT_DEVICES)) nbody_usage_error("-d is for nbody_multi (this program uses one device)");
             o->ndev = (int)parse_long("-d", optarg, 1, 64);
             break;
         case 'c':
-            if (!(which & NBODY_OPT_OPENCL))
-                nbody_usage_error("-c is not an option of this program");
+            need_opt(which, NBODY_OPT_OPENCL, "-c");
             if (strcmp(optarg, "gpu") && strcmp(optarg, "cpu") && strcmp(optarg, "dev"))
                 nbody_usage_error("-c expects gpu, cpu or dev, not '%s'", optarg);
             o->ctx = optarg;
             break;
         case 'w':
-            if (!(which & (NBODY_OPT_OPENCL | NBODY_OPT_WG)))
-                nbody_usage_error("-w is not an option of this program");
+            need_opt(which, NBODY_OPT_OPENCL | NBODY_OPT_WG, "-w");
             o->wg = (int)parse_long("-w", optarg, 1, 1024);
             break;
         case 'o':
-            if (!(which & NBODY_OPT_OPENCL))
-                nbody_usage_error("-o is not an option of this program");
+            need_opt(which, NBODY_OPT_OPENCL, "-o");
             o->clopts = optarg;
             break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case O_CHECK:
-            o->check = 1;
-            break;
-        case O_BENCH:
-            o->bench = 1;
-            break;
+        case 'q': o->quiet = 1; break;
+        case O_CHECK: o->check = 1; break;
+        case O_BENCH: o->bench = 1; break;
         case O_PNG:
-            if (!*optarg)
-                nbody_usage_error("--png expects a file name");
+            if (!*optarg) nbody_usage_error("--png expects a file name");
             o->png = optarg;
             break;
-        case O_PNGSIZE:
-            o->png_size = (int)parse_long("--png-size", optarg, 16, 8192);
-            break;
+        case O_PNGSIZE: o->png_size = (int)parse_long("--png-size", optarg, 16, 8192); break;
         case O_IC:
             o->ic_given = 1;
             if (!strcmp(optarg, "collision"))
@@ -203,43 +185,29 @@ void nbody_parse_args(int argc, char** argv, nbody_opts* o, int which,
             else
                 nbody_usage_error("--ic expects collision or plummer, not '%s'", optarg);
             break;
-        case O_SEED:
-            o->seed = (unsigned long)parse_long("--seed", optarg, 0, 0x7fffffffL);
-            break;
-        case O_DT:
-            o->dt = (float)parse_double("--dt", optarg, 1e-9, 1.0);
-            break;
-        case O_EPS:
-            o->eps = (float)parse_double("--eps", optarg, 1e-12, 1.0);
-            break;
-        case 'h':
-            print_help(which, what);
-            exit(NBODY_EXIT_OK);
-        case ':':
-            nbody_usage_error("option %s needs a value", argv[optind - 1]);
+        case O_SEED: o->seed = (unsigned long)parse_long("--seed", optarg, 0, 0x7fffffffL); break;
+        case O_DT: o->dt = (float)parse_double("--dt", optarg, 1e-9, 1.0); break;
+        case O_EPS: o->eps = (float)parse_double("--eps", optarg, 1e-12, 1.0); break;
+        case 'h': print_help(which, what); exit(NBODY_EXIT_OK);
+        case ':': nbody_usage_error("option %s needs a value", argv[optind - 1]);
         default:
-            if (optopt)
-                nbody_usage_error("unknown option -%c", optopt);
+            if (optopt) nbody_usage_error("unknown option -%c", optopt);
             nbody_usage_error("unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind < argc)
-        nbody_usage_error("unexpected argument '%s'", argv[optind]);
+    if (optind < argc) nbody_usage_error("unexpected argument '%s'", argv[optind]);
 }
 
 void nbody_default_size(nbody_opts* o, int gpu)
 {
-    if (!o->n_given)
-        o->n = o->check ? 4096 : gpu ? 131072 : 16384;
-    if (!o->steps_given)
-        o->steps = o->check ? 10 : 100;
+    if (!o->n_given) o->n = o->check ? 4096 : gpu ? 131072 : 16384;
+    if (!o->steps_given) o->steps = o->check ? 10 : 100;
     /* --check tests the implementation best on a Plummer sphere: every
      * block of bodies (one per device in nbody_multi) then holds close
      * neighbours of every other, so a wrong or stale block shows at once.
      * In the two-galaxy set-up each device's block is one galaxy, and the
      * other galaxy's pull is too weak for a subtle error to show. */
-    if (o->check && !o->ic_given)
-        o->ic = NBODY_IC_PLUMMER;
+    if (o->check && !o->ic_given) o->ic = NBODY_IC_PLUMMER;
     if (o->check && (double)o->n * o->n * o->steps > 2e10)
         fprintf(stderr,
                 "%s: note: the --check reference is O(N^2) per step in double on one\n"
@@ -252,7 +220,9 @@ void nbody_default_size(nbody_opts* o, int gpu)
 /* ------------------------------------------------------------------------ */
 
 /* splitmix64: small, fast, and the same sequence everywhere. */
-typedef struct { unsigned long long s; } rng_t;
+typedef struct {
+    unsigned long long s;
+} rng_t;
 
 static unsigned long long rng_next(rng_t* r)
 {
@@ -263,10 +233,7 @@ static unsigned long long rng_next(rng_t* r)
 }
 
 /* Uniform in (0, 1). */
-static double rng_unit(rng_t* r)
-{
-    return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
+static double rng_unit(rng_t* r) { return ((double)(rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 
 static void rng_direction(rng_t* r, double len, double out[3])
 {
@@ -282,8 +249,8 @@ static void rng_direction(rng_t* r, double len, double out[3])
  * scale radius a, G = 1, sampled as Aarseth, Henon & Wielen (1974): radius
  * from the cumulative mass, speed by rejection from q^2 (1-q^2)^(7/2) of the
  * local escape speed.  Written at (pos, vel) + 4*i. */
-static void plummer(rng_t* r, long count, double m, double a, const double c[3],
-                    const double v0[3], double* pos, double* vel)
+static void plummer(rng_t* r, long count, double m, double a, const double c[3], const double v0[3], double* pos,
+                    double* vel)
 {
     const double M = m * count;
     for (long i = 0; i < count; i++) {
@@ -314,10 +281,7 @@ static void plummer(rng_t* r, long count, double m, double a, const double c[3],
 #define NB_DISK_FRAC 0.6
 
 /* Standard normal deviate (Box-Muller). */
-static double rng_normal(rng_t* r)
-{
-    return sqrt(-2.0 * log(rng_unit(r))) * cos(2.0 * NB_PI * rng_unit(r));
-}
+static double rng_normal(rng_t* r) { return sqrt(-2.0 * log(rng_unit(r))) * cos(2.0 * NB_PI * rng_unit(r)); }
 
 /* A disk galaxy of `count` bodies of mass m each: the first NB_DISK_FRAC
  * of them in a thin exponential disk (scale length 0.15, cut at 0.9) on
@@ -325,13 +289,13 @@ static double rng_normal(rng_t* r)
  * a Plummer bulge/halo (scale 0.15).
  * The disk's spin axis is z tilted by `incl` about x; the galaxy is then
  * moved to c with velocity v0.  Written at (pos, vel) + 4*i. */
-static void galaxy(rng_t* r, long count, double m, double incl, const double c[3],
-                   const double v0[3], double* pos, double* vel)
+static void galaxy(rng_t* r, long count, double m, double incl, const double c[3], const double v0[3], double* pos,
+                   double* vel)
 {
     const double ah = 0.15, rd = 0.15, rmax = 0.9;
     const long nd = (long)(NB_DISK_FRAC * count), nh = count - nd;
     const double mh = m * nh, md = m * nd;
-    const double zero[3] = { 0, 0, 0 };
+    const double zero[3] = {0, 0, 0};
     plummer(r, nh, m, ah, zero, zero, pos + 4 * nd, vel + 4 * nd);
     for (long i = 0; i < nd; i++) {
         double R;
@@ -339,8 +303,7 @@ static void galaxy(rng_t* r, long count, double m, double incl, const double c[3
             R = -rd * log(rng_unit(r) * rng_unit(r));
         while (R > rmax);
         double phi = 2.0 * NB_PI * rng_unit(r);
-        double menc = mh * R * R * R / pow(R * R + ah * ah, 1.5) +
-                      md * (1.0 - (1.0 + R / rd) * exp(-R / rd));
+        double menc = mh * R * R * R / pow(R * R + ah * ah, 1.5) + md * (1.0 - (1.0 + R / rd) * exp(-R / rd));
         double vc = sqrt(menc / sqrt(R * R + 1e-4)); /* softened like the forces */
         double sig = 0.05 * vc;
         pos[4 * i + 0] = R * cos(phi);
@@ -371,7 +334,7 @@ void nbody_init(long n, float* pos, float* vel, int ic, unsigned long seed)
 {
     double* dp = (double*)malloc(sizeof(double) * 4 * (size_t)n);
     double* dv = (double*)malloc(sizeof(double) * 4 * (size_t)n);
-    rng_t r = { 0x6e626f6479ULL ^ (seed * 0x9e3779b97f4a7c15ULL) };
+    rng_t r = {0x6e626f6479ULL ^ (seed * 0x9e3779b97f4a7c15ULL)};
     if (!dp || !dv) {
         fprintf(stderr, "%s: out of memory\n", nbody_prog);
         exit(NBODY_EXIT_RUNTIME);
@@ -379,7 +342,7 @@ void nbody_init(long n, float* pos, float* vel, int ic, unsigned long seed)
     /* Henon units: M = 1, G = 1, virial radius 1, so a = 3 pi / 16. */
     const double a = 3.0 * NB_PI / 16.0;
     if (ic == NBODY_IC_PLUMMER) {
-        const double zero[3] = { 0, 0, 0 };
+        const double zero[3] = {0, 0, 0};
         plummer(&r, n, 1.0 / n, a, zero, zero, dp, dv);
     } else {
         /* Two equal disk galaxies on a nearly parabolic, prograde encounter
@@ -388,14 +351,13 @@ void nbody_init(long n, float* pos, float* vel, int ic, unsigned long seed)
          * both throw out tidal tails and bridges after the first passage
          * (t ~ 2.5) and merge later. */
         const long na = n - n / 2, nb = n / 2;
-        const double ca[3] = { -1.5, -0.6, 0.0 }, va[3] = { 0.4, 0.0, 0.0 };
-        const double cb[3] = { 1.5, 0.6, 0.0 }, vb[3] = { -0.4, 0.0, 0.0 };
+        const double ca[3] = {-1.5, -0.6, 0.0}, va[3] = {0.4, 0.0, 0.0};
+        const double cb[3] = {1.5, 0.6, 0.0}, vb[3] = {-0.4, 0.0, 0.0};
         galaxy(&r, na, 1.0 / n, 0.0, ca, va, dp, dv);
-        if (nb)
-            galaxy(&r, nb, 1.0 / n, NB_PI / 3, cb, vb, dp + 4 * na, dv + 4 * na);
+        if (nb) galaxy(&r, nb, 1.0 / n, NB_PI / 3, cb, vb, dp + 4 * na, dv + 4 * na);
     }
     /* Centre of mass at rest at the origin. */
-    double mc[3] = { 0, 0, 0 }, mv[3] = { 0, 0, 0 }, mt = 0;
+    double mc[3] = {0, 0, 0}, mv[3] = {0, 0, 0}, mt = 0;
     for (long i = 0; i < n; i++) {
         double m = dp[4 * i + 3];
         mt += m;
@@ -416,13 +378,10 @@ void nbody_init(long n, float* pos, float* vel, int ic, unsigned long seed)
     free(dv);
 }
 
-void nbody_pad(long n, long nalloc, float* pos, float* vel,
-               const float* pos_src, const float* vel_src, long pad_index0)
+void nbody_pad(long n, long nalloc, float* pos, float* vel, const float* pos_src, const float* vel_src, long pad_index0)
 {
-    if (pos_src)
-        memcpy(pos, pos_src, sizeof(float) * 4 * (size_t)n);
-    if (vel_src)
-        memcpy(vel, vel_src, sizeof(float) * 4 * (size_t)n);
+    if (pos_src) memcpy(pos, pos_src, sizeof(float) * 4 * (size_t)n);
+    if (vel_src) memcpy(vel, vel_src, sizeof(float) * 4 * (size_t)n);
     for (long i = n; i < nalloc; i++) {
         /* Far away on a line, 1 apart: zero mass, so they pull on nothing,
          * and the bodies barely pull on them. */
@@ -438,8 +397,7 @@ void nbody_pad(long n, long nalloc, float* pos, float* vel,
 /* Reference and check                                                       */
 /* ------------------------------------------------------------------------ */
 
-void nbody_reference(long n, int steps, double* pos, double* vel, double dt,
-                     double eps)
+void nbody_reference(long n, int steps, double* pos, double* vel, double dt, double eps)
 {
     double* acc = (double*)malloc(sizeof(double) * 3 * (size_t)n);
     double* np = (double*)malloc(sizeof(double) * 4 * (size_t)n);
@@ -453,8 +411,7 @@ void nbody_reference(long n, int steps, double* pos, double* vel, double dt,
             const double xi = pos[4 * i], yi = pos[4 * i + 1], zi = pos[4 * i + 2];
             double ax = 0, ay = 0, az = 0;
             for (long j = 0; j < n; j++) {
-                double dx = pos[4 * j] - xi, dy = pos[4 * j + 1] - yi,
-                       dz = pos[4 * j + 2] - zi;
+                double dx = pos[4 * j] - xi, dy = pos[4 * j + 1] - yi, dz = pos[4 * j + 2] - zi;
                 double r2 = dx * dx + dy * dy + dz * dz + eps;
                 double inv = 1.0 / sqrt(r2);
                 double f = pos[4 * j + 3] * inv * inv * inv;
@@ -468,8 +425,7 @@ void nbody_reference(long n, int steps, double* pos, double* vel, double dt,
         }
         for (long i = 0; i < n; i++) {
             for (int k = 0; k < 3; k++) {
-                np[4 * i + k] = pos[4 * i + k] + dt * vel[4 * i + k] +
-                                0.5 * dt * dt * acc[3 * i + k];
+                np[4 * i + k] = pos[4 * i + k] + dt * vel[4 * i + k] + 0.5 * dt * dt * acc[3 * i + k];
                 vel[4 * i + k] += dt * acc[3 * i + k];
             }
             np[4 * i + 3] = pos[4 * i + 3];
@@ -482,15 +438,13 @@ void nbody_reference(long n, int steps, double* pos, double* vel, double dt,
 
 /* a against b - o, where b is bd (doubles) or else bf (floats), and o is
  * the per-body origin (NULL: zero) subtracted from both. */
-static double compare_impl(long n, const float* a, const double* bd, const float* bf,
-                           const float* o)
+static double compare_impl(long n, const float* a, const double* bd, const float* bf, const float* o)
 {
 #define NB_B(i) ((bd ? bd[(i)] : (double)bf[(i)]) - (o ? (double)o[(i)] : 0.0))
 #define NB_A(i) ((double)a[(i)] - (o ? (double)o[(i)] : 0.0))
     double s = 0;
     for (long i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++)
-            s += NB_B(4 * i + k) * NB_B(4 * i + k);
+        for (int k = 0; k < 3; k++) s += NB_B(4 * i + k) * NB_B(4 * i + k);
     const double L = n ? sqrt(s / n) : 1.0;
     double worst = 0;
     for (long i = 0; i < n; i++) {
@@ -509,10 +463,7 @@ static double compare_impl(long n, const float* a, const double* bd, const float
 #undef NB_B
 }
 
-double nbody_compare(long n, const float* a, const double* b, const float* o)
-{
-    return compare_impl(n, a, b, NULL, o);
-}
+double nbody_compare(long n, const float* a, const double* b, const float* o) { return compare_impl(n, a, b, NULL, o); }
 
 double nbody_compare_ff(long n, const float* a, const float* b, const float* o)
 {
@@ -551,10 +502,7 @@ double nbody_compare_ff(long n, const float* a, const float* b, const float* o)
  * (e-folding within a few crossing times of the softening length), so
  * after ~100 steps float and double runs genuinely diverge.  --check is
  * meant for tens of steps (default 10). */
-double nbody_check_tolerance(int steps)
-{
-    return 1e-5 + 2e-7 * steps;
-}
+double nbody_check_tolerance(int steps) { return 1e-5 + 2e-7 * steps; }
 
 double nbody_check_tolerance_vel(int steps)
 {
@@ -562,8 +510,7 @@ double nbody_check_tolerance_vel(int steps)
     return 5e-4;
 }
 
-static int report(const char* label, long n, int steps, double ep, double ev,
-                  const char* extra)
+static int report(const char* label, long n, int steps, double ep, double ev, const char* extra)
 {
     const double tp = nbody_check_tolerance(steps), tv = nbody_check_tolerance_vel(steps);
     const int ok = ep <= tp && ev <= tv;
@@ -573,8 +520,7 @@ static int report(const char* label, long n, int steps, double ep, double ev,
     return ok;
 }
 
-int nbody_check(const char* label, long n, int steps, const float* pos0,
-                const float* vel0, const float* pos_final,
+int nbody_check(const char* label, long n, int steps, const float* pos0, const float* vel0, const float* pos_final,
                 const float* vel_final, double dt, double eps)
 {
     double* p = (double*)malloc(sizeof(double) * 4 * (size_t)n);
@@ -584,8 +530,10 @@ int nbody_check(const char* label, long n, int steps, const float* pos0,
         exit(NBODY_EXIT_RUNTIME);
     }
     if (steps > 50)
-        fprintf(stderr, "%s: note: --check over %d steps: close encounters amplify "
-                "rounding; the bound is meant for tens of steps\n", nbody_prog, steps);
+        fprintf(stderr,
+                "%s: note: --check over %d steps: close encounters amplify "
+                "rounding; the bound is meant for tens of steps\n",
+                nbody_prog, steps);
     for (long i = 0; i < 4 * n; i++) {
         p[i] = pos0[i];
         v[i] = vel0[i];
@@ -594,19 +542,17 @@ int nbody_check(const char* label, long n, int steps, const float* pos0,
     nbody_reference(n, steps, p, v, dt, eps);
     char extra[64];
     snprintf(extra, sizeof extra, " (double reference %.1f s)", nbody_now() - t0);
-    int ok = report(label, n, steps, nbody_compare(n, pos_final, p, NULL),
-                    nbody_compare(n, vel_final, v, vel0), extra);
+    int ok = report(label, n, steps, nbody_compare(n, pos_final, p, NULL), nbody_compare(n, vel_final, v, vel0), extra);
     free(p);
     free(v);
     return ok;
 }
 
-int nbody_check_pair(const char* label, long n, int steps, const float* vel0,
-                     const float* pos_a, const float* vel_a, const float* pos_b,
-                     const float* vel_b)
+int nbody_check_pair(const char* label, long n, int steps, const float* vel0, const float* pos_a, const float* vel_a,
+                     const float* pos_b, const float* vel_b)
 {
-    return report(label, n, steps, nbody_compare_ff(n, pos_a, pos_b, NULL),
-                  nbody_compare_ff(n, vel_a, vel_b, vel0), "");
+    return report(label, n, steps, nbody_compare_ff(n, pos_a, pos_b, NULL), nbody_compare_ff(n, vel_a, vel_b, vel0),
+                  "");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -639,8 +585,7 @@ static int render(long n, const float* pos, int W, int H, float* img)
         cy /= mt;
     }
     double* rr = (double*)malloc(sizeof(double) * (size_t)(n ? n : 1));
-    if (!rr)
-        return -1;
+    if (!rr) return -1;
     for (long i = 0; i < n; i++) {
         double x = pos[4 * i] - cx, y = ct * pos[4 * i + 1] - st * pos[4 * i + 2] - cy;
         rr[i] = fmax(fabs(x), fabs(y));
@@ -648,11 +593,10 @@ static int render(long n, const float* pos, int W, int H, float* img)
     qsort(rr, (size_t)n, sizeof(double), cmp_double);
     double half = n ? 1.08 * rr[(long)(0.97 * (n - 1))] : 1.0;
     free(rr);
-    if (!(half > 0))
-        half = 1.0;
+    if (!(half > 0)) half = 1.0;
     const double scale = 0.5 * W / half;
 
-    static const float col[2][3] = { { 1.0f, 0.55f, 0.18f }, { 0.25f, 0.55f, 1.0f } };
+    static const float col[2][3] = {{1.0f, 0.55f, 0.18f}, {0.25f, 0.55f, 1.0f}};
     /* Bodies [0, na) started in the first galaxy, the rest in the second;
      * in each, the first NB_DISK_FRAC are disk (bright), the rest halo
      * (dimmer, so the disks and tails stand out). */
@@ -665,8 +609,7 @@ static int render(long n, const float* pos, int W, int H, float* img)
     for (long i = 0; i < n; i++) {
         double x = pos[4 * i] - cx, y = ct * pos[4 * i + 1] - st * pos[4 * i + 2] - cy;
         double px = W * 0.5 + x * scale - 0.5, py = H * 0.5 - y * scale - 0.5;
-        if (!(px >= -rad && px < W + rad && py >= -rad && py < H + rad))
-            continue;
+        if (!(px >= -rad && px < W + rad && py >= -rad && py < H + rad)) continue;
         const int g = i < na ? 0 : 1;
         const long gi = g ? i - na : i, gn = g ? n - na : na;
         const float* c = col[g];
@@ -674,16 +617,13 @@ static int render(long n, const float* pos, int W, int H, float* img)
         const int ix = (int)floor(px), iy = (int)floor(py);
         for (int dy = -rad; dy <= rad + 1; dy++) {
             const int yy = iy + dy;
-            if (yy < 0 || yy >= H)
-                continue;
+            if (yy < 0 || yy >= H) continue;
             for (int dx = -rad; dx <= rad + 1; dx++) {
                 const int xx = ix + dx;
-                if (xx < 0 || xx >= W)
-                    continue;
+                if (xx < 0 || xx >= W) continue;
                 const double ex = xx - px, ey = yy - py;
                 const float w = (float)(s * norm * exp(-(ex * ex + ey * ey) * inv2s2));
-                for (int ch = 0; ch < 3; ch++)
-                    img[3 * ((long)yy * W + xx) + ch] += w * c[ch];
+                for (int ch = 0; ch < 3; ch++) img[3 * ((long)yy * W + xx) + ch] += w * c[ch];
             }
         }
     }
@@ -692,8 +632,7 @@ static int render(long n, const float* pos, int W, int H, float* img)
 
 /* Log tone map of the image into 8-bit RGB rows, keeping each pixel's hue;
  * the densest parts fade to white. */
-static void tone_map_row(const float* img, int W, int y, double l0, double denom,
-                         unsigned char* row)
+static void tone_map_row(const float* img, int W, int y, double l0, double denom, unsigned char* row)
 {
     for (int x = 0; x < W; x++) {
         const float* px = img + 3 * ((size_t)y * W + x);
@@ -715,8 +654,7 @@ static int cmp_float(const void* a, const void* b)
     return (x > y) - (x < y);
 }
 
-static int write_png(const char* file, const float* img, int W, int H,
-                     unsigned char* row)
+static int write_png(const char* file, const float* img, int W, int H, unsigned char* row)
 {
     /* Brightness scale: the 99.7th percentile of the lit pixels maps to
      * full brightness (denser cores saturate to white), a lone body to
@@ -727,8 +665,7 @@ static int write_png(const char* file, const float* img, int W, int H,
     if (lum) {
         for (long p = 0; p < (long)W * H; p++) {
             float l = img[3 * p] + img[3 * p + 1] + img[3 * p + 2];
-            if (l > 0)
-                lum[nlit++] = l;
+            if (l > 0) lum[nlit++] = l;
         }
         if (nlit) {
             qsort(lum, (size_t)nlit, sizeof(float), cmp_float);
@@ -753,9 +690,8 @@ static int write_png(const char* file, const float* img, int W, int H,
         return -1;
     }
     png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)W, (png_uint_32)H, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, (png_uint_32)W, (png_uint_32)H, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
     for (int y = 0; y < H; y++) {
         tone_map_row(img, W, y, l0, denom, row);
@@ -777,8 +713,7 @@ int nbody_png(const char* file, long n, const float* pos, int size)
     (void)n;
     (void)pos;
     (void)size;
-    fprintf(stderr, "%s: built without libpng (HAVE_PNG), cannot write %s\n",
-            nbody_prog, file);
+    fprintf(stderr, "%s: built without libpng (HAVE_PNG), cannot write %s\n", nbody_prog, file);
     return -1;
 #else
     float* img = (float*)calloc((size_t)size * size * 3, sizeof(float));
@@ -816,31 +751,26 @@ void nbody_progress_start(nbody_progress* p, long n, int total_steps, int quiet)
 void nbody_progress_step(nbody_progress* p, int steps_done)
 {
     double t = nbody_now();
-    if (p->quiet || steps_done <= 0 || t - p->last < 1.0)
-        return;
+    if (p->quiet || steps_done <= 0 || t - p->last < 1.0) return;
     p->last = t;
     double ms = 1e3 * (t - p->t0) / steps_done;
-    fprintf(stderr, "%s: step %d/%d  %.3f ms/step  %.3e interactions/s\n",
-            nbody_prog, steps_done, p->total, ms,
+    fprintf(stderr, "%s: step %d/%d  %.3f ms/step  %.3e interactions/s\n", nbody_prog, steps_done, p->total, ms,
             (double)p->n * (double)p->n / (ms * 1e-3));
 }
 
 double nbody_median(double* v, int k)
 {
-    if (k <= 0)
-        return 0;
+    if (k <= 0) return 0;
     qsort(v, (size_t)k, sizeof(double), cmp_double);
     return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-void nbody_result(const char* impl, long n, int steps, int devices,
-                  double ms_per_step, const char* extra)
+void nbody_result(const char* impl, long n, int steps, int devices, double ms_per_step, const char* extra)
 {
     double ips = (double)n * (double)n / (ms_per_step * 1e-3);
     printf("RESULT impl=%s n=%ld steps=%d devices=%d ms_per_step=%.4f "
            "interactions_per_s=%.4e gflops=%.1f%s%s\n",
-           impl, n, steps, devices, ms_per_step, ips, ips * 20e-9,
-           extra && *extra ? " " : "", extra ? extra : "");
+           impl, n, steps, devices, ms_per_step, ips, ips * 20e-9, extra && *extra ? " " : "", extra ? extra : "");
     fflush(stdout);
 }
 
@@ -874,13 +804,31 @@ double nbody_timing_ms(const nbody_timing* t, int bench)
     if (!bench || t->nburst < 3) /* the median needs a few bursts */
         return steps ? 1e3 * total / steps : 0;
     double* per = (double*)malloc(sizeof(double) * (size_t)t->nburst);
-    if (!per)
-        return steps ? 1e3 * total / steps : 0;
-    for (int i = 0; i < t->nburst; i++)
-        per[i] = 1e3 * t->sec[i] / t->steps[i];
+    if (!per) return steps ? 1e3 * total / steps : 0;
+    for (int i = 0; i < t->nburst; i++) per[i] = 1e3 * t->sec[i] / t->steps[i];
     double m = nbody_median(per, t->nburst);
     free(per);
     return m;
+}
+
+int nbody_run_bursts(const nbody_opts* o, int warm, int quiet, nbody_timing* tim,
+                     double (*run_burst)(void* user, int first, int count), void* user)
+{
+    const int total = warm + o->steps;
+    nbody_progress progress;
+    nbody_progress_start(&progress, o->n, o->steps, quiet);
+    int done = 0;
+    while (done < total) {
+        int count = done < warm ? warm - done : o->burst;
+        if (done + count > total) count = total - done;
+        double t0 = nbody_now();
+        double sec = run_burst(user, done, count);
+        if (sec < 0) sec = nbody_now() - t0;
+        if (done >= warm && tim) nbody_timing_add(tim, sec, count);
+        done += count;
+        if (done > warm) nbody_progress_step(&progress, done - warm);
+    }
+    return total;
 }
 
 void nbody_timing_free(nbody_timing* t)
@@ -890,8 +838,7 @@ void nbody_timing_free(nbody_timing* t)
     memset(t, 0, sizeof *t);
 }
 
-void nbody_summary(const char* impl, const nbody_opts* o, int devices,
-                   const nbody_timing* t, const char* extra)
+void nbody_summary(const char* impl, const nbody_opts* o, int devices, const nbody_timing* t, const char* extra)
 {
     double total = 0;
     long steps = 0;
@@ -903,8 +850,7 @@ void nbody_summary(const char* impl, const nbody_opts* o, int devices,
     double ips = ms > 0 ? (double)o->n * (double)o->n / (ms * 1e-3) : 0;
     printf("%s: N=%ld, %ld steps on %d device(s) in %.3f s: %.4f ms/step%s, "
            "%.4e interactions/s, %.1f GFLOPS (20 flops/interaction)\n",
-           nbody_prog, o->n, steps, devices, total, ms,
-           o->bench && t->nburst >= 3 ? " (median of bursts)" : "", ips,
+           nbody_prog, o->n, steps, devices, total, ms, o->bench && t->nburst >= 3 ? " (median of bursts)" : "", ips,
            ips * 20e-9);
     nbody_result(impl, o->n, (int)steps, devices, ms, extra);
 }
@@ -913,17 +859,19 @@ int nbody_shape_ok(const int* info, int wg)
 {
     const int bpw = info[0], js = info[1], cwg = info[2], cpu = info[3], un = info[4];
     if (bpw < 1 || js < 1 || (!cpu && un < 1)) {
-        fprintf(stderr, "%s: the kernel reports a bad shape (%d bodies per work-item, "
-                "%d-way j split, unroll %d)\n", nbody_prog, bpw, js, un);
+        fprintf(stderr,
+                "%s: the kernel reports a bad shape (%d bodies per work-item, "
+                "%d-way j split, unroll %d)\n",
+                nbody_prog, bpw, js, un);
         return 0;
     }
     if (cwg > 0 && cwg != wg) {
-        fprintf(stderr, "%s: the kernel was built for work-groups of %d, not %d\n",
-                nbody_prog, cwg, wg);
+        fprintf(stderr, "%s: the kernel was built for work-groups of %d, not %d\n", nbody_prog, cwg, wg);
         return 0;
     }
     if (!cpu && (wg % js || (wg / js) % un)) {
-        fprintf(stderr, "%s: work-group size %d does not suit the GPU kernel: it must be "
+        fprintf(stderr,
+                "%s: work-group size %d does not suit the GPU kernel: it must be "
                 "a multiple of NBODY_JSPLIT x NBODY_UNROLL = %d x %d (use -w or -o)\n",
                 nbody_prog, wg, js, un);
         return 0;
@@ -941,6 +889,5 @@ int nbody_shape_ok(const int* info, int wg)
 void nbody_kernel_options(char* out, size_t cap, int wg, const char* user)
 {
     const char* fast = (user && strstr(user, "NBODY_STRICT_MATH")) ? "" : " -cl-fast-relaxed-math";
-    snprintf(out, cap, "-D NBODY_WG=%d%s%s%s", wg, fast, user && *user ? " " : "",
-             user ? user : "");
+    snprintf(out, cap, "-D NBODY_WG=%d%s%s%s", wg, fast, user && *user ? " " : "", user ? user : "");
 }

@@ -11,25 +11,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <stdcl.h>
+
+#include "../example_args.h"
 
 int main(int argc, char** argv)
 {
     int n = 3000, check = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) n = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [-n bodies] [--check]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (n < 1) {
-        fprintf(stderr, "%s: -n must be at least 1\n", argv[0]);
-        return 2;
-    }
+    const example_opt opts[] = {EXAMPLE_INT("-n", "bodies", &n, 1, INT_MAX), EXAMPLE_FLAG("--check", &check),
+                                EXAMPLE_END};
+    if (!example_args(argc, argv, opts)) return 2;
     CLCONTEXT* cp = stddev;
     if (!cp) {
         fprintf(stderr, "no OpenCL device: %s\n", clerror());
@@ -48,11 +40,11 @@ int main(int argc, char** argv)
         pos[i].s[0] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
         pos[i].s[1] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
         pos[i].s[2] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
-        pos[i].s[3] = 1.0f / n;                         /* mass */
+        pos[i].s[3] = 1.0f / n; /* mass */
     }
     float eps2 = 0.01f;
     clmsync(cp, 0, pos, CL_MEM_DEVICE);
-    clndrange_t ndr = clndrange_init1d(0, n, 0);      /* 0: libstdcl chooses */
+    clndrange_t ndr = clndrange_init1d(0, n, 0); /* 0: libstdcl chooses */
     if (!clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, pos, acc, CLLOCAL_PER_ITEM(sizeof(cl_float4)), eps2)) {
         fprintf(stderr, "clforka: %s\n", clerror());
         return 1;

@@ -12,9 +12,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <stdcl.h>
+
+#include "../example_args.h"
 
 /* Appends printf-style text to a growing buffer. */
 static void put(char** s, size_t* len, const char* fmt, ...)
@@ -58,18 +59,9 @@ int main(int argc, char** argv)
 {
     long n = 1000000;
     int check = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) n = atol(argv[++i]);
-        else {
-            fprintf(stderr, "usage: %s [-n molecules] [--check]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (n < 1) {
-        fprintf(stderr, "%s: -n must be at least 1\n", argv[0]);
-        return 2;
-    }
+    const example_opt opts[] = {EXAMPLE_LONG("-n", "molecules", &n, 1, LONG_MAX), EXAMPLE_FLAG("--check", &check),
+                                EXAMPLE_END};
+    if (!example_args(argc, argv, opts)) return 2;
     CLCONTEXT* cp = stddev;
     if (!cp) {
         fprintf(stderr, "no OpenCL device: %s\n", clerror());
@@ -94,7 +86,7 @@ int main(int argc, char** argv)
         return 1;
     }
     srand(42);
-    for (long i = 0; i < 3 * n; i++) d_v[i] = normal();   /* Maxwell-Boltzmann, kT/m = 1 */
+    for (long i = 0; i < 3 * n; i++) d_v[i] = normal(); /* Maxwell-Boltzmann, kT/m = 1 */
     clmsync(cp, 0, d_v, CL_MEM_DEVICE);
     clndrange_t ndr = clndrange_init1d(0, glob_size, work_size);
     if (!clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, d_v, d_en)) {
@@ -106,7 +98,8 @@ int main(int argc, char** argv)
         fprintf(stderr, "clreduce: %s\n", clerror());
         return 1;
     }
-    printf("%ld molecules: mean kinetic energy %.10g (exact 1.5 within %.1g)\n", n, 0.5 * sum / n, 3.0 / sqrt((double)n));
+    printf("%ld molecules: mean kinetic energy %.10g (exact 1.5 within %.1g)\n", n, 0.5 * sum / n,
+           3.0 / sqrt((double)n));
     int status = 0;
     if (check) {
         double host = 0;

@@ -18,6 +18,8 @@
 
 #include <stdcl.h>
 
+#include "../example_args.h"
+
 static size_t tile_bytes(const size_t* local, size_t dim, void* user)
 {
     (void)dim;
@@ -35,23 +37,19 @@ static double now(void)
 int main(int argc, char** argv)
 {
     int W = 1000, H = 750, R = 2, reps = 1, check = 0, plain = 0;
-    size_t lx = 0, ly = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (strcmp(argv[i], "--plain") == 0) plain = 1;
-        else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc) W = atoi(argv[++i]);
-        else if (strcmp(argv[i], "-h") == 0 && i + 1 < argc) H = atoi(argv[++i]);
-        else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) R = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "-l") == 0 && i + 1 < argc && sscanf(argv[i + 1], "%zux%zu", &lx, &ly) == 2) i++;
-        else {
-            fprintf(stderr, "usage: %s [-w width] [-h height] [-r radius] [-l LXxLY] [--plain] [--reps n] [--check]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
-    if (W < 1 || H < 1 || R < 0 || R > 8 || reps < 1) {
-        fprintf(stderr, "%s: width and height must be >= 1, radius 0..8, reps >= 1\n", argv[0]);
+    const char* local = NULL;
+    size_t lx = 0, ly = 0; /* 0: libstdcl chooses */
+    const example_opt opts[] = {EXAMPLE_INT("-w", "width", &W, 1, INT_MAX),
+                                EXAMPLE_INT("-h", "height", &H, 1, INT_MAX),
+                                EXAMPLE_INT("-r", "radius", &R, 0, 8),
+                                EXAMPLE_STRING("-l", "LXxLY", &local),
+                                EXAMPLE_FLAG("--plain", &plain),
+                                EXAMPLE_INT("--reps", "n", &reps, 1, INT_MAX),
+                                EXAMPLE_FLAG("--check", &check),
+                                EXAMPLE_END};
+    if (!example_args(argc, argv, opts)) return 2;
+    if (local && sscanf(local, "%zux%zu", &lx, &ly) != 2) {
+        example_usage(argv[0], opts);
         return 2;
     }
     CLCONTEXT* cp = stddev;
@@ -69,7 +67,7 @@ int main(int argc, char** argv)
         fprintf(stderr, "setup: %s\n", clerror());
         return 1;
     }
-    memset(in, 0, (size_t)Wp * Hp * sizeof(float));   /* a zero border */
+    memset(in, 0, (size_t)Wp * Hp * sizeof(float)); /* a zero border */
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) in[(size_t)(y + R) * Wp + x + R] = (float)((x * 7 + y * 13) % 256) / 255.0f;
     for (int i = 0; i < K * K; i++) w[i] = 1.0f / (K * K) * (1.0f + 0.1f * (i % 3));
@@ -79,9 +77,9 @@ int main(int argc, char** argv)
     double best = 1e30, dev_ms = -1;
     for (int rep = 0; rep < reps; rep++) {
         double t0 = now();
-        cl_event ev = plain ? clforka(cp, 0, k, &ndr, CL_EVENT_WAIT | CL_EVENT_NORELEASE, in, w, out, W, R)
-                            : clforka(cp, 0, k, &ndr, CL_EVENT_WAIT | CL_EVENT_NORELEASE, in, w, out, W, R,
-                                      CLLOCAL_FN(tile_bytes, &R));
+        cl_event ev = plain
+            ? clforka(cp, 0, k, &ndr, CL_EVENT_WAIT | CL_EVENT_NORELEASE, in, w, out, W, R)
+            : clforka(cp, 0, k, &ndr, CL_EVENT_WAIT | CL_EVENT_NORELEASE, in, w, out, W, R, CLLOCAL_FN(tile_bytes, &R));
         double t = now() - t0;
         if (!ev) {
             fprintf(stderr, "clforka: %s\n", clerror());
@@ -90,11 +88,12 @@ int main(int argc, char** argv)
         cl_ulong s, e;
         if (clevent_times(ev, &s, &e) == 0) t = (double)(e - s) * 1e-9, dev_ms = t * 1e3;
         clReleaseEvent(ev);
-        if (rep > 0 || reps == 1) best = t < best ? t : best;   /* the first of several warms up */
+        if (rep > 0 || reps == 1) best = t < best ? t : best; /* the first of several warms up */
     }
     clmsync(cp, 0, out, CL_MEM_HOST);
     printf("%s %dx%d radius %d: local size %zux%zu, %.3f ms (%s)\n", plain ? "plain" : "async", W, H, R, ndr.ltsz[0],
-           ndr.ltsz[1], best * 1e3, dev_ms >= 0 ? "device time, clevent_times" : "wall time; STDCL_PROFILE=1 for device time");
+           ndr.ltsz[1], best * 1e3,
+           dev_ms >= 0 ? "device time, clevent_times" : "wall time; STDCL_PROFILE=1 for device time");
     int status = 0;
     if (check) {
         double worst = 0;
