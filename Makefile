@@ -32,6 +32,10 @@
 #                   (asan-ubsan: both) into build-asan/ (...) and runs the
 #                   tests there
 #   make bench      the benchmark programs (bench/*.c, bench/*.cpp)
+#   make fuzz       the libFuzzer targets of tests/fuzz (tests/fuzz/README;
+#                   needs clang++ with libFuzzer), each for SECONDS seconds
+#                   (default 60); fails if one finds a crash (make check
+#                   runs each for 5, or says it skips them without clang)
 #   make bench-cuda bench/*.cu with nvcc, when configure found it
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
 #                   its soname links, libstdcl.a, stdcl.pc, the CMake package
@@ -176,7 +180,7 @@ endif
 # --------------------------------------------------------------------------
 # The library
 # --------------------------------------------------------------------------
-LIB_SRCS := $(wildcard libstdcl/*.cpp)
+LIB_SRCS := $(wildcard libstdcl/*.cpp libstdcl/cache/*.cpp)
 LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/%.o)
 SONAME = libstdcl.so.$(STDCL_MAJOR)
 LIB_REAL = $(BUILD)/lib/libstdcl.so.$(PACKAGE_VERSION)
@@ -202,7 +206,7 @@ lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(
 # uninstalled tree); then the configured includedir.
 INCLUDE_FROM_LIB := $(shell realpath -m --relative-to='$(libdir)' '$(includedir)' 2>/dev/null || echo ../include)
 LIB_DEFS =
-$(BUILD)/libstdcl/compat.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"' -DSTDCL_INCLUDE_FROM_LIB='"$(INCLUDE_FROM_LIB)"'
+$(BUILD)/libstdcl/loader.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"' -DSTDCL_INCLUDE_FROM_LIB='"$(INCLUDE_FROM_LIB)"'
 
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
@@ -303,6 +307,14 @@ TOOLS_INTERNAL := $(addprefix $(BUILD)/bin/,$(basename $(notdir \
     $(shell grep -l 'libstdcl/internal/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
 $(TOOLS_INTERNAL): $(LIB_A)
 $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthread -ldl $(LIBS)
+
+# stdcl-cache reads and writes the program cache only: it links the cache's own
+# objects instead of the library, so it makes no OpenCL context and needs no
+# OpenCL platform.
+CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,cache/cache_api.o cache/cache_store.o digest.o fsutil.o \
+                   config.o diag.o)
+$(BUILD)/bin/stdcl-cache: $(CACHE_TOOL_OBJS)
+$(BUILD)/bin/stdcl-cache: PROG_LIBS = $(NETTLE_LIBS) -lpthread $(LIBS)
 
 # --------------------------------------------------------------------------
 # Tests: tests/test_*.c and tests/helper_*.c -> build/tests/
@@ -524,6 +536,9 @@ check-gpu: all
 .PHONY: check-faults
 check-faults: lib $(FAULT_PROGS)
 	BUILD_DIR=$(BUILD) bash tools/check_faults.sh $(FAULTS_FLAGS)
+
+# The fuzz targets (make fuzz, make fuzz-build): tests/fuzz/fuzz.mk.
+include tests/fuzz/fuzz.mk
 
 # Sanitizers: the library, tools and tests rebuilt into build-<name>/.
 SAN_asan := -fsanitize=address -fno-omit-frame-pointer

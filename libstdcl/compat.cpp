@@ -8,7 +8,7 @@
 // Each is a thin layer over the library's own calls and objects; none keeps state
 // beyond clwait's returned events (one per device, released with the context) and
 // the GL objects behind clglmalloc allocations.
-#include "internal/compat.hpp"
+#include "internal/cl_util.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/host_state.hpp"
@@ -24,53 +24,9 @@
 #include <memory>
 #include <mutex>
 
-#ifndef STDCL_INCLUDEDIR
-#define STDCL_INCLUDEDIR ""
-#endif
-
 namespace stdcl {
 
 namespace {
-
-bool has_stdcl_h(const std::string& dir)
-{
-    struct stat st;
-    return !dir.empty() && ::stat((dir + "/stdcl.h").c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-#ifndef STDCL_INCLUDE_FROM_LIB
-#define STDCL_INCLUDE_FROM_LIB "../include"
-#endif
-
-std::string find_include_dir()
-{
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(&clstat), &info) && info.dli_fname) {
-        if (std::unique_ptr<char, decltype(&free)> real{realpath(info.dli_fname, nullptr), &free}) {
-            std::string lib(real.get());
-            std::string dir = lib.substr(0, lib.find_last_of('/'));
-            // Installed: libdir to includedir, as configured (moves with the tree).
-            std::string inc = dir + "/" STDCL_INCLUDE_FROM_LIB;
-            if (has_stdcl_h(inc)) return inc;
-            // The build tree: build/lib and build/include.
-            inc = dir.substr(0, dir.find_last_of('/')) + "/include";
-            if (has_stdcl_h(inc)) return inc;
-        }
-    }
-    if (has_stdcl_h(STDCL_INCLUDEDIR)) return STDCL_INCLUDEDIR;
-    return std::string();
-}
-
-// clwait's returned events: per context, per device, the one handed out last.
-struct WaitSlots {
-    std::mutex mu;
-    std::map<CLCONTEXT*, std::vector<cl_event>> held;
-};
-WaitSlots& wait_slots()
-{
-    static WaitSlots* w = new WaitSlots;  // never destroyed: contexts are released at exit
-    return *w;
-}
 
 // The GL-sharing entry points, looked up in the loaded OpenCL library at first use
 // (dlsym): a program that never calls clglmalloc does not import them, and a
@@ -143,8 +99,7 @@ bool platform_has_gl_sharing(CLCONTEXT* cp)
     return false;
 }
 
-template <class T>
-T dev_info(cl_device_id d, cl_device_info what)
+template <class T> T dev_info(cl_device_id d, cl_device_info what)
 {
     T v{};
     clGetDeviceInfo(d, what, sizeof v, &v, nullptr);
@@ -158,138 +113,15 @@ void dev_string(cl_device_id d, cl_device_info what, char (&out)[256])
     out[sizeof out - 1] = '\0';
 }
 
-const char* type_name(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU) return "GPU";
-    if (t & CL_DEVICE_TYPE_CPU) return "CPU";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
-    return "OTHER";
-}
+const char* type_name(cl_device_type t) { return device_type_name(t).word; }
 
 }  // namespace
-
-const std::string& kernel_include_dir()
-{
-    static const std::string dir = find_include_dir();
-    return dir;
-}
-
-const char* env_setting(const std::string& var, const char* key)
-{
-    static std::mutex mu;
-    static std::map<std::string, std::string>* kept = new std::map<std::string, std::string>;
-    if (key) {
-        std::string name = var + "_";
-        for (const char* k = key; *k; ++k) name += char(toupper(static_cast<unsigned char>(*k)));
-        if (const char* v = std::getenv(name.c_str())) return v;
-    }
-    const char* whole = std::getenv(var.c_str());
-    if (!whole) return nullptr;
-    if (!strchr(whole, ':') && !strchr(whole, '=')) return key ? nullptr : whole;  // the plain STDX=0|1
-    for (const auto& clause : split_list(whole, ':')) {
-        size_t eq = clause.find('=');
-        std::string value;
-        if (eq == std::string::npos) {
-            if (key) continue;
-            value = clause;
-        } else {
-            if (!key || clause.size() < strlen(key) || strncasecmp(clause.c_str(), key, strlen(key)) != 0 ||
-                eq != strlen(key))
-                continue;
-            value = clause.substr(eq + 1);
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        std::string& slot = (*kept)[var + "\n" + (key ? key : "")];
-        slot = value;
-        return slot.c_str();
-    }
-    return nullptr;
-}
-
-void compat_forget_context(CLCONTEXT* cp) noexcept
-{
-    {
-        auto& w = wait_slots();
-        std::lock_guard<std::mutex> lock(w.mu);
-        auto it = w.held.find(cp);
-        if (it != w.held.end()) {
-            for (cl_event e : it->second)
-                if (e) clReleaseEvent(e);
-            w.held.erase(it);
-        }
-    }
-}
 
 }  // namespace stdcl
 
 using namespace stdcl;
 
 extern "C" {
-
-STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
-{
-    return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        Device& d = context_device(cp, devnum);
-        int which = flags & CL_ALL_EVENT;
-        if (which == 0) which = CL_ALL_EVENT;
-        // The slot the returned event is kept in, made before any event is retained:
-        // making it allocates, and a failure after the retain would leak the event.
-        auto& w = wait_slots();
-        {
-            std::lock_guard<std::mutex> lock(w.mu);
-            auto& slots = w.held[cp];
-            if (slots.size() < cp->devs.size()) slots.resize(cp->devs.size(), nullptr);
-        }
-        // The newest event of the selection, before stdcl_wait joins (and releases) it.
-        cl_event last = nullptr;
-        {
-            EventList& el = *d.events;
-            std::lock_guard<std::mutex> lock(el.mu);
-            if ((which & CL_KERNEL_EVENT) && !el.kernel.empty()) last = el.kernel.back();
-            else if ((which & CL_MEM_EVENT) && !el.mem.empty()) last = el.mem.back();
-            if (last) check_cl(clRetainEvent(last), "clwait: clRetainEvent");
-        }
-        if (stdcl_wait(cp, devnum, flags) < 0) {
-            std::string why = take_error("clwait failed");
-            if (last) clReleaseEvent(last);
-            fail(STDCL_ECL, "%s", why.c_str());
-        }
-        if (!last) {  // nothing was pending: a completed event stands for "done"
-            cl_int err = CL_SUCCESS;
-            last = clCreateUserEvent(cp->ctx, &err);
-            check_cl(err, "clwait: clCreateUserEvent");
-            err = clSetUserEventStatus(last, CL_COMPLETE);
-            if (err != CL_SUCCESS) {
-                clReleaseEvent(last);
-                fail_cl(err, "clwait: clSetUserEventStatus");
-            }
-        }
-        std::lock_guard<std::mutex> lock(w.mu);
-        auto it = w.held.find(cp);  // made above; only clrelease of cp erases it
-        if (it == w.held.end() || it->second.size() <= devnum) {
-            clReleaseEvent(last);
-            fail(STDCL_EINVAL, "clwait: the context was released while waiting");
-        }
-        auto& slots = it->second;
-        if (slots[devnum]) clReleaseEvent(slots[devnum]);
-        slots[devnum] = last;
-        return last;
-    });
-}
-
-STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev, int flags)
-{
-    return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        context_device(cp, devnum);
-        if (!ev) fail(STDCL_EINVAL, "clwaitev: the event is NULL");
-        if (flags & ~(CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
-            fail(STDCL_EINVAL, "clwaitev: unknown flags 0x%x", unsigned(flags));
-        cl_int err = clWaitForEvents(1, &ev);
-        if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
-        if (err != CL_SUCCESS) fail_cl(err, "clwaitev: the command on device %u failed (clWaitForEvents)", devnum);
-        return ev;
-    });
-}
 
 STDCL_API int clstat(CLCONTEXT* cp, struct clstat_info* info)
 {
@@ -426,8 +258,10 @@ STDCL_API void* clloadb(CLCONTEXT* cp, int nbin, char** bin, size_t* bin_sz, int
     return guarded<void*>(nullptr, [&]() -> void* {
         context_check(cp);
         if (flags & ~(CLLD_NOW | CLLD_LAZY | CLLD_GLOBAL))
-            fail(STDCL_EINVAL, "clloadb: unsupported flags 0x%x (binaries are built at once; CLLD_NOBUILD is "
-                               "not supported)", unsigned(flags));
+            fail(STDCL_EINVAL,
+                 "clloadb: unsupported flags 0x%x (binaries are built at once; CLLD_NOBUILD is "
+                 "not supported)",
+                 unsigned(flags));
         if (nbin != int(cp->devs.size()))
             fail(STDCL_EINVAL, "clloadb: %d binaries for the %zu device(s) of %s (one per device)", nbin,
                  cp->devs.size(), cp->label.c_str());
@@ -488,29 +322,37 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
         constexpr int kinds = CL_MEM_GLBUF | CL_MEM_GLTEX2D | CL_MEM_GLTEX3D | CL_MEM_GLRBUF;
         int kind = flags & kinds;
         if (kind == 0 || (kind & (kind - 1)))
-            fail(STDCL_EINVAL, "clglmalloc: flags must hold exactly one of CL_MEM_GLBUF, CL_MEM_GLTEX2D, "
-                               "CL_MEM_GLTEX3D and CL_MEM_GLRBUF");
+            fail(STDCL_EINVAL,
+                 "clglmalloc: flags must hold exactly one of CL_MEM_GLBUF, CL_MEM_GLTEX2D, "
+                 "CL_MEM_GLTEX3D and CL_MEM_GLRBUF");
         if (flags & CL_MEM_DETACHED)
             fail(STDCL_EINVAL, "clglmalloc: CL_MEM_DETACHED is not supported (the GL object needs the context)");
         if (flags & ~(kinds | CL_MEM_RW | CL_MEM_RO | CL_MEM_WO))
-            fail(STDCL_EINVAL, "clglmalloc: unknown flags 0x%x", unsigned(flags & ~(kinds | CL_MEM_RW | CL_MEM_RO | CL_MEM_WO)));
+            fail(STDCL_EINVAL, "clglmalloc: unknown flags 0x%x",
+                 unsigned(flags & ~(kinds | CL_MEM_RW | CL_MEM_RO | CL_MEM_WO)));
         context_check(cp);
         if (!platform_has_gl_sharing(cp))
             fail(STDCL_ESTATE, "clglmalloc: platform '%s' of %s has no GL sharing (no cl_khr_gl_sharing)",
                  cp->platform_name.c_str(), cp->label.c_str());
         if (!context_has_gl(cp))
-            fail(STDCL_ESTATE, "clglmalloc: %s was not made with a GL context (clcontext_create with "
-                               "CL_GL_CONTEXT_KHR in ctxprop_ext)", cp->label.c_str());
+            fail(STDCL_ESTATE,
+                 "clglmalloc: %s was not made with a GL context (clcontext_create with "
+                 "CL_GL_CONTEXT_KHR in ctxprop_ext)",
+                 cp->label.c_str());
         const GlCalls& gl = gl_calls();
         if (!gl.mem_info || !gl.from_buffer || !gl.from_renderbuffer || !gl.from_texture || !gl.acquire || !gl.release)
             fail(STDCL_ESTATE, "clglmalloc: the OpenCL library has no GL-sharing entry points");
-        cl_mem_flags mf = (flags & CL_MEM_RO) ? CL_MEM_READ_ONLY : (flags & CL_MEM_WO) ? CL_MEM_WRITE_ONLY
-                                                                                        : CL_MEM_READ_WRITE;
+        cl_mem_flags mf = (flags & CL_MEM_RO) ? CL_MEM_READ_ONLY
+            : (flags & CL_MEM_WO)             ? CL_MEM_WRITE_ONLY
+                                              : CL_MEM_READ_WRITE;
         cl_int err = CL_SUCCESS;
         cl_mem m = nullptr;
-        if (kind == CL_MEM_GLBUF) m = gl.from_buffer(cp->ctx, mf, glbufobj, &err);
-        else if (kind == CL_MEM_GLRBUF) m = gl.from_renderbuffer(cp->ctx, mf, glbufobj, &err);
-        else m = gl.from_texture(cp->ctx, mf, target, miplevel, glbufobj, &err);
+        if (kind == CL_MEM_GLBUF)
+            m = gl.from_buffer(cp->ctx, mf, glbufobj, &err);
+        else if (kind == CL_MEM_GLRBUF)
+            m = gl.from_renderbuffer(cp->ctx, mf, glbufobj, &err);
+        else
+            m = gl.from_texture(cp->ctx, mf, target, miplevel, glbufobj, &err);
         check_cl(err, "clglmalloc: creating the OpenCL object of the GL object");
         size_t size = 0;
         err = gl.mem_info(m, CL_MEM_SIZE, sizeof size, &size, nullptr);
@@ -557,7 +399,8 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int 
         // The transfer reads or writes the allocation's host memory: after the
         // pending commands on it (a NOWAIT clmsync to the host, say).
         CommandOrder order(d, devnum, {&*use});
-        check_cl(gl.acquire(d.queue, 1, &m, order.count(), order.list(), nullptr), "clglmsync: clEnqueueAcquireGLObjects");
+        check_cl(gl.acquire(d.queue, 1, &m, order.count(), order.list(), nullptr),
+                 "clglmsync: clEnqueueAcquireGLObjects");
         cl_int err = dir == CL_MEM_GLBUF ? clEnqueueWriteBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr)
                                          : clEnqueueReadBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr);
         cl_event ev = nullptr;

@@ -2,7 +2,8 @@
 // context.cpp: platform discovery, the default contexts (stddev, stdcpu, stdgpu, stdacc)
 // created at load time and released at exit, the environment that steers them, and
 // clcontext_create/destroy with the raw-object accessors.
-#include "internal/compat.hpp"
+#include "internal/cl_util.hpp"
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/lease.hpp"
@@ -17,6 +18,7 @@
 #include <map>
 #include <new>
 #include <set>
+#include <shared_mutex>
 #include <thread>
 
 using namespace stdcl;
@@ -82,26 +84,19 @@ void note_load_failure(const char* label, const std::string& msg) noexcept { not
 
 std::string info_string(cl_platform_id p, cl_platform_info what)
 {
-    size_t n = 0;
-    check_cl(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
-    std::string s(n, '\0');
-    if (n) check_cl(clGetPlatformInfo(p, what, n, &s[0], nullptr), "clGetPlatformInfo");
-    s.resize(strlen(s.c_str()));
+    std::string s;
+    check_cl(platform_string(p, what, &s), "clGetPlatformInfo");
     return s;
 }
 
 std::string info_string(cl_device_id d, cl_device_info what)
 {
-    size_t n = 0;
-    check_cl(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
-    std::string s(n, '\0');
-    if (n) check_cl(clGetDeviceInfo(d, what, n, &s[0], nullptr), "clGetDeviceInfo");
-    s.resize(strlen(s.c_str()));
+    std::string s;
+    check_cl(device_string(d, what, &s), "clGetDeviceInfo");
     return s;
 }
 
-template <class T>
-void device_info(cl_device_id d, cl_device_info what, T* out)
+template <class T> void device_info(cl_device_id d, cl_device_info what, T* out)
 {
     check_cl(clGetDeviceInfo(d, what, sizeof *out, out, nullptr), "clGetDeviceInfo");
 }
@@ -109,8 +104,9 @@ void device_info(cl_device_id d, cl_device_info what, T* out)
 bool icontains(const std::string& hay, const std::string& needle)
 {
     if (needle.empty()) return false;
-    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                          [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); });
+    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+        return std::tolower((unsigned char)a) == std::tolower((unsigned char)b);
+    });
     return it != hay.end();
 }
 
@@ -127,8 +123,9 @@ std::vector<PlatformInfo> list_platforms()
     cl_uint n = 0;
     cl_int err = clGetPlatformIDs(0, nullptr, &n);
     if (err == kPlatformNotFound || (err == CL_SUCCESS && n == 0)) {
-        note_load("the ICD loader", strprintf("no OpenCL platform (clGetPlatformIDs: %s)",
-                                              err == kPlatformNotFound ? "CL_PLATFORM_NOT_FOUND_KHR" : "0 platforms"),
+        note_load("the ICD loader",
+                  strprintf("no OpenCL platform (clGetPlatformIDs: %s)",
+                            err == kPlatformNotFound ? "CL_PLATFORM_NOT_FOUND_KHR" : "0 platforms"),
                   false);
         return {};
     }
@@ -157,11 +154,20 @@ std::vector<cl_device_id> list_devices(cl_platform_id p, cl_device_type type)
 // The vendor macro a build gets, from the platform's and the device's vendor strings.
 std::string vendor_macro(const std::string& plat_name, const std::string& plat_vendor, const std::string& dev_vendor)
 {
-    static const struct { const char* pattern; const char* macro; } known[] = {
-        {"Portable Computing Language", "__POCL__"}, {"pocl", "__POCL__"},
-        {"NVIDIA", "__NVIDIA__"}, {"Advanced Micro Devices", "__AMD__"}, {"AMD", "__AMD__"},
-        {"Intel", "__INTEL__"}, {"Oclgrind", "__OCLGRIND__"}, {"Apple", "__APPLE__"},
-        {"ARM", "__ARM__"}, {"Qualcomm", "__QUALCOMM__"}, {"Xilinx", "__XILINX__"}};
+    static const struct {
+        const char* pattern;
+        const char* macro;
+    } known[] = {{"Portable Computing Language", "__POCL__"},
+                 {"pocl", "__POCL__"},
+                 {"NVIDIA", "__NVIDIA__"},
+                 {"Advanced Micro Devices", "__AMD__"},
+                 {"AMD", "__AMD__"},
+                 {"Intel", "__INTEL__"},
+                 {"Oclgrind", "__OCLGRIND__"},
+                 {"Apple", "__APPLE__"},
+                 {"ARM", "__ARM__"},
+                 {"Qualcomm", "__QUALCOMM__"},
+                 {"Xilinx", "__XILINX__"}};
     for (const auto& k : known)
         if (icontains(plat_name, k.pattern) || icontains(plat_vendor, k.pattern)) return k.macro;
     for (const auto& k : known)
@@ -169,8 +175,10 @@ std::string vendor_macro(const std::string& plat_name, const std::string& plat_v
     // Unknown vendor: __VENDOR_<first word>__, letters and digits only.
     std::string word;
     for (char c : plat_vendor.empty() ? plat_name : plat_vendor) {
-        if (std::isalnum((unsigned char)c)) word += char(std::toupper((unsigned char)c));
-        else if (!word.empty()) break;
+        if (std::isalnum((unsigned char)c))
+            word += char(std::toupper((unsigned char)c));
+        else if (!word.empty())
+            break;
     }
     return word.empty() ? std::string() : "__VENDOR_" + word + "__";
 }
@@ -206,9 +214,12 @@ int probe_zero_copy(cl_context ctx, cl_device_id dev, cl_command_queue q, std::s
             // past its release: try once more, so that nothing outlives the probe.
             if (uerr != CL_SUCCESS) uerr = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, nullptr);
             cl_int ferr = clFinish(q);
-            if (uerr != CL_SUCCESS) *why = strprintf("clEnqueueUnmapMemObject: %s (%d)", cl_error_name(uerr), int(uerr));
-            else if (ferr != CL_SUCCESS) *why = strprintf("clFinish: %s (%d)", cl_error_name(ferr), int(ferr));
-            else result = p == host ? 1 : 0;
+            if (uerr != CL_SUCCESS)
+                *why = strprintf("clEnqueueUnmapMemObject: %s (%d)", cl_error_name(uerr), int(uerr));
+            else if (ferr != CL_SUCCESS)
+                *why = strprintf("clFinish: %s (%d)", cl_error_name(ferr), int(ferr));
+            else
+                result = p == host ? 1 : 0;
         }
         clReleaseMemObject(m);
     }
@@ -217,32 +228,12 @@ int probe_zero_copy(cl_context ctx, cl_device_id dev, cl_command_queue q, std::s
 }
 
 // STDCL_ZERO_COPY=0: every device copies, as a device with its own memory does.
-bool zero_copy_allowed()
-{
-    const char* v = std::getenv("STDCL_ZERO_COPY");
-    if (!v || strcmp(v, "1") == 0) return true;
-    if (strcmp(v, "0") == 0) return false;
-    warn_once("STDCL_ZERO_COPY", "STDCL_ZERO_COPY='%s' is not 0 or 1; ignored", v);
-    return true;
-}
+bool zero_copy_allowed() { return settings().zero_copy; }
 
 // STDCL_OVERLAP=0: one queue per device (no transfer queue).
-bool overlap_allowed()
-{
-    const char* v = std::getenv("STDCL_OVERLAP");
-    if (!v || strcmp(v, "1") == 0) return true;
-    if (strcmp(v, "0") == 0) return false;
-    warn_once("STDCL_OVERLAP", "STDCL_OVERLAP='%s' is not 0 or 1; ignored", v);
-    return true;
-}
+bool overlap_allowed() { return settings().overlap; }
 
-const char* type_word(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU) return "GPU";
-    if (t & CL_DEVICE_TYPE_CPU) return "CPU";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "ACC";
-    return "OTHER";
-}
+const char* type_word(cl_device_type t) { return device_type_name(t).word; }
 
 // Builds a context over the given devices; throws on failure.
 CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std::vector<cl_device_id> ids,
@@ -329,8 +320,10 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             devlist += strprintf("%s%u: %s (%s%s)", i ? ", " : "", unsigned(i), d.name.c_str(), type_word(d.type),
                                  d.zero_copy ? ", zero-copy" : "");
         }
-        if (!probe_failure.empty()) devlist += "; copy mode: " + probe_failure;
-        else if (!zero_copy_allowed()) devlist += "; copy mode: STDCL_ZERO_COPY=0";
+        if (!probe_failure.empty())
+            devlist += "; copy mode: " + probe_failure;
+        else if (!zero_copy_allowed())
+            devlist += "; copy mode: STDCL_ZERO_COPY=0";
         cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
                             plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
         trace(Trace::ctx, "%s", cp->why.c_str());
@@ -483,7 +476,7 @@ void destroy_context(CLCONTEXT* cp)
     // The kernels first: no kernel holds a memory object released below.
     context_release_programs(cp);
     reduce_forget_context(cp);
-    compat_forget_context(cp);
+    wait_forget_context(cp);
     memory_forget_context(cp);
     for (auto& d : cp->devs) {
         if (d.xfer != d.queue) clReleaseCommandQueue(d.xfer);
@@ -524,9 +517,9 @@ __attribute__((constructor)) void init_defaults() noexcept
 {
     std::vector<PlatformInfo> plats;
     try {
+        settings();  // the environment, read once, before any context is made
         plats = list_platforms();
-        if (plats.empty())
-            trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
+        if (plats.empty()) trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
         for (const auto& p : plats) {
             trace(Trace::ctx, "platform '%s' (%s)", p.name.c_str(), p.vendor.c_str());
             // A platform without any device is worth a word: PoCL, for one, reports
@@ -549,21 +542,6 @@ __attribute__((constructor)) void init_defaults() noexcept
 }
 
 }  // namespace
-
-std::vector<std::string> split_list(const std::string& s, char sep)
-{
-    std::vector<std::string> out;
-    size_t pos = 0;
-    while (pos <= s.size()) {
-        size_t end = s.find(sep, pos);
-        if (end == std::string::npos) end = s.size();
-        std::string w = s.substr(pos, end - pos);
-        size_t a = w.find_first_not_of(" \t"), b = w.find_last_not_of(" \t");
-        if (a != std::string::npos) out.push_back(w.substr(a, b - a + 1));
-        pos = end + 1;
-    }
-    return out;
-}
 
 CLCONTEXT* context_check(CLCONTEXT* cp)
 {
@@ -623,8 +601,9 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
         if (devtype == 0) fail(STDCL_EINVAL, "clcontext_create: devtype is 0");
         for (size_t i = 0; ctxprop_ext && ctxprop_ext[i]; i += 2)
             if (ctxprop_ext[i] == CL_CONTEXT_PLATFORM)
-                fail(STDCL_EINVAL, "clcontext_create: ctxprop_ext holds CL_CONTEXT_PLATFORM (the platform is chosen "
-                                   "from platform_names)");
+                fail(STDCL_EINVAL,
+                     "clcontext_create: ctxprop_ext holds CL_CONTEXT_PLATFORM (the platform is chosen "
+                     "from platform_names)");
         auto plats = list_platforms();
         std::vector<std::string> prefer;
         if (platform_names) prefer = split_list(platform_names, ',');

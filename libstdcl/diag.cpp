@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // diag.cpp: clerror() and its thread-local message, the trace switch, warnings.
 #include "internal/diag.hpp"
+#include "internal/config.hpp"
 
 #include <stdcl.h>
 
@@ -18,7 +19,7 @@ namespace stdcl {
 namespace {
 
 struct ErrorSlot {
-    std::string pending;   // message of the last failure, not yet read
+    std::string pending;  // message of the last failure, not yet read
     std::string returned;  // storage for the string clerror() handed out
     bool has = false;
 };
@@ -26,12 +27,15 @@ thread_local ErrorSlot t_err;
 
 unsigned parse_trace_mask()
 {
-    const char* v = std::getenv("STDCL_TRACE");
-    if (!v || !*v || std::strcmp(v, "0") == 0) return 0;
-    if (std::strcmp(v, "1") == 0 || strcasecmp(v, "all") == 0) return ~0u;
-    static const struct { const char* name; Trace cat; } names[] = {
-        {"ctx", Trace::ctx}, {"load", Trace::load}, {"cache", Trace::cache},
-        {"mem", Trace::mem}, {"launch", Trace::launch}, {"log", Trace::log}};
+    const char* v = settings().trace.c_str();
+    Switch sw = parse_switch(v);
+    if (sw == Switch::unset || sw == Switch::off) return 0;
+    if (sw == Switch::on || strcasecmp(v, "all") == 0) return ~0u;
+    static const struct {
+        const char* name;
+        Trace cat;
+    } names[] = {{"ctx", Trace::ctx}, {"load", Trace::load},     {"cache", Trace::cache},
+                 {"mem", Trace::mem}, {"launch", Trace::launch}, {"log", Trace::log}};
     unsigned mask = 0;
     std::string s(v);
     size_t pos = 0;
@@ -47,8 +51,10 @@ unsigned parse_trace_mask()
             }
         if (!known && !word.empty() && strcasecmp(word.c_str(), "all") == 0) mask = ~0u, known = true;
         if (!known && !word.empty())
-            std::fprintf(stderr, "stdcl: warning: STDCL_TRACE: unknown category '%s' "
-                                 "(known: all, ctx, load, cache, mem, launch, log)\n", word.c_str());
+            std::fprintf(stderr,
+                         "stdcl: warning: STDCL_TRACE: unknown category '%s' "
+                         "(known: all, ctx, load, cache, mem, launch, log)\n",
+                         word.c_str());
         pos = end + 1;
     }
     return mask;
@@ -135,28 +141,36 @@ void fail(int code, const char* fmt, ...)
 const char* cl_error_name(cl_int status)
 {
     switch (status) {
-#define N(x) case x: return #x;
-    N(CL_SUCCESS) N(CL_DEVICE_NOT_FOUND) N(CL_DEVICE_NOT_AVAILABLE) N(CL_COMPILER_NOT_AVAILABLE)
-    N(CL_MEM_OBJECT_ALLOCATION_FAILURE) N(CL_OUT_OF_RESOURCES) N(CL_OUT_OF_HOST_MEMORY)
-    N(CL_PROFILING_INFO_NOT_AVAILABLE) N(CL_MEM_COPY_OVERLAP) N(CL_IMAGE_FORMAT_MISMATCH)
-    N(CL_IMAGE_FORMAT_NOT_SUPPORTED) N(CL_BUILD_PROGRAM_FAILURE) N(CL_MAP_FAILURE)
-    N(CL_MISALIGNED_SUB_BUFFER_OFFSET) N(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    N(CL_COMPILE_PROGRAM_FAILURE) N(CL_LINKER_NOT_AVAILABLE) N(CL_LINK_PROGRAM_FAILURE)
-    N(CL_DEVICE_PARTITION_FAILED) N(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) N(CL_INVALID_VALUE)
-    N(CL_INVALID_DEVICE_TYPE) N(CL_INVALID_PLATFORM) N(CL_INVALID_DEVICE) N(CL_INVALID_CONTEXT)
-    N(CL_INVALID_QUEUE_PROPERTIES) N(CL_INVALID_COMMAND_QUEUE) N(CL_INVALID_HOST_PTR)
-    N(CL_INVALID_MEM_OBJECT) N(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) N(CL_INVALID_IMAGE_SIZE)
-    N(CL_INVALID_SAMPLER) N(CL_INVALID_BINARY) N(CL_INVALID_BUILD_OPTIONS) N(CL_INVALID_PROGRAM)
-    N(CL_INVALID_PROGRAM_EXECUTABLE) N(CL_INVALID_KERNEL_NAME) N(CL_INVALID_KERNEL_DEFINITION)
-    N(CL_INVALID_KERNEL) N(CL_INVALID_ARG_INDEX) N(CL_INVALID_ARG_VALUE) N(CL_INVALID_ARG_SIZE)
-    N(CL_INVALID_KERNEL_ARGS) N(CL_INVALID_WORK_DIMENSION) N(CL_INVALID_WORK_GROUP_SIZE)
-    N(CL_INVALID_WORK_ITEM_SIZE) N(CL_INVALID_GLOBAL_OFFSET) N(CL_INVALID_EVENT_WAIT_LIST)
-    N(CL_INVALID_EVENT) N(CL_INVALID_OPERATION) N(CL_INVALID_GL_OBJECT) N(CL_INVALID_BUFFER_SIZE)
-    N(CL_INVALID_MIP_LEVEL) N(CL_INVALID_GLOBAL_WORK_SIZE) N(CL_INVALID_PROPERTY)
-    N(CL_INVALID_IMAGE_DESCRIPTOR) N(CL_INVALID_COMPILER_OPTIONS) N(CL_INVALID_LINKER_OPTIONS)
-    N(CL_INVALID_DEVICE_PARTITION_COUNT)
+#define N(x)                                                                                                           \
+    case x: return #x;
+        N(CL_SUCCESS)
+        N(CL_DEVICE_NOT_FOUND) N(CL_DEVICE_NOT_AVAILABLE) N(CL_COMPILER_NOT_AVAILABLE)
+            N(CL_MEM_OBJECT_ALLOCATION_FAILURE) N(CL_OUT_OF_RESOURCES) N(CL_OUT_OF_HOST_MEMORY)
+                N(CL_PROFILING_INFO_NOT_AVAILABLE) N(CL_MEM_COPY_OVERLAP) N(CL_IMAGE_FORMAT_MISMATCH) N(
+                    CL_IMAGE_FORMAT_NOT_SUPPORTED) N(CL_BUILD_PROGRAM_FAILURE) N(CL_MAP_FAILURE)
+                    N(CL_MISALIGNED_SUB_BUFFER_OFFSET) N(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) N(
+                        CL_COMPILE_PROGRAM_FAILURE) N(CL_LINKER_NOT_AVAILABLE) N(CL_LINK_PROGRAM_FAILURE)
+                        N(CL_DEVICE_PARTITION_FAILED) N(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) N(CL_INVALID_VALUE) N(
+                            CL_INVALID_DEVICE_TYPE) N(CL_INVALID_PLATFORM) N(CL_INVALID_DEVICE) N(CL_INVALID_CONTEXT)
+                            N(CL_INVALID_QUEUE_PROPERTIES) N(CL_INVALID_COMMAND_QUEUE) N(CL_INVALID_HOST_PTR)
+                                N(CL_INVALID_MEM_OBJECT) N(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) N(CL_INVALID_IMAGE_SIZE)
+                                    N(CL_INVALID_SAMPLER) N(CL_INVALID_BINARY) N(CL_INVALID_BUILD_OPTIONS)
+                                        N(CL_INVALID_PROGRAM) N(CL_INVALID_PROGRAM_EXECUTABLE) N(CL_INVALID_KERNEL_NAME)
+                                            N(CL_INVALID_KERNEL_DEFINITION) N(CL_INVALID_KERNEL) N(CL_INVALID_ARG_INDEX)
+                                                N(CL_INVALID_ARG_VALUE) N(CL_INVALID_ARG_SIZE) N(CL_INVALID_KERNEL_ARGS)
+                                                    N(CL_INVALID_WORK_DIMENSION) N(CL_INVALID_WORK_GROUP_SIZE)
+                                                        N(CL_INVALID_WORK_ITEM_SIZE) N(CL_INVALID_GLOBAL_OFFSET)
+                                                            N(CL_INVALID_EVENT_WAIT_LIST) N(CL_INVALID_EVENT) N(
+                                                                CL_INVALID_OPERATION) N(CL_INVALID_GL_OBJECT)
+                                                                N(CL_INVALID_BUFFER_SIZE) N(CL_INVALID_MIP_LEVEL) N(
+                                                                    CL_INVALID_GLOBAL_WORK_SIZE) N(CL_INVALID_PROPERTY)
+                                                                    N(CL_INVALID_IMAGE_DESCRIPTOR)
+                                                                        N(CL_INVALID_COMPILER_OPTIONS)
+                                                                            N(CL_INVALID_LINKER_OPTIONS)
+                                                                                N(CL_INVALID_DEVICE_PARTITION_COUNT)
 #undef N
-    default: return "unknown OpenCL error";
+                                                                                    default
+            : return "unknown OpenCL error";
     }
 }
 
@@ -169,15 +183,13 @@ int code_of_cl(cl_int status)
     case CL_OUT_OF_HOST_MEMORY:
     case CL_OUT_OF_RESOURCES:
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_INVALID_BUFFER_SIZE:
-        return STDCL_ENOMEM;
+    case CL_INVALID_BUFFER_SIZE: return STDCL_ENOMEM;
     case CL_BUILD_PROGRAM_FAILURE:
     case CL_COMPILE_PROGRAM_FAILURE:
     case CL_LINK_PROGRAM_FAILURE:
     case CL_INVALID_BUILD_OPTIONS:
     case CL_INVALID_COMPILER_OPTIONS:
-    case CL_INVALID_LINKER_OPTIONS:
-        return STDCL_EBUILD;
+    case CL_INVALID_LINKER_OPTIONS: return STDCL_EBUILD;
     case CL_INVALID_VALUE:
     case CL_INVALID_ARG_INDEX:
     case CL_INVALID_ARG_VALUE:
@@ -192,8 +204,7 @@ int code_of_cl(cl_int status)
     case CL_INVALID_IMAGE_FORMAT_DESCRIPTOR:
     case CL_IMAGE_FORMAT_NOT_SUPPORTED:
     case CL_MISALIGNED_SUB_BUFFER_OFFSET:
-    case CL_INVALID_KERNEL_NAME:
-        return STDCL_EINVAL;
+    case CL_INVALID_KERNEL_NAME: return STDCL_EINVAL;
     default: return STDCL_ECL;
     }
 }
@@ -245,10 +256,7 @@ using namespace stdcl;
 
 namespace stdcl {
 
-std::string unread_error()
-{
-    return t_err.has ? t_err.pending : std::string();
-}
+std::string unread_error() { return t_err.has ? t_err.pending : std::string(); }
 
 std::string take_error(const char* fallback)
 {

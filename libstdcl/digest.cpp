@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 // digest.cpp: SHA-256 for the program cache, from nettle.
 //
-// Measured here (PoCL, 2 shared cores with SHA-NI): hashing a 130708-byte
-// entry (the NBody kernel's, two devices) takes 82 us with nettle, 73 us with
-// OpenSSL 3.0's libcrypto, 8 us with libxxhash's XXH3-128 and 442 us with the
-// hand-written code this replaced; a warm clopen (bench/bench_clopen.c, 25
-// interleaved runs, medians) took 14.4 ms with nettle, 20.3 ms with
-// libcrypto, 14.7 ms with XXH3-128, 16.7 ms hand-written: the hash is lost in
-// the noise of the rest of a warm clopen (reading the entry, the driver
-// loading the binary).  nettle is used because:
+// Hashing a 130708-byte entry (the NBody kernel's, two devices) takes about
+// 80 us with nettle on a core with SHA-NI, about as long as with OpenSSL's
+// libcrypto; in a warm clopen (bench/bench_clopen.c) the hash is lost in the
+// rest (reading the entry, the driver loading the binary).  nettle is used
+// because:
 // - its SHA-256 is a function over a context on the stack: no allocation and
 //   no failure path (libcrypto's SHA256() fetches an algorithm object and may
 //   return NULL; its library initialisation also costs each process);

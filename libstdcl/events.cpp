@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // events.cpp: what happens to the event of each enqueued command (wait, track, hand
 // over), and clflush/clwait, which join the events tracked per device.
+#include "internal/cl_util.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -20,8 +21,10 @@ void prune_completed(std::vector<cl_event>& list)
     for (cl_event e : list) {
         cl_int st = CL_QUEUED;
         clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-        if (st == CL_COMPLETE) clReleaseEvent(e);
-        else list[keep++] = e;  // pending or failed: clwait reports it
+        if (st == CL_COMPLETE)
+            clReleaseEvent(e);
+        else
+            list[keep++] = e;  // pending or failed: clwait reports it
     }
     list.resize(keep);
 }
@@ -45,8 +48,10 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
     if (flags & CL_EVENT_NOWAIT) {
         if (cp->prof) profile_command(cp, devnum, ev, tag, false);
         // A failed flush is harmless: clWaitForEvents flushes the queue itself.
-        if (is_kernel) clFlush(d.queue);  // start it now: another device may be waited on first
-        else if (d.xfer != d.queue) clFlush(d.xfer);  // a kernel on the other queue may wait for it
+        if (is_kernel)
+            clFlush(d.queue);  // start it now: another device may be waited on first
+        else if (d.xfer != d.queue)
+            clFlush(d.xfer);  // a kernel on the other queue may wait for it
         // The list owns the enqueue's reference; the caller gets one more with NORELEASE.
         cl_int rerr = (flags & CL_EVENT_NORELEASE) ? clRetainEvent(ev) : CL_SUCCESS;
         try {
@@ -67,8 +72,8 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
             // No reference to hand over: finish the command (clwait releases it) and
             // say so, rather than hand out an event the caller would release once too often.
             clWaitForEvents(1, &ev);
-            fail_cl(rerr, "the %s on device %u ran to completion, but clRetainEvent for CL_EVENT_NORELEASE failed", what,
-                    devnum);
+            fail_cl(rerr, "the %s on device %u ran to completion, but clRetainEvent for CL_EVENT_NORELEASE failed",
+                    what, devnum);
         }
         return ev;
     }
@@ -86,6 +91,35 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
     return ev;
 }
 
+namespace {
+
+// clwait's returned events: per context, per device, the one handed out last.
+struct WaitSlots {
+    std::mutex mu;
+    std::map<CLCONTEXT*, std::vector<cl_event>> held;
+};
+WaitSlots& wait_slots()
+{
+    static WaitSlots* w = new WaitSlots;  // never destroyed: contexts are released at exit
+    return *w;
+}
+
+}  // namespace
+
+void wait_forget_context(CLCONTEXT* cp) noexcept
+{
+    {
+        auto& w = wait_slots();
+        std::lock_guard<std::mutex> lock(w.mu);
+        auto it = w.held.find(cp);
+        if (it != w.held.end()) {
+            for (cl_event e : it->second)
+                if (e) clReleaseEvent(e);
+            w.held.erase(it);
+        }
+    }
+}
+
 }  // namespace stdcl
 
 using namespace stdcl;
@@ -96,8 +130,7 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
     return guarded_int([&] {
         Device& d = context_device(cp, devnum);
-        if (flags & ~(CL_ALL_EVENT | CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
-            fail(STDCL_EINVAL, "clflush: unknown flags 0x%x", unsigned(flags));
+        if (flags & ~(CL_ALL_EVENT | kEventFlags)) fail(STDCL_EINVAL, "clflush: unknown flags 0x%x", unsigned(flags));
         check_cl(clFlush(d.queue), "clflush");
         if (d.xfer != d.queue) check_cl(clFlush(d.xfer), "clflush (transfer queue)");
         return 0;
@@ -156,8 +189,10 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             for (auto* list : {&el.kernel, &el.mem}) {
                 size_t keep = 0;
                 for (cl_event e : *list) {
-                    if (!std::binary_search(evs.begin(), evs.end(), e)) (*list)[keep++] = e;
-                    else clReleaseEvent(e);  // the list's reference
+                    if (!std::binary_search(evs.begin(), evs.end(), e))
+                        (*list)[keep++] = e;
+                    else
+                        clReleaseEvent(e);  // the list's reference
                 }
                 list->resize(keep);
             }
@@ -168,6 +203,73 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
         check_guards();
         return 0;
+    });
+}
+
+STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        Device& d = context_device(cp, devnum);
+        int which = flags & CL_ALL_EVENT;
+        if (which == 0) which = CL_ALL_EVENT;
+        // The slot the returned event is kept in, made before any event is retained:
+        // making it allocates, and a failure after the retain would leak the event.
+        auto& w = wait_slots();
+        {
+            std::lock_guard<std::mutex> lock(w.mu);
+            auto& slots = w.held[cp];
+            if (slots.size() < cp->devs.size()) slots.resize(cp->devs.size(), nullptr);
+        }
+        // The newest event of the selection, before stdcl_wait joins (and releases) it.
+        cl_event last = nullptr;
+        {
+            EventList& el = *d.events;
+            std::lock_guard<std::mutex> lock(el.mu);
+            if ((which & CL_KERNEL_EVENT) && !el.kernel.empty())
+                last = el.kernel.back();
+            else if ((which & CL_MEM_EVENT) && !el.mem.empty())
+                last = el.mem.back();
+            if (last) check_cl(clRetainEvent(last), "clwait: clRetainEvent");
+        }
+        if (stdcl_wait(cp, devnum, flags) < 0) {
+            std::string why = take_error("clwait failed");
+            if (last) clReleaseEvent(last);
+            fail(STDCL_ECL, "%s", why.c_str());
+        }
+        if (!last) {  // nothing was pending: a completed event stands for "done"
+            cl_int err = CL_SUCCESS;
+            last = clCreateUserEvent(cp->ctx, &err);
+            check_cl(err, "clwait: clCreateUserEvent");
+            err = clSetUserEventStatus(last, CL_COMPLETE);
+            if (err != CL_SUCCESS) {
+                clReleaseEvent(last);
+                fail_cl(err, "clwait: clSetUserEventStatus");
+            }
+        }
+        std::lock_guard<std::mutex> lock(w.mu);
+        auto it = w.held.find(cp);  // made above; only clrelease of cp erases it
+        if (it == w.held.end() || it->second.size() <= devnum) {
+            clReleaseEvent(last);
+            fail(STDCL_EINVAL, "clwait: the context was released while waiting");
+        }
+        auto& slots = it->second;
+        if (slots[devnum]) clReleaseEvent(slots[devnum]);
+        slots[devnum] = last;
+        return last;
+    });
+}
+
+STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev, int flags)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        context_device(cp, devnum);
+        if (!ev) fail(STDCL_EINVAL, "clwaitev: the event is NULL");
+        if (flags & ~(CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
+            fail(STDCL_EINVAL, "clwaitev: unknown flags 0x%x", unsigned(flags));
+        cl_int err = clWaitForEvents(1, &ev);
+        if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
+        if (err != CL_SUCCESS) fail_cl(err, "clwaitev: the command on device %u failed (clWaitForEvents)", devnum);
+        return ev;
     });
 }
 

@@ -29,11 +29,11 @@ bool read_file(const std::string& path, std::string* out, ReadError* why)
         e = errno;
     } else if (!S_ISREG(st.st_mode)) {
         e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        r.kind = S_ISDIR(st.st_mode)    ? "a directory"
-                    : S_ISFIFO(st.st_mode) ? "a FIFO"
-                    : S_ISSOCK(st.st_mode) ? "a socket"
-                    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                                 : "not a regular file";
+        r.kind = S_ISDIR(st.st_mode)                     ? "a directory"
+            : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+            : S_ISSOCK(st.st_mode)                       ? "a socket"
+            : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                         : "not a regular file";
     } else {
         text.resize(static_cast<std::size_t>(st.st_size));
         std::size_t got = 0;

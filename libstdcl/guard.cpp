@@ -7,6 +7,7 @@
 // reported as an error naming the allocation, the last kernel launched on it and
 // how far past the end it wrote, before the damage reaches the heap (without the
 // mode, glibc aborts later, far from the cause, or nothing is noticed at all).
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -43,15 +44,6 @@ size_t damaged_before(const unsigned char* p, size_t n)
     return 0;
 }
 
-bool parse_check_mode()
-{
-    const char* v = std::getenv("STDCL_CHECK");
-    if (!v || !*v || strcmp(v, "0") == 0) return false;
-    if (strcmp(v, "1") == 0) return true;
-    warn_once("STDCL_CHECK", "STDCL_CHECK='%s' is not 0 or 1; ignored", v);
-    return false;
-}
-
 [[noreturn]] void report(Allocation& a, const char* call, const char* where, size_t bytes, bool before)
 {
     std::string kernel;
@@ -59,18 +51,15 @@ bool parse_check_mode()
         std::lock_guard<std::mutex> lock(a.mu);
         kernel = a.last_kernel;
     }
-    fail(STDCL_EOVERRUN, "%s: overrun: %zu byte(s) written %s the %zu-byte allocation at %p (%s); last kernel launched on it: %s",
-         call, bytes, before ? "before the start of" : "past the end of", a.size, (void*)a.host, where,
+    fail(STDCL_EOVERRUN,
+         "%s: overrun: %zu byte(s) written %s the %zu-byte allocation at %p (%s); last kernel launched on it: %s", call,
+         bytes, before ? "before the start of" : "past the end of", a.size, (void*)a.host, where,
          kernel.empty() ? "none" : ("'" + kernel + "'").c_str());
 }
 
 }  // namespace
 
-bool check_mode()
-{
-    static const bool on = parse_check_mode();
-    return on;
-}
+bool check_mode() { return settings().check; }
 
 size_t guard_front_bytes(size_t page) { return check_mode() ? page : 0; }
 

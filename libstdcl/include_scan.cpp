@@ -46,8 +46,8 @@ std::vector<IncludeDirective> find_includes(const std::string& text)
                 std::size_t j = i + 1;
                 while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
                 if (text.compare(j, 7, "include") == 0 &&
-                    (j + 7 >= n || text[j + 7] == ' ' || text[j + 7] == '\t' ||
-                     text[j + 7] == '"' || text[j + 7] == '<')) {
+                    (j + 7 >= n || text[j + 7] == ' ' || text[j + 7] == '\t' || text[j + 7] == '"' ||
+                     text[j + 7] == '<')) {
                     j += 7;
                     while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
                     IncludeDirective d{0, {}, line, started_in_block};

@@ -1,144 +1,19 @@
 // SPDX-License-Identifier: MIT
 // launch.cpp: kernel arguments (clarg_set and its forms), clfork and clforka, and the
 // registry of kernels that lets a __global argument bind per device at launch.
+#include "internal/cl_util.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 
 namespace stdcl {
 
 namespace {
-
-struct KernelTable {
-    std::shared_mutex mu;
-    std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
-    std::atomic<uint64_t> gen{1};  // bumped (under mu) at every change of by_kernel
-};
-__attribute__((always_inline)) inline KernelTable& kernels()
-{
-    static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
-    return *t;
-}
-
-// The kernels last looked up, for clarg_set's fast path (with_kernel): a small
-// table, direct-mapped by the kernel handle, of lock slots.  kernel_find writes
-// into the record's slot, under the slot's lock, the handle, the kernel table's
-// generation and the record, then puts the slot in the table.  A reader locks the
-// slot it finds (slots are never freed) and takes the record only when the slot
-// names its handle and the generation is unchanged: the kernel table then still
-// maps the handle to the record and holds a reference to it.  No thread-local
-// storage: the library costs the same loaded with the program or by dlopen().
-constexpr unsigned kFastBits = 8;
-std::atomic<KernelSlot*> g_fast[1u << kFastBits];  // constant-initialised: usable during exit
-
-__attribute__((always_inline)) inline std::atomic<KernelSlot*>& fast_entry(cl_kernel k)
-{
-    uint64_t h = (uint64_t(uintptr_t(k)) >> 4) * 0x9e3779b97f4a7c15ull;
-    return g_fast[h >> (64 - kFastBits)];
-}
-
-// Remembers k -> ki at generation gen (read under the kernel table's lock).
-void fast_store(cl_kernel k, uint64_t gen, KernelInfo* ki)
-{
-    KernelSlot* s = ki->mu.slot();
-    s->lock();
-    s->k = k;
-    s->gen = gen;
-    s->ki = ki;
-    s->unlock();
-    fast_entry(k).store(s, std::memory_order_release);
-}
-
-// Kernel lock slots: allocated in blocks that are never freed, reused through a list.
-struct SlotPool {
-    std::mutex mu;
-    KernelSlot* free = nullptr;
-};
-SlotPool& slot_pool()
-{
-    static SlotPool* p = new SlotPool;  // never destroyed: usable during exit
-    return *p;
-}
-
-std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
-{
-    auto ki = std::make_shared<KernelInfo>();
-    ki->external = true;
-    cl_context c = nullptr;
-    if (clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
-        fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
-    ki->cp = context_of_cl(c);
-    size_t n = 0;
-    check_cl(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n), "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
-    ki->name.resize(n);
-    if (n)
-        check_cl(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, &ki->name[0], nullptr),
-                 "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
-    ki->name.resize(strlen(ki->name.c_str()));
-    check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki->nargs, &ki->nargs, nullptr),
-             "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-    ki->set_nargs(ki->nargs);
-    std::vector<cl_kernel_arg_address_qualifier> q(ki->nargs);
-    bool ok = true;
-    for (cl_uint i = 0; i < ki->nargs && ok; ++i)
-        ok = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr) == CL_SUCCESS;
-    if (ok) ki->qual = q;
-    ki->per_group.push_back(k);
-    return ki;
-}
-
-// The kernel's record, checked against the caller's context (cp may be NULL).
-std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* call)
-{
-    if (!k) {
-        // Most often the NULL of a clsym that failed: its reason, if nobody read it.
-        std::string why = unread_error();
-        if (!why.empty())
-            fail(STDCL_EINVAL, "%s: the kernel is NULL (this thread's last failure, unread: %s)", call, why.c_str());
-        fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
-    }
-    if (cp) context_check(cp);
-    auto ki = kernel_find(k);
-    if (ki->closed)
-        fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
-             ki->name.c_str());
-    if (cp && ki->cp && ki->cp != cp)
-        fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
-             cp->label.c_str());
-    if (!ki->cp) fail(STDCL_EINVAL, "%s: kernel '%s' does not belong to a libstdcl context", call, ki->name.c_str());
-    return ki;
-}
-
-// Runs f on k's record with the record's lock held.  The fast path, for a kernel in
-// the fast table: no table lock and no reference count.  It locks the slot (never
-// freed), then checks that it names k at the table's current generation: the table
-// then still holds the record, and ~KernelInfo waits for the lock, so the record
-// outlives f.
-// Records of kernels libstdcl did not create take the full path (their context may
-// have gone), as do tombstones, a NULL kernel and a kernel of another context.
-template <class F>
-auto with_kernel(CLCONTEXT* cp, cl_kernel k, const char* call, F&& f) -> decltype(f(std::declval<KernelInfo&>()))
-{
-    auto& t = kernels();
-    KernelSlot* slot = k ? fast_entry(k).load(std::memory_order_acquire) : nullptr;
-    if (slot) {
-        slot->lock();
-        KernelInfo* ki = slot->ki;
-        if (slot->k == k && slot->gen == t.gen.load(std::memory_order_acquire) && !ki->external && !ki->closed &&
-            ki->cp && (!cp || cp == ki->cp)) {
-            std::lock_guard<KernelSlot> held(*slot, std::adopt_lock);
-            return f(*ki);
-        }
-        slot->unlock();
-    }
-    auto ki = kernel_for(cp, k, call);
-    std::lock_guard<KernelLock> lock(ki->mu);
-    return f(*ki);
-}
 
 void check_index(const KernelInfo& ki, unsigned i, const char* call)
 {
@@ -174,7 +49,8 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
         // lookup.  A freed, detached or moved allocation takes the full path.
         Allocation& al = *a.alloc;
         uintptr_t off = uintptr_t(ptr) - uintptr_t(al.host);
-        if (off < al.size && !al.dead.load(std::memory_order_acquire) && al.cp.load(std::memory_order_acquire) == ki.cp) {
+        if (off < al.size && !al.dead.load(std::memory_order_acquire) &&
+            al.cp.load(std::memory_order_acquire) == ki.cp) {
             if (off & (ki.cp->mem_align - 1)) fail_misaligned(ki, i, ptr, size_t(off), al.host, call);
             a.offset = size_t(off);
             return;
@@ -206,7 +82,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
 bool is_pointer_arg(const KernelInfo& ki, unsigned i)
 {
     return i < ki.qual.size() &&
-           (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_GLOBAL || ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT);
+        (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_GLOBAL || ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT);
 }
 
 // Argument i gets __local memory by the rule m: a size for the group now, or a
@@ -220,8 +96,10 @@ void set_local(KernelInfo& ki, unsigned i, const stdcl_local_t& m, const char* c
     int rules = (m.bytes != 0) + (m.per_item != 0) + (m.fn != nullptr);
     if (rules == 0) fail(STDCL_EINVAL, "%s: %s: 0 bytes of local memory", call, arg_desc(ki, i).c_str());
     if (rules > 1)
-        fail(STDCL_EINVAL, "%s: %s: the __local marker holds more than one size rule (build it with CLLOCAL, "
-             "CLLOCAL_PER_ITEM or CLLOCAL_FN)", call, arg_desc(ki, i).c_str());
+        fail(STDCL_EINVAL,
+             "%s: %s: the __local marker holds more than one size rule (build it with CLLOCAL, "
+             "CLLOCAL_PER_ITEM or CLLOCAL_FN)",
+             call, arg_desc(ki, i).c_str());
     if (m.bytes)
         for (cl_kernel k : ki.per_group) {
             cl_int err = clSetKernelArg(k, i, m.bytes, nullptr);
@@ -247,8 +125,10 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
         return;
     }
     if (known && ki.qual[i] == CL_KERNEL_ARG_ADDRESS_LOCAL)
-        fail(STDCL_EINVAL, "%s: %s is __local: pass CLLOCAL(bytes), CLLOCAL_PER_ITEM(bytes) or CLLOCAL_FN(fn, user), "
-             "or use clarg_set_local", call, arg_desc(ki, i).c_str());
+        fail(STDCL_EINVAL,
+             "%s: %s is __local: pass CLLOCAL(bytes), CLLOCAL_PER_ITEM(bytes) or CLLOCAL_FN(fn, user), "
+             "or use clarg_set_local",
+             call, arg_desc(ki, i).c_str());
     if (is_pointer_arg(ki, i) || (!known && size == sizeof(void*))) {
         void* p = nullptr;
         if (size == sizeof(void*)) std::memcpy(&p, value, sizeof p);
@@ -279,7 +159,8 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
 void check_ndrange(const clndrange_t* ndr)
 {
     if (!ndr) fail(STDCL_EINVAL, "clfork: the index space (clndrange_t*) is NULL");
-    if (ndr->dim < 1 || ndr->dim > 3) fail(STDCL_EINVAL, "clfork: the index space has %zu dimensions (1 to 3)", ndr->dim);
+    if (ndr->dim < 1 || ndr->dim > 3)
+        fail(STDCL_EINVAL, "clfork: the index space has %zu dimensions (1 to 3)", ndr->dim);
     for (size_t i = 0; i < ndr->dim; ++i) {
         if (ndr->gtsz[i] == 0) fail(STDCL_EINVAL, "clfork: the global size in dimension %zu is 0", i);
         if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
@@ -288,14 +169,15 @@ void check_ndrange(const clndrange_t* ndr)
     }
 }
 
-cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags,
-                CommandOrder& order, const char* call)
+cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,
+                const char* call)
 {
     clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
     const clndrange_t* ndr = &resolved;
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
-    if (g >= ki.per_group.size()) fail(STDCL_EINVAL, "clfork: kernel '%s' has no build for device %u", ki.name.c_str(), devnum);
+    if (g >= ki.per_group.size())
+        fail(STDCL_EINVAL, "clfork: kernel '%s' has no build for device %u", ki.name.c_str(), devnum);
     cl_kernel k = ki.per_group[g];
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         KernelArg& a = ki.args[i];
@@ -335,9 +217,9 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     *user_ndr = resolved;
     order.enqueued(ev, flags);
     if (trace_on(Trace::launch))
-        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s", ki.name.c_str(),
-              devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ndr->ltsz[0],
-              ndr->dim > 1 ? ndr->ltsz[1] : 1, ndr->dim > 2 ? ndr->ltsz[2] : 1,
+        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s",
+              ki.name.c_str(), devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1,
+              ndr->ltsz[0], ndr->dim > 1 ? ndr->ltsz[1] : 1, ndr->dim > 2 ? ndr->ltsz[2] : 1,
               flags & CL_EVENT_NOWAIT ? " (nowait)" : "");
     return ev;
 }
@@ -345,9 +227,8 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
 cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
                    const size_t* sizes, const void* const* values)
 {
-    constexpr int known = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
     context_device(cp, devnum);
-    if (flags & ~known) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~known));
+    if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
     event_flags_check(flags);
     check_ndrange(ndr);
     const char* call = nargs >= 0 ? "clforka" : "clfork";
@@ -390,147 +271,6 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 }
 
 }  // namespace
-
-std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
-{
-    auto& t = kernels();
-    {
-        std::shared_lock<std::shared_mutex> lock(t.mu);
-        auto it = t.by_kernel.find(k);
-        if (it != t.by_kernel.end()) {
-            // The generation changes only under the unique lock.
-            fast_store(k, t.gen.load(std::memory_order_relaxed), it->second.get());
-            return it->second;
-        }
-    }
-    auto ki = describe_external(k);
-    std::unique_lock<std::shared_mutex> lock(t.mu);
-    auto res = t.by_kernel.emplace(k, ki);
-    if (res.second) t.gen.fetch_add(1, std::memory_order_release);
-    return res.first->second;
-}
-
-void kernel_register(const std::shared_ptr<KernelInfo>& ki)
-{
-    auto& t = kernels();
-    std::unique_lock<std::shared_mutex> lock(t.mu);
-    t.gen.fetch_add(1, std::memory_order_release);  // first: a throw below leaves no cache trusted
-    for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
-}
-
-void kernel_unregister(const KernelInfo& ki) noexcept
-{
-    // A tombstone per kernel: a cl_kernel used after clclose gets a clear error
-    // instead of a driver call on a released object.  A tombstone is replaced when
-    // the driver hands out the same address for a new kernel.
-    std::shared_ptr<KernelInfo> tomb;
-    try {
-        tomb = std::make_shared<KernelInfo>();
-        tomb->closed = true;
-        tomb->external = true;  // owns nothing
-        tomb->name = ki.name;
-    } catch (...) {
-        tomb.reset();  // out of memory: forget the kernels without a tombstone
-    }
-    auto& t = kernels();
-    std::unique_lock<std::shared_mutex> lock(t.mu);
-    // First: a record must be out of the fast table before its last reference
-    // can go (with_kernel checks the generation under the record's lock, and
-    // ~KernelInfo takes that lock).
-    t.gen.fetch_add(1, std::memory_order_release);
-    for (cl_kernel k : ki.per_group) {
-        auto it = t.by_kernel.find(k);
-        if (it == t.by_kernel.end()) continue;
-        if (tomb) it->second = tomb;  // no allocation: the entry exists
-        else t.by_kernel.erase(it);
-    }
-}
-
-void kernel_unbind(const Allocation& a) noexcept
-{
-    if (!a.in_kernel.load(std::memory_order_relaxed)) return;
-    // Under the table's shared lock, each record's lock in turn (the order
-    // kernel_find takes them in): no copy of the table, so nothing to allocate.
-    auto& t = kernels();
-    std::shared_lock<std::shared_mutex> lock(t.mu);
-    for (auto& entry : t.by_kernel) {
-        KernelInfo& ki = *entry.second;
-        // One group per entry: the group whose kernel object is the entry's key.
-        size_t g = 0;
-        while (g < ki.per_group.size() && ki.per_group[g] != entry.first) ++g;
-        if (g >= ki.per_group.size() || g >= 8) continue;
-        ki.mu.lock();
-        for (cl_uint i = 0; i < cl_uint(ki.held.size()); ++i) {
-            KernelInfo::Held& h = ki.held[i][g];
-            if (h.alloc != &a) continue;
-            cl_mem none = nullptr;
-            cl_int err = clSetKernelArg(entry.first, i, sizeof none, &none);
-            if (err != CL_SUCCESS)
-                trace(Trace::mem, "kernel '%s' argument %u: clSetKernelArg(NULL) before a release failed (%s)",
-                      ki.name.c_str(), i, cl_error_name(err));
-            h = {};
-        }
-        ki.mu.unlock();
-    }
-}
-
-void KernelInfo::set_nargs(cl_uint n)
-{
-    nargs = n;
-    args.assign(n, KernelArg{});
-    held.assign(n, {});
-}
-
-KernelLock::KernelLock()
-{
-    SlotPool& p = slot_pool();
-    std::lock_guard<std::mutex> lock(p.mu);
-    if (!p.free) {
-        constexpr size_t n = 64;
-        KernelSlot* block = new KernelSlot[n];  // never freed: a stale fast path may lock it
-        for (size_t i = 0; i < n; ++i) block[i].next_free = i + 1 < n ? &block[i + 1] : nullptr;
-        p.free = block;
-    }
-    slot_ = p.free;
-    p.free = slot_->next_free;
-    slot_->next_free = nullptr;
-}
-
-KernelLock::~KernelLock()
-{
-    SlotPool& p = slot_pool();
-    std::lock_guard<std::mutex> lock(p.mu);
-    slot_->next_free = p.free;
-    p.free = slot_;
-}
-
-void KernelSlot::lock_slow()
-{
-    for (unsigned n = 0;; ++n) {
-        if (word.load(std::memory_order_relaxed) == 0 && word.exchange(1, std::memory_order_acquire) == 0)
-            return;
-        if (n < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else if (n < 256) {
-            std::this_thread::yield();
-        } else {
-            std::this_thread::sleep_for(std::chrono::microseconds(50));
-        }
-    }
-}
-
-KernelInfo::~KernelInfo()
-{
-    // A with_kernel fast path that checked this record before it left the table may
-    // still hold its lock: wait for it.  Any later one finds the generation changed.
-    mu.lock();
-    mu.unlock();
-    if (external) return;
-    for (cl_kernel k : per_group)
-        if (k) clReleaseKernel(k);
-}
 
 }  // namespace stdcl
 
@@ -589,8 +329,8 @@ STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, cln
     return guarded<cl_event>(nullptr, [&] { return fork_with(cp, devnum, krn, ndr, flags, -1, nullptr, nullptr); });
 }
 
-STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
-                               const size_t* sizes, const void* const* values)
+STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, const size_t* sizes, const void* const* values)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
         if (nargs < 0 || (nargs > 0 && (!sizes || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");

@@ -13,8 +13,8 @@
 // race for device 0, and without STDX_MAX_NDEV each takes its share n / (local ranks).
 // A rank that finds nothing free gets a NULL context and a warning saying so, never a
 // device shared in silence.
-#include "internal/compat.hpp"
 #include "internal/lease.hpp"
+#include "internal/config.hpp"
 
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
@@ -60,7 +60,7 @@ std::string lock_path(const std::string& key, const std::string& plat_name, cons
     // FNV-1a of the platform name: lock files of different platforms never meet.
     uint64_t h = 1469598103934665603ull;
     for (char c : plat_name + "\n" + plat_vendor) h = (h ^ (unsigned char)c) * 1099511628211ull;
-    const char* tmp = std::getenv("TMPDIR");
+    const char* tmp = env_value("TMPDIR");
     return strprintf("%s/stdcl-lock-%s-%016llx-%zu", tmp && *tmp ? tmp : "/tmp", key.c_str(), (unsigned long long)h,
                      devindex);
 }
@@ -93,33 +93,34 @@ struct LocalRank {
     unsigned size = 0;  // 0: unknown
 };
 
-bool parse_uint(const char* v, unsigned* out)
+// A rank or a count from the launcher's environment.
+bool launcher_uint(const char* name, unsigned* out)
 {
-    if (!v || !*v) return false;
-    char* end = nullptr;
-    errno = 0;
-    unsigned long n = strtoul(v, &end, 10);
-    if (errno || *end || n > 1u << 20) return false;
+    unsigned long long n = 0;
+    if (!parse_uint(env_value(name), 1u << 20, &n)) return false;
     *out = unsigned(n);
     return true;
 }
 
 LocalRank local_rank()
 {
-    static const struct { const char* rank; const char* size; } launchers[] = {
+    static const struct {
+        const char* rank;
+        const char* size;
+    } launchers[] = {
         {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},  // Open MPI
-        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},                        // MPICH, Intel MPI (Hydra)
-        {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},    // MVAPICH
-        {"SLURM_LOCALID", nullptr},                                    // srun
+        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},  // MPICH, Intel MPI (Hydra)
+        {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},  // MVAPICH
+        {"SLURM_LOCALID", nullptr},  // srun
     };
     LocalRank r;
     for (const auto& l : launchers) {
         unsigned rank = 0;
-        if (!parse_uint(std::getenv(l.rank), &rank)) continue;
+        if (!launcher_uint(l.rank, &rank)) continue;
         r.var = l.rank;
         r.rank = rank;
         unsigned size = 0;
-        if (l.size && parse_uint(std::getenv(l.size), &size) && size > rank) r.size = size;
+        if (l.size && launcher_uint(l.size, &size) && size > rank) r.size = size;
         return r;
     }
     return r;
@@ -172,8 +173,9 @@ bool lease_devices(const std::string& var, const char* label, const std::string&
         if (lease(lock_path(key, plat_name, plat_vendor, idx))) taken.push_back(pos);
     }
     if (taken.empty()) {
-        record_null(label, strprintf("%s=%s%s: every %s device is leased to another process (%zu tried); %s is NULL",
-                                     lvar.c_str(), key, where.c_str(), label, n, label));
+        record_null(label,
+                    strprintf("%s=%s%s: every %s device is leased to another process (%zu tried); %s is NULL",
+                              lvar.c_str(), key, where.c_str(), label, n, label));
         return false;
     }
     std::sort(taken.begin(), taken.end());

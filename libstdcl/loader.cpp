@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // loader.cpp: clopen, clsopen, clbuild, clsym, clclose: programs loaded like shared
 // objects, reference counted per context, with the standard build options.
-#include "internal/compat.hpp"
+#include "internal/cl_util.hpp"
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/embedded.hpp"
@@ -9,6 +10,7 @@
 #include "internal/host_state.hpp"
 #include "internal/program_build.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,9 +19,42 @@
 #include <cstdlib>
 #include <cstring>
 
+#ifndef STDCL_INCLUDEDIR
+#define STDCL_INCLUDEDIR ""
+#endif
+
 namespace stdcl {
 
 namespace {
+
+bool has_stdcl_h(const std::string& dir)
+{
+    struct stat st;
+    return !dir.empty() && ::stat((dir + "/stdcl.h").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+#ifndef STDCL_INCLUDE_FROM_LIB
+#define STDCL_INCLUDE_FROM_LIB "../include"
+#endif
+
+std::string find_include_dir()
+{
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&clstat), &info) && info.dli_fname) {
+        if (std::unique_ptr<char, decltype(&free)> real{realpath(info.dli_fname, nullptr), &free}) {
+            std::string lib(real.get());
+            std::string dir = lib.substr(0, lib.find_last_of('/'));
+            // Installed: libdir to includedir, as configured (moves with the tree).
+            std::string inc = dir + "/" STDCL_INCLUDE_FROM_LIB;
+            if (has_stdcl_h(inc)) return inc;
+            // The build tree: build/lib and build/include.
+            inc = dir.substr(0, dir.find_last_of('/')) + "/include";
+            if (has_stdcl_h(inc)) return inc;
+        }
+    }
+    if (has_stdcl_h(STDCL_INCLUDEDIR)) return STDCL_INCLUDEDIR;
+    return std::string();
+}
 
 constexpr int kLoadFlags = CLLD_NOW | CLLD_LAZY | CLLD_NOBUILD | CLLD_GLOBAL;
 
@@ -46,7 +81,7 @@ std::string resolve(const std::string& file)
     }
     std::string looked = "the current directory";
     if (exists(file)) return file;
-    if (const char* path = std::getenv("STDCL_KERNEL_PATH"))
+    if (const char* path = env_value("STDCL_KERNEL_PATH"))
         for (const auto& dir : split_list(path, ':')) {
             std::string cand = dir + "/" + file;
             if (exists(cand)) return cand;
@@ -65,8 +100,8 @@ std::string read_kernel_file(const std::string& path)
     ReadError e;
     if (!read_file(path, &text, &e)) {
         if (!e.opened)
-            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s",
-                 path.c_str(), strerror(e.err));
+            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s", path.c_str(),
+                 strerror(e.err));
         if (e.kind) fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), e.kind);
         fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(e.err));
     }
@@ -76,18 +111,7 @@ std::string read_kernel_file(const std::string& path)
     return text;
 }
 
-std::string quote_dir(const std::string& d)
-{
-    return d.find(' ') == std::string::npos ? d : "\"" + d + "\"";
-}
-
-const char* type_macro(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU) return "__GPU__";
-    if (t & CL_DEVICE_TYPE_CPU) return "__CPU__";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "__ACC__";
-    return nullptr;
-}
+const char* type_macro(cl_device_type t) { return device_type_name(t).macro; }
 
 const Device& first_of_group(CLCONTEXT* cp, size_t g)
 {
@@ -96,22 +120,82 @@ const Device& first_of_group(CLCONTEXT* cp, size_t g)
     return cp->devs[0];
 }
 
+// The options of p's builds for devices like d0.
+BuildOptions options_for(const Program& p, const Device& d0)
+{
+    BuildOptions o;
+    o.defines = {"__STDCL__", "__stdcl_kernel__"};
+    if (const char* tm = type_macro(d0.type)) o.defines.push_back(tm);
+    if (!d0.vendor_macro.empty()) o.defines.push_back(d0.vendor_macro);
+    if (!p.dir.empty()) o.include_dirs.push_back(p.dir);
+    if (p.dir != cwd()) o.include_dirs.push_back(cwd());
+    // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
+    if (!kernel_include_dir().empty()) o.include_dirs.push_back(kernel_include_dir());
+    o.user = p.user_options;
+    const char* env = env_value("STDCL_BUILD_OPTIONS");
+    o.env = env ? env : "";
+    return o;
+}
+
+// Builds unit u of p for device group g; throws on failure.  Each device's log
+// goes to logs[device].
+BuildResult build_unit(Program& p, size_t u, size_t g, std::vector<std::string>& logs)
+{
+    CLCONTEXT* cp = p.cp;
+    const Device& d0 = first_of_group(cp, g);
+    BuildRequest req;
+    req.context = cp->ctx;
+    req.platform = cp->platform;
+    req.devices = cp->groups[g];
+    req.source = p.sources[u];
+    req.options = options_for(p, d0);
+    req.origin = u < p.origins.size() ? p.origins[u] : std::string();
+    auto t0 = std::chrono::steady_clock::now();
+    BuildResult r = build_program(req);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.program) {
+        int code = r.status == CL_SUCCESS ? STDCL_EBUILD : code_of_cl(r.status);
+        fail(code, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
+    }
+    trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
+          req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
+          r.from_cache ? " (from the program cache)" : "", r.options.c_str());
+    profile_build(cp, ms, !r.from_cache, r.cache_on);
+    for (size_t di = 0; di < cp->devs.size(); ++di) {
+        if (size_t(cp->devs[di].group) != g) continue;
+        size_t j = 0;
+        while (j < req.devices.size() && req.devices[j] != cp->devs[di].id) ++j;
+        if (j < r.logs.size()) logs[di] = r.logs[j];
+    }
+    return r;
+}
+
+// Each device's compiler logs of all units, one text per device (clbuildlog).
+std::vector<std::string> join_logs(const Program& p, const std::vector<std::vector<std::string>>& logs,
+                                   const std::vector<bool>& from_cache)
+{
+    CLCONTEXT* cp = p.cp;
+    std::vector<std::string> joined(cp->devs.size());
+    for (size_t di = 0; di < cp->devs.size(); ++di) {
+        for (size_t u = 0; u < logs.size(); ++u) {
+            const std::string& l = logs[u][di];
+            if (l.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+            if (logs.size() > 1) joined[di] += p.unit_names[u] + ":\n";
+            joined[di] += l;
+            if (l.back() != '\n') joined[di] += '\n';
+            if (trace_on(Trace::log))
+                trace(Trace::log, "compiler log of %s on device %zu (%s)%s:\n%s", p.unit_names[u].c_str(), di,
+                      cp->devs[di].name.c_str(), from_cache[u] ? " (stored in the program cache)" : "", l.c_str());
+        }
+    }
+    return joined;
+}
+
 // Builds every unit of p for every device group of its context.
 void build(Program& p)
 {
     CLCONTEXT* cp = p.cp;
-    std::vector<std::string> incs;
-    if (!p.dir.empty()) incs.push_back(p.dir);
-    if (p.dir != cwd()) incs.push_back(cwd());
-    // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
-    if (!kernel_include_dir().empty()) incs.push_back(kernel_include_dir());
-    std::string env = std::getenv("STDCL_BUILD_OPTIONS") ? std::getenv("STDCL_BUILD_OPTIONS") : "";
     std::vector<std::vector<cl_program>> built;
-    auto release_all = [&] {
-        for (auto& unit : built)
-            for (cl_program q : unit)
-                if (q) clReleaseProgram(q);
-    };
     // Every program made is put in `built` as soon as it exists, and released here
     // when anything after it fails or throws (no memory for a log, a trace line).
     try {
@@ -121,80 +205,20 @@ void build(Program& p)
         for (size_t u = 0; u < p.sources.size(); ++u) {
             built.emplace_back(cp->groups.size(), nullptr);
             for (size_t g = 0; g < cp->groups.size(); ++g) {
-                const Device& d0 = first_of_group(cp, g);
-                BuildRequest req;
-                req.context = cp->ctx;
-                req.platform = cp->platform;
-                req.devices = cp->groups[g];
-                req.source = p.sources[u];
-                req.include_dirs = incs;
-                req.origin = u < p.origins.size() ? p.origins[u] : std::string();
-                std::string opt = "-D __STDCL__ -D __stdcl_kernel__";
-                if (const char* tm = type_macro(d0.type)) opt += std::string(" -D ") + tm;
-                if (!d0.vendor_macro.empty()) opt += " -D " + d0.vendor_macro;
-                for (const auto& inc : incs) opt += " -I " + quote_dir(inc);
-                opt += " -cl-kernel-arg-info";
-                if (!p.user_options.empty()) opt += " " + p.user_options;
-                if (!env.empty()) opt += " " + env;
-                req.options = opt;
-                auto t0 = std::chrono::steady_clock::now();
-                BuildResult r = build_program(req);
-                if (!r.program && (r.status == CL_BUILD_PROGRAM_FAILURE || r.status == CL_INVALID_BUILD_OPTIONS ||
-                                   r.status == CL_INVALID_COMPILER_OPTIONS)) {
-                    // Some drivers reject -cl-kernel-arg-info for some kernels (NVIDIA 580:
-                    // kernels without parameters).  It only adds argument descriptions,
-                    // which clarg_set can do without: try once more without it.
-                    BuildRequest plain = req;
-                    plain.options = opt.substr(0, opt.find(" -cl-kernel-arg-info")) +
-                                    opt.substr(opt.find(" -cl-kernel-arg-info") + strlen(" -cl-kernel-arg-info"));
-                    BuildResult r2 = build_program(plain);
-                    if (r2.program) {
-                        built[u][g] = r2.program;
-                        trace(Trace::load, "%s: the build failed with -cl-kernel-arg-info and succeeded without it",
-                              p.unit_names[u].c_str());
-                        r = std::move(r2);
-                        opt = plain.options;
-                    }
-                }
-                double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                if (r.program) built[u][g] = r.program;
-                if (!r.program) {
-                    int code = r.status == CL_SUCCESS ? STDCL_EBUILD : code_of_cl(r.status);
-                    fail(code, "%s: %s", p.unit_names[u].c_str(), r.log.c_str());
-                }
-                trace(Trace::load, "built %s for %zu %s device(s) in %.1f ms%s; options: %s", p.unit_names[u].c_str(),
-                      req.devices.size(), type_macro(d0.type) ? type_macro(d0.type) : "other", ms,
-                      r.from_cache ? " (from the program cache)" : "", opt.c_str());
-                profile_build(cp, ms, !r.from_cache, r.cache_on);
-            from_cache[u] = from_cache[u] || r.from_cache;
-                for (size_t di = 0; di < cp->devs.size(); ++di) {
-                    if (size_t(cp->devs[di].group) != g) continue;
-                    size_t j = 0;
-                    while (j < req.devices.size() && req.devices[j] != cp->devs[di].id) ++j;
-                    if (j < r.logs.size()) logs[u][di] = r.logs[j];
-                }
+                BuildResult r = build_unit(p, u, g, logs[u]);
+                built[u][g] = r.program;
+                from_cache[u] = from_cache[u] || r.from_cache;
             }
         }
-        std::vector<std::string> joined(cp->devs.size());
-        for (size_t di = 0; di < cp->devs.size(); ++di) {
-            for (size_t u = 0; u < logs.size(); ++u) {
-                const std::string& l = logs[u][di];
-                if (l.find_first_not_of(" \t\r\n") == std::string::npos) continue;
-                if (logs.size() > 1) joined[di] += p.unit_names[u] + ":\n";
-                joined[di] += l;
-                if (l.back() != '\n') joined[di] += '\n';
-                if (trace_on(Trace::log))
-                    trace(Trace::log, "compiler log of %s on device %zu (%s)%s:\n%s", p.unit_names[u].c_str(), di,
-                          cp->devs[di].name.c_str(), from_cache[u] ? " (stored in the program cache)" : "", l.c_str());
-            }
-        }
+        p.joined_logs = join_logs(p, logs, from_cache);
         p.logs = std::move(logs);
-        p.joined_logs = std::move(joined);
         p.cl = std::move(built);
         p.built = true;
         p.nobuild_pending = false;
     } catch (...) {
-        release_all();
+        for (auto& unit : built)
+            for (cl_program q : unit)
+                if (q) clReleaseProgram(q);
         throw;
     }
 }
@@ -286,40 +310,12 @@ void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const 
 
 std::vector<std::string> kernel_names(cl_program prog)
 {
-    size_t n = 0;
-    check_cl(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &n), "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
-    std::string s(n, '\0');
-    if (n)
-        check_cl(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, n, &s[0], nullptr),
-                 "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
-    s.resize(strlen(s.c_str()));
+    std::string s;
+    check_cl(
+        cl_string(
+            [&](size_t n, void* v, size_t* r) { return clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, n, v, r); }, &s),
+        "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
     return split_list(s, ';');
-}
-
-void describe_args(KernelInfo& ki, cl_kernel k)
-{
-    check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr),
-             "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-    ki.set_nargs(ki.nargs);
-    std::vector<cl_kernel_arg_address_qualifier> q(ki.nargs);
-    std::vector<std::string> names(ki.nargs);
-    for (cl_uint i = 0; i < ki.nargs; ++i) {
-        cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr);
-        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return;  // arguments are classified by value
-        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_ADDRESS_QUALIFIER)");
-        size_t n = 0;
-        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &n);
-        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) continue;  // only for messages
-        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
-        if (n) {
-            names[i].resize(n);
-            check_cl(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, n, &names[i][0], nullptr),
-                     "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
-            names[i].resize(strlen(names[i].c_str()));
-        }
-    }
-    ki.qual = std::move(q);
-    ki.type_names = std::move(names);
 }
 
 // The kernel `name` of p, created on first request; nullptr if p has none
@@ -333,22 +329,11 @@ std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
         bool has = false;
         for (const auto& n : names) has = has || n == name;
         if (!has) continue;
-        auto ki = std::make_shared<KernelInfo>();  // releases what it holds if we throw
-        ki->cp = p.cp;
-        ki->name = name;
-        ki->per_group.reserve(p.cl[u].size());
-        for (cl_program prog : p.cl[u]) {
-            cl_int err = CL_SUCCESS;
-            cl_kernel k = clCreateKernel(prog, name.c_str(), &err);
-            check_cl(err, "clCreateKernel");
-            ki->per_group.push_back(k);
-        }
-        describe_args(*ki, ki->per_group[0]);
-        p.kernels[name] = ki;
+        auto ki = kernel_create(p.cp, name, p.cl[u]);
         try {
-            kernel_register(ki);
+            p.kernels[name] = ki;
         } catch (...) {
-            p.kernels.erase(name);
+            kernel_unregister(*ki);
             throw;
         }
         trace(Trace::load, "clsym: kernel '%s' of %s, %u argument(s)", name.c_str(), p.name.c_str(), ki->nargs);
@@ -376,65 +361,10 @@ std::string content_key(const std::vector<std::string>& sources)
 
 }  // namespace
 
-BuildResult compile_program(const BuildRequest& req)
+const std::string& kernel_include_dir()
 {
-    BuildResult r;
-    const char* src = req.source.c_str();
-    size_t len = req.source.size();
-    cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(req.context, 1, &src, &len, &err);
-    if (err != CL_SUCCESS) {
-        r.status = err;
-        r.log = strprintf("clCreateProgramWithSource: %s (%d)", cl_error_name(err), int(err));
-        return r;
-    }
-    {
-        BuildStateGuard keep_state;
-        err = clBuildProgram(prog, cl_uint(req.devices.size()), req.devices.data(), req.options.c_str(), nullptr,
-                             nullptr);
-    }
-    if (err != CL_SUCCESS) {
-        r.status = err;
-        std::string logs;
-        for (cl_device_id d : req.devices) {
-            cl_build_status bs = CL_BUILD_NONE;
-            cl_int ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
-            if (ierr == CL_SUCCESS && bs == CL_BUILD_SUCCESS) continue;
-            size_t n = 0;
-            if (ierr == CL_SUCCESS) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-            std::string log(n, '\0');
-            if (ierr == CL_SUCCESS && n) ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
-            log.resize(strlen(log.c_str()));
-            if (ierr != CL_SUCCESS)
-                log = strprintf("(no compiler log: clGetProgramBuildInfo failed: %s (%d))", cl_error_name(ierr), int(ierr));
-            size_t dn = 0;
-            clGetDeviceInfo(d, CL_DEVICE_NAME, 0, nullptr, &dn);
-            std::string dname(dn, '\0');
-            if (dn) clGetDeviceInfo(d, CL_DEVICE_NAME, dn, &dname[0], nullptr);
-            dname.resize(strlen(dname.c_str()));
-            logs += strprintf("build failed on device '%s' (%s) with options '%s':\n%s", dname.c_str(),
-                              cl_error_name(err), req.options.c_str(), log.c_str());
-            break;  // the first failing device's log says what is wrong
-        }
-        if (logs.empty())
-            logs = strprintf("clBuildProgram: %s (%d) with options '%s'", cl_error_name(err), int(err), req.options.c_str());
-        r.log = logs;
-        clReleaseProgram(prog);
-        return r;
-    }
-    // The logs of a build that succeeded: warnings (clbuildlog, STDCL_TRACE=log).
-    for (cl_device_id d : req.devices) {
-        size_t n = 0;
-        std::string log;
-        if (clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS && n > 1) {
-            log.assign(n, '\0');
-            if (clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr) != CL_SUCCESS) log.clear();
-            log.resize(strlen(log.c_str()));
-        }
-        r.logs.push_back(std::move(log));
-    }
-    r.program = prog;
-    return r;
+    static const std::string dir = find_include_dir();
+    return dir;
 }
 
 void context_release_programs(CLCONTEXT* cp)
@@ -471,6 +401,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
                 p->origins.push_back("embedded '" + e.name + "'");
             }
             p->name = "the embedded kernels";
+            p->embedded = true;
         } else {
             if (!*file) fail(STDCL_EINVAL, "clopen: the file name is empty");
             std::string path = resolve(file);
@@ -506,8 +437,10 @@ STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source, const char* nam
         if (!source) fail(STDCL_EINVAL, "clsopen_named: the source is NULL");
         if (!name || !*name) fail(STDCL_EINVAL, "clsopen_named: the name is NULL or empty");
         if (std::strpbrk(name, "\"\\\n\r"))
-            fail(STDCL_EINVAL, "clsopen_named: the name '%s' holds a '\"', '\\' or a line break (it goes into a #line "
-                 "directive)", name);
+            fail(STDCL_EINVAL,
+                 "clsopen_named: the name '%s' holds a '\"', '\\' or a line break (it goes into a #line "
+                 "directive)",
+                 name);
         auto p = std::make_shared<Program>();
         // Line 1 of the text is line 1 of `name` in the compiler's messages.
         p->sources.push_back(std::string("#line 1 \"") + name + "\"\n" + source);
@@ -593,7 +526,7 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
             std::lock_guard<std::mutex> lock(cp->load_mu);
             progs = cp->programs;
             for (auto& p : progs)
-                if (p->name == "the embedded kernels") embedded = p;
+                if (p->embedded) embedded = p;
         }
         bool any = false;
         for (auto& p : progs) {
@@ -612,12 +545,13 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
                 p->origins.push_back("embedded '" + e.name + "'");
             }
             p->name = "the embedded kernels";
+            p->embedded = true;
             p->key = content_key(p->sources) + "\n";
             p->cp = cp;
             {
                 std::lock_guard<std::mutex> lock(cp->load_mu);
                 for (auto& q : cp->programs)
-                    if (q->name == "the embedded kernels") embedded = q;
+                    if (q->embedded) embedded = q;
                 if (!embedded) cp->programs.push_back(embedded = p);
             }
             std::lock_guard<std::mutex> build_lock(embedded->build_mu);

@@ -13,7 +13,9 @@
 // transfer (pageable memory goes through a staging copy).  Smaller allocations stay
 // pageable (a buffer and a map per clmalloc would cost more than they save);
 // STDCL_PINNED=0 turns pinning off.  If the driver cannot give a page-aligned mapping
-// the allocation is pageable, as before.
+// the allocation is pageable.
+#include "internal/cl_util.hpp"
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -30,7 +32,6 @@ namespace stdcl {
 namespace {
 
 constexpr int kAllocFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D;
-constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
 
 size_t page_size()
 {
@@ -49,16 +50,27 @@ size_t pixel_size(const cl_image_format& f)
 {
     size_t channels = 4;
     switch (f.image_channel_order) {
-    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: channels = 1; break;
-    case CL_RG: case CL_RA: channels = 2; break;
+    case CL_R:
+    case CL_A:
+    case CL_INTENSITY:
+    case CL_LUMINANCE: channels = 1; break;
+    case CL_RG:
+    case CL_RA: channels = 2; break;
     case CL_RGB: channels = 3; break;
     default: channels = 4;
     }
     switch (f.image_channel_data_type) {
-    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return channels;
-    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: case CL_HALF_FLOAT:
-        return 2 * channels;
-    case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555: return 2;
+    case CL_SNORM_INT8:
+    case CL_UNORM_INT8:
+    case CL_SIGNED_INT8:
+    case CL_UNSIGNED_INT8: return channels;
+    case CL_SNORM_INT16:
+    case CL_UNORM_INT16:
+    case CL_SIGNED_INT16:
+    case CL_UNSIGNED_INT16:
+    case CL_HALF_FLOAT: return 2 * channels;
+    case CL_UNORM_SHORT_565:
+    case CL_UNORM_SHORT_555: return 2;
     case CL_UNORM_INT_101010: return 4;
     default: return 4 * channels;
     }
@@ -131,8 +143,8 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             mem_serial[devnum] = mem_serial_next();
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
-            cl_mem m = clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
-                                      zc ? host : nullptr, &err);
+            cl_mem m =
+                clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard, zc ? host : nullptr, &err);
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
             if (guard) {
@@ -366,8 +378,10 @@ void Allocation::release_device_objects()
     kernel_unbind(*this);
     std::lock_guard<std::mutex> lock(mu);
     for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) {
-        if (it + 1 == subs_made.rend()) clReleaseMemObject(*it);
-        else release_destroyed(*it);
+        if (it + 1 == subs_made.rend())
+            clReleaseMemObject(*it);
+        else
+            release_destroyed(*it);
     }
     subs_made.clear();
     subs.clear();
@@ -379,35 +393,11 @@ void Allocation::release_device_objects()
 
 namespace {
 
-struct PinConfig {
-    bool on = true;
-    size_t min = size_t(256) << 10;
-};
-
-const PinConfig& pin_config()
-{
-    static const PinConfig c = [] {
-        PinConfig p;
-        if (const char* v = std::getenv("STDCL_PINNED")) {
-            if (strcmp(v, "0") == 0) p.on = false;
-            else if (*v && strcmp(v, "1") != 0) warn_once("STDCL_PINNED", "STDCL_PINNED='%s' is not 0 or 1; ignored", v);
-        }
-        if (const char* v = std::getenv("STDCL_PIN_MIN")) {
-            char* end = nullptr;
-            unsigned long long n = std::strtoull(v, &end, 10);
-            if (*v && end && *end == 0 && v[0] != '-') p.min = size_t(n);
-            else warn_once("STDCL_PIN_MIN", "STDCL_PIN_MIN='%s' is not a byte count; ignored", v);
-        }
-        return p;
-    }();
-    return c;
-}
-
 // Whether an allocation of `bytes` for cp should be pinned: some device copies.
 bool want_pinned(CLCONTEXT* cp, size_t size, int flags)
 {
-    const PinConfig& pc = pin_config();
-    if (!pc.on || !cp || size < pc.min || (flags & (CL_MEM_DETACHED | CL_MEM_NOCOPY))) return false;
+    const Settings& s = settings();
+    if (!s.pinned || !cp || size < s.pin_min || (flags & (CL_MEM_DETACHED | CL_MEM_NOCOPY))) return false;
     for (const Device& d : cp->devs)
         if (!d.zero_copy) return true;
     return false;
@@ -431,8 +421,10 @@ bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
     cl_command_queue q = cp->devs[0].queue;
     void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
     const char* why = nullptr;
-    if (err != CL_SUCCESS || !p) why = "clEnqueueMapBuffer failed";
-    else if (clRetainCommandQueue(q) != CL_SUCCESS) why = "clRetainCommandQueue failed";
+    if (err != CL_SUCCESS || !p)
+        why = "clEnqueueMapBuffer failed";
+    else if (clRetainCommandQueue(q) != CL_SUCCESS)
+        why = "clRetainCommandQueue failed";
     if (why) {
         if (err == CL_SUCCESS && p) {
             cl_event ev = nullptr;
@@ -567,8 +559,9 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     } else {
         if (len == 0) fail(STDCL_EINVAL, "%s: 0 bytes to sync", call);
         if (len > a->size - off)
-            fail(STDCL_EINVAL, "%s: %zu bytes from offset %zu pass the end of the %zu-byte allocation at %p by %zu bytes",
-                 call, len, off, a->size, (void*)a->host, len - (a->size - off));
+            fail(STDCL_EINVAL,
+                 "%s: %zu bytes from offset %zu pass the end of the %zu-byte allocation at %p by %zu bytes", call, len,
+                 off, a->size, (void*)a->host, len - (a->size - off));
         if (a->is_image && (off != 0 || len != a->size))
             fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
     }
@@ -584,9 +577,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     bool no_event = false;  // a waited plain transfer: see below
     if (a->is_image) {
         size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
-        err = dir == CL_MEM_DEVICE
-                  ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
-                  : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
+        err = dir == CL_MEM_DEVICE ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
+                                   : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
     } else if (d.zero_copy) {
         // The device works on the host memory itself: nothing to copy; the marker
         // keeps the queue's order and gives the caller an event.
@@ -605,8 +597,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         // blocking transfer (an event costs NVIDIA's driver about 0.5 us a command).
         no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;
         err = dir == CL_MEM_DEVICE
-                  ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev)
-                  : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev);
+            ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev)
+            : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev);
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
@@ -655,8 +647,9 @@ STDCL_API int clfree(void* ptr)
         case RegistryTake::absent:
             fail(STDCL_ENOENT, "clfree: %p is not memory returned by clmalloc (or it was already freed)", ptr);
         case RegistryTake::interior:
-            fail(STDCL_ENOENT, "clfree: %p points %zu bytes into the allocation at %p; pass the pointer clmalloc returned",
-                 ptr, off, (void*)a->host);
+            fail(STDCL_ENOENT,
+                 "clfree: %p points %zu bytes into the allocation at %p; pass the pointer clmalloc returned", ptr, off,
+                 (void*)a->host);
         case RegistryTake::removed: break;
         }
         trace(Trace::mem, "clfree %p (%zu bytes)", ptr, a->size);

@@ -11,6 +11,7 @@
 // profile_command: a command that has completed is timed at once; the event of a
 // CL_EVENT_NOWAIT command is retained and timed when it is seen complete (at
 // clwait, when many are kept, when the context is released, or at exit).
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -28,19 +29,13 @@ namespace {
 
 const auto g_loaded = std::chrono::steady_clock::now();
 
-bool env_on(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v && *v && std::strcmp(v, "0") != 0;
-}
-
 // Counts and times of one kernel or one kind of transfer on one device.
 struct Stat {
-    uint64_t count = 0;   // commands enqueued
-    uint64_t bytes = 0;   // bytes given to them (transfers)
-    uint64_t timed = 0;   // commands with device times
+    uint64_t count = 0;  // commands enqueued
+    uint64_t bytes = 0;  // bytes given to them (transfers)
+    uint64_t timed = 0;  // commands with device times
     uint64_t timed_bytes = 0;
-    uint64_t ns = 0;      // device time of the timed ones
+    uint64_t ns = 0;  // device time of the timed ones
     uint64_t max_ns = 0;
 };
 
@@ -64,9 +59,9 @@ struct DeviceProfile {
     std::map<std::string, Stat> kernels;  // nodes never move: Pending points at them
     Stat rows[n_rows];
     std::vector<Pending> pending;  // retained events of commands not seen complete
-    size_t harvest_at = 1024;      // pending size at which completed ones are timed
-    uint64_t untimed = 0;          // commands whose times could not be had
-    uint64_t failed = 0;           // commands that completed with an error
+    size_t harvest_at = 1024;  // pending size at which completed ones are timed
+    uint64_t untimed = 0;  // commands whose times could not be had
+    uint64_t failed = 0;  // commands that completed with an error
 };
 
 }  // namespace
@@ -146,14 +141,10 @@ void harvest(DeviceProfile& dev, bool finished)
 Stat& stat_of(DeviceProfile& dev, const CommandTag& tag)
 {
     switch (tag.kind) {
-    case CommandTag::kernel:
-        return dev.kernels[tag.name ? *tag.name : std::string("(unnamed)")];
-    case CommandTag::to_device:
-        return dev.rows[tag.moved ? row_to_device : row_zero_copy];
-    case CommandTag::to_host:
-        return dev.rows[tag.moved ? row_to_host : row_zero_copy];
-    case CommandTag::copy:
-        break;
+    case CommandTag::kernel: return dev.kernels[tag.name ? *tag.name : std::string("(unnamed)")];
+    case CommandTag::to_device: return dev.rows[tag.moved ? row_to_device : row_zero_copy];
+    case CommandTag::to_host: return dev.rows[tag.moved ? row_to_host : row_zero_copy];
+    case CommandTag::copy: break;
     }
     return dev.rows[row_copy];
 }
@@ -212,8 +203,10 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const char*
     for (const auto& r : rows) {
         std::string line = indent;
         for (size_t i = 0; i < r.size(); ++i) {
-            if (i == 0) line += r[i] + std::string(w[i] - r[i].size(), ' ');
-            else line += "  " + std::string(w[i] - r[i].size(), ' ') + r[i];
+            if (i == 0)
+                line += r[i] + std::string(w[i] - r[i].size(), ' ');
+            else
+                line += "  " + std::string(w[i] - r[i].size(), ' ') + r[i];
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();
         out += line + "\n";
@@ -235,8 +228,10 @@ std::string text_report(const std::vector<std::shared_ptr<ContextProfile>>& all,
         if (c.builds || c.reopened) {
             out += strprintf("  builds: %" PRIu64 " compiled in %.1f ms", c.compiled, c.compile_ms);
             if (c.compiled) {
-                if (c.cache_misses) out += strprintf(" (%" PRIu64 " program cache miss(es))", c.cache_misses);
-                else out += " (program cache off)";
+                if (c.cache_misses)
+                    out += strprintf(" (%" PRIu64 " program cache miss(es))", c.cache_misses);
+                else
+                    out += " (program cache off)";
             }
             out += strprintf("; %" PRIu64 " from the program cache (hits) in %.1f ms", c.cache_hits,
                              c.build_ms - c.compile_ms);
@@ -251,8 +246,7 @@ std::string text_report(const std::vector<std::shared_ptr<ContextProfile>>& all,
             }
             out += strprintf("  device %zu: %s\n", i, d.name.c_str());
             if (!d.kernels.empty()) {
-                std::vector<std::vector<std::string>> rows = {
-                    {"kernel", "launches", "total ms", "mean us", "max us"}};
+                std::vector<std::vector<std::string>> rows = {{"kernel", "launches", "total ms", "mean us", "max us"}};
                 for (const auto& k : d.kernels) {
                     const Stat& s = k.second;
                     rows.push_back({k.first, std::to_string(s.count), ms_text(s.ns),
@@ -339,9 +333,9 @@ std::string profile_path(const char* v)
 
 void write_report(const std::string& text)
 {
-    const char* v = std::getenv("STDCL_PROFILE");
-    if (v && std::strcmp(v, "1") != 0) {
-        std::string path = profile_path(v);
+    const std::string& where = settings().profile_path;
+    if (!where.empty()) {
+        std::string path = profile_path(where.c_str());
         if (FILE* f = std::fopen(path.c_str(), "w")) {
             bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
             ok = std::fclose(f) == 0 && ok;
@@ -361,14 +355,9 @@ ContextProfile* profile_of(CLCONTEXT* cp) { return cp ? cp->prof.get() : nullptr
 
 }  // namespace
 
-bool queue_profiling_wanted()
-{
-    // COPRTHR_OPENCL_PROFILING_ENABLE: the name the COPRTHR runtime read (any
-    // value but "" and "0" turns it on), kept as an alias.
-    return env_on("STDCL_PROFILE") || env_on("COPRTHR_OPENCL_PROFILING_ENABLE");
-}
+bool queue_profiling_wanted() { return settings().queue_profiling; }
 
-bool profile_report_wanted() { return env_on("STDCL_PROFILE"); }
+bool profile_report_wanted() { return settings().profile; }
 
 std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept
 {
@@ -494,11 +483,7 @@ void profile_report_at_exit() noexcept
             }
         }
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_loaded).count();
-        const char* fmt = std::getenv("STDCL_PROFILE_FORMAT");
-        bool json = fmt && std::strcmp(fmt, "json") == 0;
-        if (fmt && *fmt && !json && std::strcmp(fmt, "table") != 0)
-            std::fprintf(stderr, "stdcl: STDCL_PROFILE_FORMAT='%s' is not 'table' or 'json': a table follows\n", fmt);
-        write_report(json ? json_report(all, secs) : text_report(all, secs));
+        write_report(settings().profile_json ? json_report(all, secs) : text_report(all, secs));
     } catch (...) {
         std::fputs("stdcl: STDCL_PROFILE: out of host memory: no profile\n", stderr);
     }
@@ -522,13 +507,15 @@ STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end)
         check_cl(err, "clevent_times: clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
         if (st < 0) fail(STDCL_ESTATE, "clevent_times: the command failed: %s (%d)", cl_error_name(st), int(st));
         if (st != CL_COMPLETE)
-            fail(STDCL_ESTATE, "clevent_times: the command has not completed (wait for it first: clwait or "
+            fail(STDCL_ESTATE,
+                 "clevent_times: the command has not completed (wait for it first: clwait or "
                  "clWaitForEvents)");
         cl_ulong t0 = 0, t1 = 0;
         err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr);
         if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr);
         if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
-            fail(STDCL_ESTATE, "clevent_times: the event's queue does not profile: set STDCL_PROFILE=1 in the "
+            fail(STDCL_ESTATE,
+                 "clevent_times: the event's queue does not profile: set STDCL_PROFILE=1 in the "
                  "environment before the program starts");
         check_cl(err, "clevent_times: clGetEventProfilingInfo");
         if (start) *start = t0;

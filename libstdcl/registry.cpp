@@ -9,8 +9,7 @@
 // allocation, (1 << 63 | size in bytes) for an allocation's first page, and for each
 // other page of it the distance in pages back to its first page.  A lookup is three
 // dependent loads down the tree and one or two slot loads: the same cost at 10 and
-// at 1,000,000 live allocations (the sorted index this replaces took 185 ns on an
-// H200 at 100,000, and grew with the count, under one shared lock).  Interior nodes
+// at 1,000,000 live allocations (BENCHMARKS.md, row (4) of bench_core).  Interior nodes
 // are made on first use under the node mutex and never freed, and slots are plain
 // integers, so a lookup racing a clfree of the same memory may miss but never
 // touches freed memory; an insert writes the distance slots before the first page's
@@ -35,7 +34,7 @@ namespace stdcl {
 
 namespace {
 
-constexpr unsigned kPageShift = 12;            // the map's page: 4 KiB (system pages are multiples)
+constexpr unsigned kPageShift = 12;  // the map's page: 4 KiB (system pages are multiples)
 constexpr unsigned kLevelBits = 12;
 constexpr size_t kFanout = size_t(1) << kLevelBits;
 constexpr unsigned kAddrBits = kPageShift + 3 * kLevelBits;  // 48
@@ -63,7 +62,7 @@ struct Stripe {
 };
 
 struct Registry {
-    std::mutex node_mu;   // node creation
+    std::mutex node_mu;  // node creation
     std::atomic<Mid*> root[kFanout];
     Stripe stripes[kStripes];
 
@@ -94,8 +93,8 @@ struct Registry {
     // of clmalloc memory) are plain: a small program keeps its small footprint.
     static constexpr unsigned kPlainLeaves = 8;
     static constexpr size_t kChunk = size_t(2) << 20;
-    unsigned leaves = 0;     // leaves, chunk, chunk_left: under node_mu
-    char* chunk = nullptr;   // the current chunk's next free byte
+    unsigned leaves = 0;  // leaves, chunk, chunk_left: under node_mu
+    char* chunk = nullptr;  // the current chunk's next free byte
     size_t chunk_left = 0;
 
     Leaf* new_leaf()
@@ -108,8 +107,8 @@ struct Registry {
         if (chunk_left < sizeof(Leaf)) {
             void* c = nullptr;
             if (posix_memalign(&c, kChunk, kChunk) != 0 || !c) throw std::bad_alloc();
-            madvise(c, kChunk, MADV_HUGEPAGE);  // a hint: without it, 4 KiB pages as before
-            chunk = static_cast<char*>(c);      // never freed, like every node
+            madvise(c, kChunk, MADV_HUGEPAGE);  // a hint: fewer TLB misses on lookups
+            chunk = static_cast<char*>(c);  // never freed, like every node
             chunk_left = kChunk;
         }
         Leaf* l = new (chunk) Leaf;
@@ -209,10 +208,7 @@ std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset)
     return it->second;
 }
 
-bool registry_lookup(const void* p, uintptr_t* base, size_t* size)
-{
-    return registry().find(uintptr_t(p), base, size);
-}
+bool registry_lookup(const void* p, uintptr_t* base, size_t* size) { return registry().find(uintptr_t(p), base, size); }
 
 void registry_insert(std::shared_ptr<Allocation> a)
 {

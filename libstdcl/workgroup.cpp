@@ -46,17 +46,19 @@ const WorkGroupLimits& limits_of(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki,
              "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
     n.group_max = std::max<size_t>(std::min(kmax, dmax), 1);
     size_t mult = 1;
-    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult,
-                                 nullptr) != CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult, nullptr) !=
+        CL_SUCCESS)
         mult = 1;  // an OpenCL 1.0 driver: no preference
     n.multiple = std::max<size_t>(mult, 1);
-    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof n.required, n.required,
-                                 nullptr) != CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof n.required, n.required, nullptr) !=
+        CL_SUCCESS)
         n.required[0] = n.required[1] = n.required[2] = 0;
     n.known = true;
-    trace(Trace::launch, "kernel '%s' on device %u: work-group limit %zu, items %zu x %zu x %zu, multiple %zu, "
-          "local memory %llu bytes", ki.name.c_str(), devnum, n.group_max, n.item_max[0], n.item_max[1],
-          n.item_max[2], n.multiple, (unsigned long long)n.local_mem);
+    trace(Trace::launch,
+          "kernel '%s' on device %u: work-group limit %zu, items %zu x %zu x %zu, multiple %zu, "
+          "local memory %llu bytes",
+          ki.name.c_str(), devnum, n.group_max, n.item_max[0], n.item_max[1], n.item_max[2], n.multiple,
+          (unsigned long long)n.local_mem);
     l = n;
     return l;
 }
@@ -88,8 +90,9 @@ unsigned long long local_bytes(const KernelInfo& ki, const clndrange_t& ndr, con
         if (a.lrule.fn) {
             b = a.lrule.fn(ndr.ltsz, ndr.dim, a.lrule.user);
             if (b == 0)
-                fail(STDCL_EINVAL, "%s: argument %u of kernel '%s': its CLLOCAL_FN gave 0 bytes for local size %zu x %zu x %zu",
-                     call, i, ki.name.c_str(), ndr.ltsz[0], ndr.dim > 1 ? ndr.ltsz[1] : 1, ndr.dim > 2 ? ndr.ltsz[2] : 1);
+                fail(STDCL_EINVAL,
+                     "%s: argument %u of kernel '%s': its CLLOCAL_FN gave 0 bytes for local size %zu x %zu x %zu", call,
+                     i, ki.name.c_str(), ndr.ltsz[0], ndr.dim > 1 ? ndr.ltsz[1] : 1, ndr.dim > 2 ? ndr.ltsz[2] : 1);
         }
         total += b;
     }
@@ -137,13 +140,14 @@ void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k,
     for (size_t d = 0; d < ndr->dim; ++d) {
         if (!ndr->ltsz[d]) continue;
         if (ndr->ltsz[d] > lim.item_max[d])
-            fail(STDCL_EINVAL, "%s: kernel '%s': local size %zu in dimension %zu is over device %u's limit of %zu", call,
-                 ki.name.c_str(), ndr->ltsz[d], d, devnum, lim.item_max[d]);
+            fail(STDCL_EINVAL, "%s: kernel '%s': local size %zu in dimension %zu is over device %u's limit of %zu",
+                 call, ki.name.c_str(), ndr->ltsz[d], d, devnum, lim.item_max[d]);
         fixed *= ndr->ltsz[d];
     }
     if (fixed > lim.group_max)
-        fail(STDCL_EINVAL, "%s: kernel '%s': the given local sizes make groups of %zu work-items; at most %zu on device %u",
-             call, ki.name.c_str(), fixed, lim.group_max, devnum);
+        fail(STDCL_EINVAL,
+             "%s: kernel '%s': the given local sizes make groups of %zu work-items; at most %zu on device %u", call,
+             ki.name.c_str(), fixed, lim.group_max, devnum);
     size_t cap = lim.group_max;
     for (;;) {
         clndrange_t t = *ndr;
@@ -160,9 +164,11 @@ void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k,
             break;
         }
         if (used == 1 || !any_zero)
-            fail(STDCL_EINVAL, "%s: kernel '%s': its __local arguments need %llu bytes for local size %zu x %zu x %zu; "
-                 "device %u has %llu", call, ki.name.c_str(), need, t.ltsz[0], t.dim > 1 ? t.ltsz[1] : 1,
-                 t.dim > 2 ? t.ltsz[2] : 1, devnum, (unsigned long long)lim.local_mem);
+            fail(STDCL_EINVAL,
+                 "%s: kernel '%s': its __local arguments need %llu bytes for local size %zu x %zu x %zu; "
+                 "device %u has %llu",
+                 call, ki.name.c_str(), need, t.ltsz[0], t.dim > 1 ? t.ltsz[1] : 1, t.dim > 2 ? t.ltsz[2] : 1, devnum,
+                 (unsigned long long)lim.local_mem);
         cap = used / 2;
     }
     if (any_zero)
@@ -213,7 +219,8 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
                      ndr->gtsz[i], i, ndr->ltsz[i]);
         }
         auto ki = kernel_find(krn);
-        if (ki->closed) fail(STDCL_ESTATE, "clndrange_fit: kernel %p ('%s') was released", (void*)krn, ki->name.c_str());
+        if (ki->closed)
+            fail(STDCL_ESTATE, "clndrange_fit: kernel %p ('%s') was released", (void*)krn, ki->name.c_str());
         if (ki->cp != cp)
             fail(STDCL_EINVAL, "clndrange_fit: kernel '%s' does not belong to %s", ki->name.c_str(), cp->label.c_str());
         size_t g = ki->external ? 0 : size_t(d.group);

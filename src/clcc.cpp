@@ -40,9 +40,9 @@
 #include "../libstdcl/internal/fsutil.hpp"
 #include "../libstdcl/internal/include_scan.hpp"
 
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -159,7 +159,7 @@ public:
 
 private:
     const std::vector<std::string>& dirs_;
-    std::set<std::string> once_;   // canonical paths of #pragma once files seen
+    std::set<std::string> once_;  // canonical paths of #pragma once files seen
     std::vector<std::string> stack_;  // canonical paths being expanded
 
     // Is line (from pos, not inside a comment) a directive "#word ..."?
@@ -171,8 +171,7 @@ private:
         i = line.find_first_not_of(" \t", i + 1);
         if (i == std::string::npos) return std::string();
         std::size_t e = i;
-        while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_'))
-            ++e;
+        while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_')) ++e;
         *rest = line.substr(e);
         return line.substr(i, e - i);
     }
@@ -236,15 +235,15 @@ private:
                 // <stdcl.h> stays: libstdcl builds every program with -I its own
                 // installed include folder and -D __stdcl_kernel__.
                 bool keep_stdcl = d.delim == '<' && d.name == "stdcl.h";
-                std::string found =
-                    keep_stdcl ? std::string()
-                               : stdcl::resolve_include(stdcl::dirname_of(path), d.delim, d.name, dirs_);
+                std::string found = keep_stdcl
+                    ? std::string()
+                    : stdcl::resolve_include(stdcl::dirname_of(path), d.delim, d.name, dirs_);
                 if (found.empty()) {
                     if (!keep_stdcl)
                         std::fprintf(stderr,
-                                 "%s: warning: %s:%d: cannot find '%s'; the #include is "
-                                 "left in place (it must resolve at run time)\n",
-                                 g_prog, path.c_str(), lineno, d.name.c_str());
+                                     "%s: warning: %s:%d: cannot find '%s'; the #include is "
+                                     "left in place (it must resolve at run time)\n",
+                                     g_prog, path.c_str(), lineno, d.name.c_str());
                 } else {
                     // A comment that began on an earlier line ends before
                     // the '#': keep it closed.
@@ -258,8 +257,8 @@ private:
                     }
                     std::string inc;
                     if (!read_text(found, &inc)) {
-                        std::fprintf(stderr, "%s: %s:%d: cannot read %s\n", g_prog,
-                                     path.c_str(), lineno, found.c_str());
+                        std::fprintf(stderr, "%s: %s:%d: cannot read %s\n", g_prog, path.c_str(), lineno,
+                                     found.c_str());
                         ok = false;
                         continue;
                     }
@@ -295,10 +294,8 @@ std::string make_c(const std::vector<std::string>& names, const std::vector<std:
          "int stdcl_embed_register(const char* name, const char* source, size_t size);\n";
     for (std::size_t k = 0; k < sources.size(); ++k) {
         const std::string& s = sources[k];
-        c += "\nstatic const char stdcl_embed_name_" + std::to_string(k) + "[] = " +
-             quoted(names[k]) + ";\n";
-        c += "static const char stdcl_embed_text_" + std::to_string(k) + "[" +
-             std::to_string(s.size() + 1) + "] = {";
+        c += "\nstatic const char stdcl_embed_name_" + std::to_string(k) + "[] = " + quoted(names[k]) + ";\n";
+        c += "static const char stdcl_embed_text_" + std::to_string(k) + "[" + std::to_string(s.size() + 1) + "] = {";
         char buf[8];
         for (std::size_t i = 0; i < s.size(); ++i) {
             if (i % 16 == 0) c += "\n   ";
@@ -311,7 +308,7 @@ std::string make_c(const std::vector<std::string>& names, const std::vector<std:
     for (std::size_t k = 0; k < sources.size(); ++k) {
         std::string n = std::to_string(k);
         c += "    stdcl_embed_register(stdcl_embed_name_" + n + ", stdcl_embed_text_" + n +
-             ", sizeof stdcl_embed_text_" + n + " - 1);\n";
+            ", sizeof stdcl_embed_text_" + n + " - 1);\n";
     }
     c += "}\n";
     return c;
@@ -498,8 +495,7 @@ int main(int argc, char** argv)
             buf.push_back('\0');
             int fd = ::mkstemps(buf.data(), 2);
             if (fd < 0) {
-                std::fprintf(stderr, "%s: cannot create a temporary file: %s\n", g_prog,
-                             std::strerror(errno));
+                std::fprintf(stderr, "%s: cannot create a temporary file: %s\n", g_prog, std::strerror(errno));
                 return 1;
             }
             ::close(fd);

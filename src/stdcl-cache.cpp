@@ -85,27 +85,25 @@ int fail(const char* what)
 int list_one(const stdcl_cache_entry* e, void*)
 {
     if (!e->regular) {
-        std::printf("%-16.16s  %9s  %-19s  %4s  (%s, not a cache entry)\n", e->key, "-",
-                    when(e->last_used).c_str(), "?", e->problem);
+        std::printf("%-16.16s  %9s  %-19s  %4s  (%s, not a cache entry)\n", e->key, "-", when(e->last_used).c_str(),
+                    "?", e->problem);
         return 0;
     }
     if (e->problem) {
-        std::printf("%-16.16s  %9s  %-19s  %4s  (unreadable: %s)\n", e->key,
-                    human(e->bytes).c_str(), when(e->last_used).c_str(), "?", e->problem);
+        std::printf("%-16.16s  %9s  %-19s  %4s  (unreadable: %s)\n", e->key, human(e->bytes).c_str(),
+                    when(e->last_used).c_str(), "?", e->problem);
         return 0;
     }
     std::string dev = e->device;
     if (dev.size() > 28) dev = dev.substr(0, 25) + "...";
-    std::printf("%-16.16s  %9s  %-19s  %4u  %-28s  %s\n", e->key, human(e->bytes).c_str(),
-                when(e->last_used).c_str(), e->ndevices, dev.c_str(),
-                *e->origin ? e->origin : "-");
+    std::printf("%-16.16s  %9s  %-19s  %4u  %-28s  %s\n", e->key, human(e->bytes).c_str(), when(e->last_used).c_str(),
+                e->ndevices, dev.c_str(), *e->origin ? e->origin : "-");
     return 0;
 }
 
 int cmd_list(stdcl_cache* c)
 {
-    std::printf("%-16s  %9s  %-19s  %4s  %-28s  %s\n", "KEY", "SIZE", "LAST USED", "DEVS",
-                "DEVICE", "ORIGIN");
+    std::printf("%-16s  %9s  %-19s  %4s  %-28s  %s\n", "KEY", "SIZE", "LAST USED", "DEVS", "DEVICE", "ORIGIN");
     if (stdcl_cache_list(c, list_one, nullptr) < 0) return fail("list");
     print_notes(c);
     return 0;
@@ -120,14 +118,12 @@ int cmd_stat(stdcl_cache* c)
     std::printf("entries: %llu\n", static_cast<unsigned long long>(s.entries));
     std::printf("bytes: %llu (%s)\n", static_cast<unsigned long long>(s.bytes), human(s.bytes).c_str());
     if (s.max_bytes)
-        std::printf("bound: %llu (%s)\n", static_cast<unsigned long long>(s.max_bytes),
-                    human(s.max_bytes).c_str());
+        std::printf("bound: %llu (%s)\n", static_cast<unsigned long long>(s.max_bytes), human(s.max_bytes).c_str());
     else
         std::printf("bound: none\n");
     std::printf("hits: %llu\n", static_cast<unsigned long long>(s.hits));
     std::printf("misses: %llu\n", static_cast<unsigned long long>(s.misses));
-    if (s.hits + s.misses)
-        std::printf("hit rate: %.1f%%\n", 100.0 * s.hits / double(s.hits + s.misses));
+    if (s.hits + s.misses) std::printf("hit rate: %.1f%%\n", 100.0 * s.hits / double(s.hits + s.misses));
     return 0;
 }
 
@@ -216,10 +212,10 @@ int main(int argc, char** argv)
         return 2;
     }
     print_notes(c);  // malformed variables
-    int status = cmd == "list"     ? cmd_list(c)
-                 : cmd == "stat"   ? cmd_stat(c)
-                 : cmd == "verify" ? cmd_verify(c, remove)
-                                   : cmd_clear(c);
+    int status = cmd == "list" ? cmd_list(c)
+        : cmd == "stat"        ? cmd_stat(c)
+        : cmd == "verify"      ? cmd_verify(c, remove)
+                               : cmd_clear(c);
     stdcl_cache_close(c);
     return status;
 }

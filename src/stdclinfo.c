@@ -23,7 +23,12 @@ static const char* type_name(cl_device_type t)
  * (libstdcl itself does not use MPI). */
 static void print_rank(void)
 {
-    static const struct { const char* who; const char* rank; const char* size; const char* local; } l[] = {
+    static const struct {
+        const char* who;
+        const char* rank;
+        const char* size;
+        const char* local;
+    } l[] = {
         {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
         {"MPICH/Hydra", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
         {"MVAPICH", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK"},
@@ -75,8 +80,8 @@ static void print_context(const char* name, CLCONTEXT* cp)
         clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
         printf("  device %u: %s\n", d, dname);
         printf("    type %s, %u compute units at %u MHz, %s, driver %s\n", type_name(type), cu, mhz, dver, drv);
-        printf("    memory %.1f MiB (largest allocation %.1f MiB), local memory %.0f KiB\n",
-               mem / 1048576.0, maxalloc / 1048576.0, local / 1024.0);
+        printf("    memory %.1f MiB (largest allocation %.1f MiB), local memory %.0f KiB\n", mem / 1048576.0,
+               maxalloc / 1048576.0, local / 1024.0);
     }
 }
 
@@ -84,9 +89,8 @@ static void print_env(void)
 {
     static const char* const ctx[] = {"DEV", "CPU", "GPU", "ACC"};
     static const char* const suffix[] = {"", "_PLATFORM_NAME", "_MAX_NDEV", "_LOCK"};
-    static const char* const other[] = {"STDCL_KERNEL_PATH", "STDCL_BUILD_OPTIONS", "STDCL_TRACE",
-                                        "STDCL_CACHE", "STDCL_CACHE_DIR", "STDCL_CACHE_MAX",
-                                        "OCL_ICD_VENDORS", "POCL_DEVICES"};
+    static const char* const other[] = {"STDCL_KERNEL_PATH", "STDCL_BUILD_OPTIONS", "STDCL_TRACE",     "STDCL_CACHE",
+                                        "STDCL_CACHE_DIR",   "STDCL_CACHE_MAX",     "OCL_ICD_VENDORS", "POCL_DEVICES"};
     int any = 0;
     char name[64];
     printf("environment:\n");

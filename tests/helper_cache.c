@@ -96,8 +96,7 @@ static int run_file(const char* file, const char* options, int from_text)
             return 1;
         }
         clndrange_t ndr = clndrange_init1d(0, N, 16);
-        if (!clforka(stddev, d, k, &ndr, CL_EVENT_WAIT, out) ||
-            !clmsync(stddev, d, out, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        if (!clforka(stddev, d, k, &ndr, CL_EVENT_WAIT, out) || !clmsync(stddev, d, out, CL_MEM_HOST | CL_EVENT_WAIT)) {
             fprintf(stderr, "helper_cache: run on device %u: %s\n", d, clerror());
             return 1;
         }
@@ -126,9 +125,7 @@ int main(int argc, char** argv)
         case 's': from_text = 1; break;
         case 'b': barrier_dir = optarg; break;
         case 'n': count = atoi(optarg); break;
-        default:
-            fprintf(stderr, "usage: helper_cache [-o options] [-s] [-b dir] [-n count] file...\n");
-            return 2;
+        default: fprintf(stderr, "usage: helper_cache [-o options] [-s] [-b dir] [-n count] file...\n"); return 2;
         }
     }
     if (!stddev) {

@@ -52,10 +52,7 @@ static char* sweep_source(void)
     return s;
 }
 
-static int input(int f, unsigned d, int i, int e)
-{
-    return e + 1000 * i + 100000 * (int)d + 1000000 * f;
-}
+static int input(int f, unsigned d, int i, int e) { return e + 1000 * i + 100000 * (int)d + 1000000 * f; }
 
 static void die(const char* what) __attribute__((noreturn));
 static void die(const char* what)

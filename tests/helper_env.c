@@ -25,8 +25,7 @@
 
 #include <stdcl.h>
 
-static const char* k_src =
-    "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n";
+static const char* k_src = "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n";
 
 static int run_on(const char* name, CLCONTEXT* cp)
 {
@@ -41,8 +40,8 @@ static int run_on(const char* name, CLCONTEXT* cp)
             for (int i = 0; i < N; i++) a[i] = i;
             clndrange_t ndr = clndrange_init1d(0, N, 64);
             ok = clmsync(cp, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL &&
-                 clforka(cp, d, k, &ndr, CL_EVENT_WAIT, a) != NULL &&
-                 clmsync(cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+                clforka(cp, d, k, &ndr, CL_EVENT_WAIT, a) != NULL &&
+                clmsync(cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
             for (int i = 0; ok && i < N; i++) ok = a[i] == 2 * i + 1;
         }
         if (ok) {
@@ -60,8 +59,10 @@ static int run_on(const char* name, CLCONTEXT* cp)
 
 int main(int argc, char** argv)
 {
-    struct { const char* name; CLCONTEXT* cp; } ctx[] = {
-        {"stdcpu", stdcpu}, {"stdgpu", stdgpu}, {"stddev", stddev}, {"stdacc", stdacc}};
+    struct {
+        const char* name;
+        CLCONTEXT* cp;
+    } ctx[] = {{"stdcpu", stdcpu}, {"stdgpu", stdgpu}, {"stddev", stddev}, {"stdacc", stdacc}};
     char load_error[1024] = "";
     const char* e = clerror(); /* before any other call */
     if (e) snprintf(load_error, sizeof load_error, "%s", e);

@@ -63,8 +63,8 @@ static cl_kernel k_add, k_fill, k_step;
 static int failures;
 static pthread_mutex_t print_mu = PTHREAD_MUTEX_INITIALIZER;
 
-#define BIG (1 << 16)   /* ints: 256 KiB, pinned */
-#define SMALLN 4096     /* ints: 16 KiB, pageable */
+#define BIG (1 << 16) /* ints: 256 KiB, pinned */
+#define SMALLN 4096 /* ints: 16 KiB, pageable */
 #define ITERS 300
 
 static void report(const char* name, int ok, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -124,8 +124,7 @@ static void sync_then_kernel(long n, const char* name)
         for (int rep = 0; ok && rep < 4; rep++) {
             for (long i = 0; i < n; i++) a[i] = rep * 1000 + (int)i;
             ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && add(d, a, n, 7, CL_EVENT_NOWAIT) &&
-                 clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
-                 stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
+                clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
             long bad = ok ? first_bad(a, n, rep * 1000 + 7, 1) : -2;
             if (bad != -1) {
                 report(name, 0, "device %u rep %d: a[%ld] = %d", d, rep, bad, bad >= 0 ? a[bad] : 0);
@@ -174,7 +173,8 @@ static void free_after_sync(void)
         }
         for (long i = 0; i < n; i++) a[i] = (int)i;
         int ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL;
-        if (ok && (rep & 1)) ok = add(d, a, n, 1, CL_EVENT_NOWAIT) && clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT);
+        if (ok && (rep & 1))
+            ok = add(d, a, n, 1, CL_EVENT_NOWAIT) && clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT);
         if (!ok || clfree(a) != 0) {
             report("free-after-sync", 0, "rep %d", rep);
             return;
@@ -210,7 +210,7 @@ static void* worker(void* arg)
         for (long i = 0; i < n; i++) a[i] = base + (int)i;
         /* host -> device, two kernels, device -> host: all NOWAIT but the last. */
         int ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && add(d, a, n, 3, CL_EVENT_NOWAIT) &&
-                 add(d, a, n, 4, CL_EVENT_NOWAIT) && clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+            add(d, a, n, 4, CL_EVENT_NOWAIT) && clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
         long bad = ok ? first_bad(a, n, base + 7, 1) : -2;
         if (bad != -1) {
             w->bad = 1;
@@ -252,8 +252,8 @@ static void copy_order(void)
         int* b = (int*)clmalloc(g_cp, (size_t)n * sizeof(int), 0);
         /* fill a (slow kernel), copy a -> b, add to b, read b back: all NOWAIT. */
         int ok = a && b && fill(d, a, n, 50, CL_EVENT_NOWAIT) && clmcopy(g_cp, d, a, b, CL_EVENT_NOWAIT) != NULL &&
-                 add(d, b, n, 5, CL_EVENT_NOWAIT) && clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
-                 stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
+            add(d, b, n, 5, CL_EVENT_NOWAIT) && clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
+            stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
         long bad = ok ? first_bad(b, n, 55, 1) : -2;
         if (bad != -1) report("copy-order", 0, "device %u: b[%ld] = %d", d, bad, bad >= 0 ? b[bad] : 0);
         if (a) clfree(a);
@@ -274,7 +274,7 @@ static void pinned_realloc(void)
     }
     for (long i = 0; i < n; i++) a[i] = (int)i;
     int ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) && add(d, a, n, 1, CL_EVENT_NOWAIT) &&
-             clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT);
+        clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_WAIT);
     long bad = ok ? first_bad(a, n, 1, 1) : -2;
     /* Grown: the first n ints kept, the new memory usable. */
     int* b = ok && bad == -1 ? (int*)clmrealloc(g_cp, a, (size_t)n * 2 * sizeof(int), 0) : NULL;
@@ -282,8 +282,8 @@ static void pinned_realloc(void)
         a = NULL;
         bad = first_bad(b, n, 1, 1);
         for (long i = n; i < 2 * n; i++) b[i] = (int)i + 1;
-        ok = bad == -1 && clmsync(g_cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT) && add(d, b, 2 * n, 2, CL_EVENT_NOWAIT) &&
-             clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
+        ok = bad == -1 && clmsync(g_cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT) &&
+            add(d, b, 2 * n, 2, CL_EVENT_NOWAIT) && clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
         bad = ok ? first_bad(b, 2 * n, 3, 1) : -2;
     } else {
         ok = 0;
@@ -294,7 +294,7 @@ static void pinned_realloc(void)
         for (long i = 0; ok && i < 2 * n; i++) b[i] = 10 + (int)i;
         ok = ok && clmsync(g_cp, d, b, CL_MEM_DEVICE | CL_EVENT_WAIT) == NULL; /* detached: refused */
         ok = ok && clmattach(g_cp, b) == 0 && clmsync(g_cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT) &&
-             add(d, b, 2 * n, 5, CL_EVENT_NOWAIT) && clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
+            add(d, b, 2 * n, 5, CL_EVENT_NOWAIT) && clmsync(g_cp, d, b, CL_MEM_HOST | CL_EVENT_WAIT);
         bad = ok ? first_bad(b, 2 * n, 15, 1) : -2;
     }
     /* Shrunk. */
@@ -306,8 +306,10 @@ static void pinned_realloc(void)
     } else {
         ok = 0;
     }
-    if (!ok || bad != -1) report("pinned-realloc", 0, "step failed (first bad index %ld)", bad);
-    else pass("pinned-realloc");
+    if (!ok || bad != -1)
+        report("pinned-realloc", 0, "step failed (first bad index %ld)", bad);
+    else
+        pass("pinned-realloc");
     if (a) clfree(a);
     if (b) clfree(b);
 }
@@ -326,7 +328,7 @@ static void sync_then_reduce(void)
             }
             float got = -1;
             ok = clmsync(g_cp, d, x, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
-                 clreduce(g_cp, d, x, (size_t)n, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &got) == 0;
+                clreduce(g_cp, d, x, (size_t)n, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &got) == 0;
             if (!ok || (double)got != want) {
                 report("sync-then-reduce", 0, "device %u rep %d: sum %.1f, want %.1f", d, rep, got, want);
                 ok = 0;
@@ -357,15 +359,14 @@ static void bound_once(void)
             }
             clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
             ok = clarg_set(g_cp, k_step, 3, n) == 0 && clarg_set_global(g_cp, k_step, 1, vv) == 0 &&
-                 clmsync(g_cp, d, pp, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
-                 clmsync(g_cp, d, vv, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
-                 stdcl_wait(g_cp, d, CL_MEM_EVENT) == 0;
+                clmsync(g_cp, d, pp, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
+                clmsync(g_cp, d, vv, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_MEM_EVENT) == 0;
             for (int s = 0; ok && s < steps; s++)
                 ok = clarg_set_global(g_cp, k_step, 0, pp2) == 0 && clarg_set_global(g_cp, k_step, 2, pp) == 0 &&
-                     clfork(g_cp, d, k_step, &ndr, CL_EVENT_NOWAIT) != NULL &&
-                     clmcopy(g_cp, d, pp2, pp, CL_EVENT_NOWAIT) != NULL;
+                    clfork(g_cp, d, k_step, &ndr, CL_EVENT_NOWAIT) != NULL &&
+                    clmcopy(g_cp, d, pp2, pp, CL_EVENT_NOWAIT) != NULL;
             ok = ok && clmsync(g_cp, d, pp, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL &&
-                 clmsync(g_cp, d, vv, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
+                clmsync(g_cp, d, vv, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
             long bad = ok ? first_bad_of(pp, wp, n) : -2;
             if (bad == -1 && ok) bad = first_bad_of(vv, wv, n);
             if (bad != -1) {
@@ -388,17 +389,20 @@ static void rand_state(void)
 {
     /* A source no cache holds: the compiler runs in this process. */
     char src2[256];
-    snprintf(src2, sizeof src2, "/* %ld %ld */ __kernel void k_rand(__global int* a) { a[0] = 1; }\n",
-             (long)getpid(), (long)time(NULL));
+    snprintf(src2, sizeof src2, "/* %ld %ld */ __kernel void k_rand(__global int* a) { a[0] = 1; }\n", (long)getpid(),
+             (long)time(NULL));
     srand(7);
     int want[3] = {rand(), rand(), rand()};
     srand(7);
     int got0 = rand();
     void* h = clsopen(g_cp, src2, CLLD_NOW);
     int got[3] = {got0, rand(), rand()};
-    if (!h) report("rand-state", 0, "clsopen");
-    else if (memcmp(got, want, sizeof got) != 0) report("rand-state", 0, "rand() after a build: %d, want %d", got[1], want[1]);
-    else pass("rand-state");
+    if (!h)
+        report("rand-state", 0, "clsopen");
+    else if (memcmp(got, want, sizeof got) != 0)
+        report("rand-state", 0, "rand() after a build: %d, want %d", got[1], want[1]);
+    else
+        pass("rand-state");
     if (h) clclose(g_cp, h);
 }
 
@@ -407,7 +411,8 @@ static void interior_pointers(void)
     const int n = 8192;
     for (unsigned d = 0; d < clgetndev(g_cp); d++) {
         cl_uint bits = 0;
-        if (clGetDeviceInfo(stdcl_device(g_cp, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS ||
+        if (clGetDeviceInfo(stdcl_device(g_cp, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) !=
+                CL_SUCCESS ||
             bits < 8) {
             report("interior-pointers", 0, "device %u: CL_DEVICE_MEM_BASE_ADDR_ALIGN unknown", d);
             return;
@@ -423,8 +428,8 @@ static void interior_pointers(void)
             for (int i = 0; i < n; i++) a[i] = -1;
             clndrange_t ndr = clndrange_init1d(0, (size_t)(n - off), 0);
             ok = clmsync(g_cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
-                 clforka(g_cp, d, k_fill, &ndr, CL_EVENT_NOWAIT, a + off, 1000 * j, 1) != NULL &&
-                 clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
+                clforka(g_cp, d, k_fill, &ndr, CL_EVENT_NOWAIT, a + off, 1000 * j, 1) != NULL &&
+                clmsync(g_cp, d, a, CL_MEM_HOST | CL_EVENT_NOWAIT) != NULL && stdcl_wait(g_cp, d, CL_ALL_EVENT) == 0;
             if (!ok) {
                 report("interior-pointers", 0, "device %u, offset %d ints: %s", d, off, clerror() ? clerror() : "?");
                 break;

@@ -15,20 +15,21 @@
 
 #include <stdcl.h>
 
-static const char* k_src =
-    "__kernel void over(__global int* a, int n, int past) {\n"
-    "    int i = get_global_id(0);\n"
-    "    a[i] = i;\n"
-    "    if (i == 0) for (int k = 0; k < past; k++) a[n + k] = -1;\n"
-    "}\n";
+static const char* k_src = "__kernel void over(__global int* a, int n, int past) {\n"
+                           "    int i = get_global_id(0);\n"
+                           "    a[i] = i;\n"
+                           "    if (i == 0) for (int k = 0; k < past; k++) a[n + k] = -1;\n"
+                           "}\n";
 
 enum { N = 1000 }; /* 4000 bytes: not a page */
 
 static void line(const char* what, unsigned d, int rc)
 {
     const char* e = clerror();
-    if (rc == 0) printf("%s %u: ok\n", what, d);
-    else printf("%s %u: %d %s\n", what, d, rc, e ? e : "(no message)");
+    if (rc == 0)
+        printf("%s %u: ok\n", what, d);
+    else
+        printf("%s %u: %d %s\n", what, d, rc, e ? e : "(no message)");
 }
 
 int main(void)

@@ -29,16 +29,14 @@
 #include <stdcl.h>
 
 static const char* k_src = "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i]; }\n";
-static const char* k_warn_src =
-    "#warning stdcl-test-warning\n"
-    "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
+static const char* k_warn_src = "#warning stdcl-test-warning\n"
+                                "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
 
 /* A context over stdcpu's platform (clcontext_create), or NULL. */
 static CLCONTEXT* cpu_context(void)
 {
     char name[256] = "";
-    if (clGetPlatformInfo(stdcl_platform(stdcpu), CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS)
-        return NULL;
+    if (clGetPlatformInfo(stdcl_platform(stdcpu), CL_PLATFORM_NAME, sizeof name, name, NULL) != CL_SUCCESS) return NULL;
     return clcontext_create(name, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
 }
 
@@ -93,7 +91,7 @@ static int report_workload(void)
     ok = ok && clmcopy(stdcpu, 0, a, b, CL_EVENT_WAIT);
     ok = ok && clmsync(stdcpu, 0, b, CL_MEM_HOST | CL_EVENT_WAIT);
     for (int i = 0; ok && i < 1024; i++)
-        if (a[i] != 32 * i || b[i] != 32 * i) {  /* 5 doublings */
+        if (a[i] != 32 * i || b[i] != 32 * i) { /* 5 doublings */
             printf("wrong: a[%d] = %d, b[%d] = %d\n", i, a[i], i, b[i]);
             return 1;
         }
@@ -111,7 +109,7 @@ static int report_workload(void)
     }
     if (user_context_launches(2, 1) || user_context_launches(3, 0)) return 1;
     printf("report ok\n");
-    return 0;  /* device 1's launches and the last context's are still running or unjoined */
+    return 0; /* device 1's launches and the last context's are still running or unjoined */
 }
 
 int main(int argc, char** argv)
@@ -147,9 +145,12 @@ int main(int argc, char** argv)
     }
     cl_ulong t0 = 0, t1 = 0;
     int rc = clevent_times(ev, &t0, &t1);
-    if (rc == 0 && t0 > 0 && t1 >= t0) printf("times ok (%llu ns)\n", (unsigned long long)(t1 - t0));
-    else if (rc == 0) printf("times wrong: start %llu end %llu\n", (unsigned long long)t0, (unsigned long long)t1);
-    else printf("times error %d: %s\n", rc, clerror());
+    if (rc == 0 && t0 > 0 && t1 >= t0)
+        printf("times ok (%llu ns)\n", (unsigned long long)(t1 - t0));
+    else if (rc == 0)
+        printf("times wrong: start %llu end %llu\n", (unsigned long long)t0, (unsigned long long)t1);
+    else
+        printf("times error %d: %s\n", rc, clerror());
     clReleaseEvent(ev);
     clfree(a);
     clclose(stdcpu, h);

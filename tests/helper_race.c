@@ -37,7 +37,7 @@ static void* sync_loop(void* arg)
                 r->bad = 1;
                 snprintf(r->msg, sizeof r->msg, "clmsync failed: %s", e ? e : "(no message)");
             }
-            return NULL;  /* freed: done */
+            return NULL; /* freed: done */
         }
         __atomic_store_n(&r->syncs, i + 1, __ATOMIC_RELEASE);
     }

@@ -23,13 +23,12 @@
 #define HIT "stdcl[cache]: hit "
 #define MISS "stdcl[cache]: miss "
 
-static const char* k_kernel =
-    "#include \"val.h\"\n"
-    "__kernel void k(__global int* out)\n"
-    "{\n"
-    "    int i = get_global_id(0);\n"
-    "    out[i] = i * VAL + SALT;\n"
-    "}\n";
+static const char* k_kernel = "#include \"val.h\"\n"
+                              "__kernel void k(__global int* out)\n"
+                              "{\n"
+                              "    int i = get_global_id(0);\n"
+                              "    out[i] = i * VAL + SALT;\n"
+                              "}\n";
 
 /* One test's folders: root/src holds k.cl and val.h, root/cache the cache. */
 typedef struct {
@@ -79,10 +78,7 @@ static int teardown(void** state)
 }
 
 /* The sum helper_cache prints for k.cl with VAL val and SALT salt. */
-static long expected_sum(int val, int salt)
-{
-    return (long)val * (63 * 64 / 2) + 64L * salt;
-}
+static long expected_sum(int val, int salt) { return (long)val * (63 * 64 / 2) + 64L * salt; }
 
 /* The number after "result <file> " in out, or LONG_MIN. */
 static long result_of(const char* out)
@@ -96,8 +92,8 @@ static long result_of(const char* out)
 /* Runs helper_cache on k.cl with the fixture's cache folder and tracing,
  * plus the extra arguments (NULL-terminated, before the file) and extra
  * environment; asserts that it succeeded and printed the expected sum. */
-static void run_helper_env(fixture* f, tu_proc* r, const char* const* extra_args,
-                           const char* const* extra_env, int val, int salt)
+static void run_helper_env(fixture* f, tu_proc* r, const char* const* extra_args, const char* const* extra_env, int val,
+                           int salt)
 {
     char cache_env[PATH_MAX + 32];
     snprintf(cache_env, sizeof cache_env, "STDCL_CACHE_DIR=%s", f->cache);
@@ -113,16 +109,12 @@ static void run_helper_env(fixture* f, tu_proc* r, const char* const* extra_args
     args[na++] = f->kfile;
     args[na] = NULL;
     tu_spawn(r, tu_helper("helper_cache"), args, env, NULL, 120);
-    if (r->status != 0 || result_of(r->out) != expected_sum(val, salt))
-        tu_proc_dump(r, "helper_cache");
+    if (r->status != 0 || result_of(r->out) != expected_sum(val, salt)) tu_proc_dump(r, "helper_cache");
     assert_int_equal(r->status, 0);
     assert_int_equal(result_of(r->out), expected_sum(val, salt));
 }
 
-static void run_helper(fixture* f, tu_proc* r, int val)
-{
-    run_helper_env(f, r, NULL, NULL, val, 0);
-}
+static void run_helper(fixture* f, tu_proc* r, int val) { run_helper_env(f, r, NULL, NULL, val, 0); }
 
 /* The cache folder's entries: count, and the path of the first one. */
 static int entries(const char* dir, char* first, size_t size)
@@ -148,7 +140,6 @@ static long file_size(const char* path)
     struct stat st;
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Files as they are, not through links                                      */
@@ -228,22 +219,65 @@ static void resum(unsigned char* p, size_t n, const char* scratch)
     unlink(scratch);
 }
 
+/* Runs once so that the cache holds the entry of k.cl; its path in entry. */
+static void make_entry(fixture* f, char* entry, size_t size)
+{
+    tu_proc r;
+    run_helper(f, &r, 3);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, entry, size), 1);
+}
+
+/* make_entry, then the entry replaced by what make (mkdir, mkfifo) makes
+ * with mode. */
+static void make_entry_replaced(fixture* f, char* entry, size_t size, int (*make)(const char*, mode_t), mode_t mode)
+{
+    make_entry(f, entry, size);
+    assert_int_equal(unlink(entry), 0);
+    assert_int_equal(make(entry, mode), 0);
+}
+
+/* make_entry after a first run: the entry's second run was a hit. */
+static void make_entry_and_hit(fixture* f, char* entry, size_t size)
+{
+    tu_proc r;
+    run_helper(f, &r, 3); /* a miss */
+    tu_proc_free(&r);
+    make_entry(f, entry, size); /* a hit */
+}
+
+/* Runs helper_cache on k.cl and a copy of it, k2.cl: two builds in one
+ * process. */
+static void run_two_programs(fixture* f, tu_proc* r)
+{
+    char second[PATH_MAX + 8];
+    snprintf(second, sizeof second, "%s/k2.cl", f->src);
+    assert_int_equal(tu_write_file(second, k_kernel), 0);
+    const char* args[] = {second, NULL};
+    run_helper_env(f, r, args, NULL, 3, 0);
+}
+
+/* Runs helper_cache (VAL 3): its trace holds has and also, not lacks (each
+ * NULL: not checked). */
+static void expect_trace(fixture* f, const char* has, const char* also, const char* lacks)
+{
+    tu_proc r;
+    run_helper(f, &r, 3);
+    if (has) assert_contains(r.err, has);
+    if (also) assert_contains(r.err, also);
+    if (lacks) assert_not_contains(r.err, lacks);
+    tu_proc_free(&r);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_clopen_cache_hit_in_second_process(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3);
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, MISS, NULL, HIT);
     assert_int_equal(entries(f->cache, NULL, 0), 1);
 
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace(f, HIT, NULL, MISS);
     assert_int_equal(entries(f->cache, NULL, 0), 1);
 }
 
@@ -304,18 +338,15 @@ static void test_clopen_cache_option_change_named_in_trace(void** state)
 
 /* Damages the only entry with damage(path, size), then checks that the next
  * run notices, rebuilds with the right result, and leaves a good entry. */
-static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, long),
-                                        const char* reason)
+static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, long), const char* reason)
 {
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
     char entry[PATH_MAX];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry(f, entry, sizeof entry);
     long size = file_size(entry);
     assert_true(size > 100);
 
     damage(entry, size);
+    tu_proc r;
     run_helper(f, &r, 3);
     assert_contains(r.err, "damaged");
     if (reason) assert_contains(r.err, reason);
@@ -326,16 +357,10 @@ static void check_damaged_entry_rebuilt(fixture* f, void (*damage)(const char*, 
      * variants its own cache compiled meanwhile). */
     assert_true(file_size(entry) > 100);
 
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, "damaged");
-    tu_proc_free(&r);
+    expect_trace(f, HIT, NULL, "damaged");
 }
 
-static void truncate_half(const char* path, long size)
-{
-    assert_int_equal(truncate(path, size / 2), 0);
-}
+static void truncate_half(const char* path, long size) { assert_int_equal(truncate(path, size / 2), 0); }
 
 static void flip_middle_byte(const char* path, long size)
 {
@@ -376,21 +401,36 @@ static void claim_huge_key_text(const char* path, long size)
     close(fd);
 }
 
-/* The first blob's size says 2^62 bytes, under a valid checksum. */
-static void claim_huge_blob(const char* path, long size)
+/* The entry at path, of size bytes, read to be changed and then stored by
+ * store_resummed. */
+static unsigned char* load_entry(const char* path, long size)
 {
     size_t n = 0;
     unsigned char* p = (unsigned char*)tu_read_file(path, &n);
     assert_non_null(p);
     assert_int_equal((long)n, size);
-    size_t at = 64 + (size_t)get_le32(p + 12) + get_le32(p + 16) + 4 * (size_t)get_le32(p + 20);
-    assert_true(get_le32(p + 24) >= 1 && at + 8 < n);
-    put_le(p + at, 1ull << 62, 8);
+    return p;
+}
+
+/* Writes the n bytes of a changed entry to path under a valid checksum, and
+ * frees them. */
+static void store_resummed(const char* path, unsigned char* p, size_t n)
+{
     char scratch[PATH_MAX + 8];
     snprintf(scratch, sizeof scratch, "%s.body", path);
     resum(p, n, scratch);
     write_bytes(path, p, n);
     free(p);
+}
+
+/* The first blob's size says 2^62 bytes, under a valid checksum. */
+static void claim_huge_blob(const char* path, long size)
+{
+    unsigned char* p = load_entry(path, size);
+    size_t at = 64 + (size_t)get_le32(p + 12) + get_le32(p + 16) + 4 * (size_t)get_le32(p + 20);
+    assert_true(get_le32(p + 24) >= 1 && at + 8 < (size_t)size);
+    put_le(p + at, 1ull << 62, 8);
+    store_resummed(path, p, (size_t)size);
 }
 
 static void test_clopen_cache_empty_entry_rebuilt(void** state)
@@ -412,16 +452,9 @@ static void test_clopen_cache_huge_blob_size_rebuilt(void** state)
  * version wrote it), under a valid checksum. */
 static void claim_other_version(const char* path, long size)
 {
-    size_t n = 0;
-    unsigned char* p = (unsigned char*)tu_read_file(path, &n);
-    assert_non_null(p);
-    assert_int_equal((long)n, size);
+    unsigned char* p = load_entry(path, size);
     put_le(p + 8, get_le32(p + 8) + 1, 4);
-    char scratch[PATH_MAX + 8];
-    snprintf(scratch, sizeof scratch, "%s.body", path);
-    resum(p, n, scratch);
-    write_bytes(path, p, n);
-    free(p);
+    store_resummed(path, p, (size_t)size);
 }
 
 /* An entry of another format version is a miss that rebuilds (and replaces
@@ -437,11 +470,9 @@ static void test_clopen_cache_other_format_version_rebuilt(void** state)
 static void test_clopen_cache_key_is_standard_sha256(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
     char entry[PATH_MAX];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry(f, entry, sizeof entry);
+    tu_proc r;
     size_t n = 0;
     unsigned char* p = (unsigned char*)tu_read_file(entry, &n);
     assert_non_null(p);
@@ -462,19 +493,11 @@ static void test_clopen_cache_key_is_standard_sha256(void** state)
 static void test_clopen_cache_foreign_entry_rebuilt(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
     char entry[PATH_MAX];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry(f, entry, sizeof entry);
     assert_int_equal(tu_write_file(entry, "not a cache entry, just some text\n"), 0);
-    run_helper(f, &r, 3);
-    assert_contains(r.err, "damaged");
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, "damaged", MISS, NULL);
+    expect_trace(f, HIT, NULL, NULL);
 }
 
 static void test_clopen_cache_readonly_folder_warns_once(void** state)
@@ -492,12 +515,8 @@ static void test_clopen_cache_readonly_folder_warns_once(void** state)
         snprintf(f->cache, sizeof f->cache, "/proc/self");
     }
     /* Two programs opened: still one warning. */
-    char second[PATH_MAX + 8];
-    snprintf(second, sizeof second, "%s/k2.cl", f->src);
-    assert_int_equal(tu_write_file(second, k_kernel), 0);
-    const char* args[] = {second, NULL};
     tu_proc r;
-    run_helper_env(f, &r, args, NULL, 3, 0);
+    run_two_programs(f, &r);
     assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
     assert_contains(r.err, "program cache off");
     assert_not_contains(r.err, HIT);
@@ -529,8 +548,7 @@ static void test_clopen_cache_folder_from_xdg_cache_home(void** state)
     const char* args[] = {f->kfile, NULL};
     tu_proc r;
     tu_spawn(&r, tu_helper("helper_cache"), args, envp, NULL, 120);
-    if (r.status != 0) tu_proc_dump(&r, "helper_cache");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "helper_cache");
     tu_proc_free(&r);
     assert_int_equal(entries(in_xdg, NULL, 0), 1);
     /* The folders the cache made are the user's only. */
@@ -547,18 +565,16 @@ static void test_clopen_cache_concurrent_build_compiles_once(void** state)
     char barrier[PATH_MAX + 16];
     snprintf(barrier, sizeof barrier, "%s/barrier", f->root);
     assert_int_equal(mkdir(barrier, 0755), 0);
-    char e_h[PATH_MAX + 80], e_b[PATH_MAX + 32], e_d[PATH_MAX + 8], e_k[PATH_MAX + 32],
-        e_c[PATH_MAX + 32];
+    char e_h[PATH_MAX + 80], e_b[PATH_MAX + 32], e_d[PATH_MAX + 8], e_k[PATH_MAX + 32], e_c[PATH_MAX + 32];
     snprintf(e_h, sizeof e_h, "H=%s", tu_helper("helper_cache"));
     snprintf(e_b, sizeof e_b, "B=%s", barrier);
     snprintf(e_d, sizeof e_d, "D=%s", f->root);
     snprintf(e_k, sizeof e_k, "K=%s", f->kfile);
     snprintf(e_c, sizeof e_c, "STDCL_CACHE_DIR=%s", f->cache);
     const char* env[] = {e_h, e_b, e_d, e_k, e_c, "STDCL_TRACE=cache", NULL};
-    const char* script =
-        "\"$H\" -b \"$B\" \"$K\" > \"$D/out1\" 2> \"$D/err1\" & p1=$!\n"
-        "\"$H\" -b \"$B\" \"$K\" > \"$D/out2\" 2> \"$D/err2\" & p2=$!\n"
-        "wait $p1; s1=$?; wait $p2; s2=$?; exit $((s1 | s2))\n";
+    const char* script = "\"$H\" -b \"$B\" \"$K\" > \"$D/out1\" 2> \"$D/err1\" & p1=$!\n"
+                         "\"$H\" -b \"$B\" \"$K\" > \"$D/out2\" 2> \"$D/err2\" & p2=$!\n"
+                         "wait $p1; s1=$?; wait $p2; s2=$?; exit $((s1 | s2))\n";
     const char* args[] = {"-c", script, NULL};
     tu_proc r;
     tu_spawn(&r, "/bin/sh", args, env, NULL, 180);
@@ -592,11 +608,9 @@ static void test_clopen_cache_concurrent_build_compiles_once(void** state)
 static void test_clopen_cache_lock_of_dead_process_ignored(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
     char entry[PATH_MAX], lock[PATH_MAX + 8];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry(f, entry, sizeof entry);
+    tu_proc r;
     snprintf(lock, sizeof lock, "%.*s.lock", (int)(strlen(entry) - 6), entry);
     assert_int_equal(unlink(entry), 0);
 
@@ -612,10 +626,7 @@ static void test_clopen_cache_lock_of_dead_process_ignored(void** state)
     assert_true(tu_is_file(lock));
 
     time_t t0 = time(NULL);
-    run_helper(f, &r, 3);
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, "without its lock");
-    tu_proc_free(&r);
+    expect_trace(f, MISS, NULL, "without its lock");
     assert_true(time(NULL) - t0 < 60);
     /* The builder removed the lock file when it was done. */
     assert_false(tu_is_file(lock));
@@ -662,13 +673,14 @@ static void test_clopen_cache_size_bound_evicts_oldest(void** state)
     tu_proc_free(&r);
 }
 
-/* Runs once so that the cache holds the entry of k.cl; its path in entry. */
-static void make_entry(fixture* f, char* entry, size_t size)
+/* make_entry, then the entry moved to root/elsewhere.clbin (its path in
+ * elsewhere) and a symbolic link to it in its place. */
+static void make_linked_entry(fixture* f, char* entry, size_t size, char* elsewhere, size_t esize)
 {
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
-    assert_int_equal(entries(f->cache, entry, size), 1);
+    make_entry(f, entry, size);
+    snprintf(elsewhere, esize, "%s/elsewhere.clbin", f->root);
+    assert_int_equal(rename(entry, elsewhere), 0);
+    assert_int_equal(symlink(elsewhere, entry), 0);
 }
 
 /* root/<name> holding "precious\n", outside the cache folder. */
@@ -696,11 +708,7 @@ static void test_clopen_cache_stats_link_not_written_through(void** state)
     assert_int_equal(unlink(stats), 0);
     assert_int_equal(symlink(outside, stats), 0);
 
-    tu_proc r;
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    assert_contains(r.err, "replaced stats: it was a symbolic link (not followed)");
-    tu_proc_free(&r);
+    expect_trace(f, HIT, "replaced stats: it was a symbolic link (not followed)", NULL);
     assert_still_precious(outside);
     assert_true(is_regular(stats));
     assert_int_equal(file_size(stats), 16);
@@ -708,10 +716,7 @@ static void test_clopen_cache_stats_link_not_written_through(void** state)
     /* A hard link to a file outside: replaced too, not written in place. */
     assert_int_equal(unlink(stats), 0);
     assert_int_equal(link(outside, stats), 0);
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    assert_contains(r.err, "replaced stats: it was a file with several links");
-    tu_proc_free(&r);
+    expect_trace(f, HIT, "replaced stats: it was a file with several links", NULL);
     assert_still_precious(outside);
     assert_int_equal(file_size(stats), 16);
 }
@@ -753,21 +758,13 @@ static void test_clopen_cache_symlinked_entry_not_loaded(void** state)
 {
     fixture* f = *state;
     char entry[PATH_MAX], elsewhere[PATH_MAX + 16];
-    make_entry(f, entry, sizeof entry);
     /* A valid entry, but reached through a link: not loaded. */
-    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.clbin", f->root);
-    assert_int_equal(rename(entry, elsewhere), 0);
-    assert_int_equal(symlink(elsewhere, entry), 0);
+    make_linked_entry(f, entry, sizeof entry, elsewhere, sizeof elsewhere);
     size_t n0 = 0;
     char* before = tu_read_file(elsewhere, &n0);
     assert_non_null(before);
 
-    tu_proc r;
-    run_helper(f, &r, 3);
-    assert_contains(r.err, "damaged (a symbolic link");
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, "damaged (a symbolic link", MISS, HIT);
     assert_true(is_regular(entry)); /* the link replaced by a new entry */
     size_t n1 = 0;
     char* after = tu_read_file(elsewhere, &n1);
@@ -777,9 +774,7 @@ static void test_clopen_cache_symlinked_entry_not_loaded(void** state)
     free(before);
     free(after);
 
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, HIT, NULL, NULL);
 }
 
 /* Runs helper_cache on k.cl and a copy k2.cl (two builds in one process)
@@ -787,12 +782,8 @@ static void test_clopen_cache_symlinked_entry_not_loaded(void** state)
  * warning saying why, and that nothing was written in the folder. */
 static void check_folder_refused(fixture* f, const char* why)
 {
-    char second[PATH_MAX + 8];
-    snprintf(second, sizeof second, "%s/k2.cl", f->src);
-    assert_int_equal(tu_write_file(second, k_kernel), 0);
-    const char* args[] = {second, NULL};
     tu_proc r;
-    run_helper_env(f, &r, args, NULL, 3, 0);
+    run_two_programs(f, &r);
     assert_int_equal(tu_count(r.out, "result "), 2);
     assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
     assert_contains(r.err, "stdcl: warning: program cache off: ");
@@ -839,14 +830,9 @@ static void test_clopen_cache_folder_symlink_resolved_then_checked(void** state)
     snprintf(f->cache, sizeof f->cache, "%s/link-real", f->root);
     assert_int_equal(symlink(real, f->cache), 0);
     tu_proc r;
-    run_helper(f, &r, 3);
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, "stdcl: warning:");
-    tu_proc_free(&r);
+    expect_trace(f, MISS, NULL, "stdcl: warning:");
     assert_int_equal(entries(real, NULL, 0), 1);
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, HIT, NULL, NULL);
 
     /* A link to another user's folder: refused. */
     snprintf(f->cache, sizeof f->cache, "%s/link-foreign", f->root);
@@ -856,11 +842,7 @@ static void test_clopen_cache_folder_symlink_resolved_then_checked(void** state)
     /* A dangling link: refused, and nothing is made where it points. */
     snprintf(f->cache, sizeof f->cache, "%s/link-nowhere", f->root);
     assert_int_equal(symlink(nowhere, f->cache), 0);
-    char second[PATH_MAX + 8];
-    snprintf(second, sizeof second, "%s/k2.cl", f->src);
-    assert_int_equal(tu_write_file(second, k_kernel), 0);
-    const char* args[] = {second, NULL};
-    run_helper_env(f, &r, args, NULL, 3, 0);
+    run_two_programs(f, &r);
     assert_int_equal(tu_count(r.err, "stdcl: warning:"), 1);
     assert_contains(r.err, "program cache off: cannot open");
     tu_proc_free(&r);
@@ -877,8 +859,8 @@ static void test_clopen_cache_full_disk_builds_uncached(void** state)
     /* In a mount namespace of its own, the cache folder is a 16 KiB tmpfs
      * (an entry is about 48 KiB), gone when the helper ends; the folder's
      * listing is taken before that. */
-    char e_h[PATH_MAX + 80], e_k[PATH_MAX + 32], e_k2[PATH_MAX + 32], e_c[PATH_MAX + 32],
-        e_d[PATH_MAX + 8], e_cd[PATH_MAX + 32];
+    char e_h[PATH_MAX + 80], e_k[PATH_MAX + 32], e_k2[PATH_MAX + 32], e_c[PATH_MAX + 32], e_d[PATH_MAX + 8],
+        e_cd[PATH_MAX + 32];
     snprintf(e_h, sizeof e_h, "H=%s", tu_helper("helper_cache"));
     snprintf(e_k, sizeof e_k, "K=%s", f->kfile);
     snprintf(e_k2, sizeof e_k2, "K2=%s", second);
@@ -886,10 +868,9 @@ static void test_clopen_cache_full_disk_builds_uncached(void** state)
     snprintf(e_cd, sizeof e_cd, "STDCL_CACHE_DIR=%s", f->cache);
     snprintf(e_d, sizeof e_d, "D=%s", f->root);
     const char* env[] = {e_h, e_k, e_k2, e_c, e_cd, e_d, "STDCL_TRACE=cache", NULL};
-    const char* script =
-        "mount -t tmpfs -o size=16k,mode=0700 tmpfs \"$C\" || exit 77\n"
-        "\"$H\" \"$K\" \"$K2\" > \"$D/out\" 2> \"$D/err\"; s=$?\n"
-        "ls -a \"$C\" > \"$D/ls\"; exit $s\n";
+    const char* script = "mount -t tmpfs -o size=16k,mode=0700 tmpfs \"$C\" || exit 77\n"
+                         "\"$H\" \"$K\" \"$K2\" > \"$D/out\" 2> \"$D/err\"; s=$?\n"
+                         "ls -a \"$C\" > \"$D/ls\"; exit $s\n";
     const char* args[] = {"-m", "/bin/sh", "-c", script, NULL};
     tu_proc r;
     tu_spawn(&r, "/usr/bin/unshare", args, env, NULL, 180);
@@ -936,24 +917,31 @@ static void run_tool(fixture* f, tu_proc* r, const char* const* args)
     tu_spawn(r, tool, args, env, NULL, 60);
 }
 
+/* stdcl-cache args on the fixture's folder exits with status, its stdout
+ * holding has and also (each NULL: not checked). */
+static void expect_tool(fixture* f, const char* const* args, int status, const char* has, const char* also)
+{
+    tu_proc r;
+    run_tool(f, &r, args);
+    tu_expect_status(&r, status, "stdcl-cache");
+    if (has) assert_contains(r.out, has);
+    if (also) assert_contains(r.out, also);
+    tu_proc_free(&r);
+}
+
 static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3); /* a miss */
-    tu_proc_free(&r);
-    run_helper(f, &r, 3); /* a hit */
-    tu_proc_free(&r);
     char entry[PATH_MAX];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry_and_hit(f, entry, sizeof entry);
+    tu_proc r;
     const char* key = strrchr(entry, '/') + 1;
     char key16[17];
     snprintf(key16, sizeof key16, "%.16s", key);
 
     const char* list[] = {"list", NULL};
     run_tool(f, &r, list);
-    if (r.status != 0) tu_proc_dump(&r, "stdcl-cache list");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "stdcl-cache list");
     assert_contains(r.out, key16);
     tu_proc_free(&r);
 
@@ -966,22 +954,13 @@ static void test_stdcl_cache_tool_list_stat_verify_clear(void** state)
     tu_proc_free(&r);
 
     const char* verify[] = {"verify", NULL};
-    run_tool(f, &r, verify);
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "1 good, 0 damaged");
-    tu_proc_free(&r);
+    expect_tool(f, verify, 0, "1 good, 0 damaged", NULL);
 
     flip_middle_byte(entry, file_size(entry));
-    run_tool(f, &r, verify);
-    assert_int_equal(r.status, 1);
-    assert_contains(r.out, "checksum");
-    assert_contains(r.out, "0 good, 1 damaged");
-    tu_proc_free(&r);
+    expect_tool(f, verify, 1, "checksum", "0 good, 1 damaged");
 
     const char* clear[] = {"clear", NULL};
-    run_tool(f, &r, clear);
-    assert_int_equal(r.status, 0);
-    tu_proc_free(&r);
+    expect_tool(f, clear, 0, NULL, NULL);
     assert_int_equal(entries(f->cache, NULL, 0), 0);
     run_tool(f, &r, stat_args);
     assert_contains(r.out, "entries: 0");
@@ -1031,13 +1010,9 @@ static int stop_at_first(const stdcl_cache_entry* e, void* arg)
 static void test_stdcl_cache_list_stat_verify_clear_in_process(void** state)
 {
     fixture* f = *state;
-    tu_proc r;
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
-    run_helper(f, &r, 3);
-    tu_proc_free(&r);
     char entry[PATH_MAX];
-    assert_int_equal(entries(f->cache, entry, sizeof entry), 1);
+    make_entry_and_hit(f, entry, sizeof entry);
+    tu_proc r;
 
     stdcl_cache* c = stdcl_cache_open(f->cache);
     assert_non_null(c);
@@ -1177,15 +1152,27 @@ static void test_stdcl_cache_dir_follows_environment(void** state)
     assert_string_equal(info.dir, f->cache);
     stdcl_cache_close(c);
 
-    if (old_dir) setenv("STDCL_CACHE_DIR", old_dir, 1); else unsetenv("STDCL_CACHE_DIR");
+    if (old_dir)
+        setenv("STDCL_CACHE_DIR", old_dir, 1);
+    else
+        unsetenv("STDCL_CACHE_DIR");
     if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
     free(old_dir);
     free(old_xdg);
 }
 
-static int cmp_str(const void* a, const void* b)
+static int cmp_str(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+/* The np paths sorted, one per line, into out; frees them. */
+static void join_sorted(char** paths, int np, char* out, size_t size)
 {
-    return strcmp(*(char* const*)a, *(char* const*)b);
+    qsort(paths, np, sizeof *paths, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < np; i++) {
+        strncat(out, paths[i], size - strlen(out) - 2);
+        strcat(out, "\n");
+        free(paths[i]);
+    }
 }
 
 /* The realpaths of the "include" lines of the only entry's key text (the
@@ -1214,13 +1201,7 @@ static void cached_includes(fixture* f, char* out, size_t size)
         paths[np++] = strdup(real);
     }
     free(text);
-    qsort(paths, np, sizeof *paths, cmp_str);
-    out[0] = '\0';
-    for (int i = 0; i < np; i++) {
-        strncat(out, paths[i], size - strlen(out) - 2);
-        strcat(out, "\n");
-        free(paths[i]);
-    }
+    join_sorted(paths, np, out, size);
 }
 
 /* The realpaths of the headers clcc's depfile names, sorted, one per line. */
@@ -1242,13 +1223,7 @@ static void clcc_includes(const char* depfile, const char* kfile, char* out, siz
         paths[np++] = strdup(real);
     }
     free(d);
-    qsort(paths, np, sizeof *paths, cmp_str);
-    out[0] = '\0';
-    for (int i = 0; i < np; i++) {
-        strncat(out, paths[i], size - strlen(out) - 2);
-        strcat(out, "\n");
-        free(paths[i]);
-    }
+    join_sorted(paths, np, out, size);
 }
 
 /* clcc and the cache read a kernel's #includes with one scanner: directives
@@ -1270,21 +1245,20 @@ static void test_clopen_cache_and_clcc_agree_on_includes(void** state)
     assert_int_equal(tu_write_file(path, "#define EXTRA 0\n"), 0);
     snprintf(path, sizeof path, "%s/q>r.h", f->src);
     assert_int_equal(tu_write_file(path, "#define QR 0\n"), 0);
-    const char* kernel =
-        "/* #include \"nothere1.h\" */\n"
-        "// #include \"nothere2.h\"\n"
-        "/* a comment over\n"
-        "   lines #include \"nothere3.h\"\n"
-        "*/ #include \"val.h\"\n"
-        "  #  include <extra.h>\n"
-        "#include \"inc/nested.h\" // \"nothere4.h\"\n"
-        "#include \"q>r.h\"\n"
-        "#define STR \"#include \\\"nothere5.h\\\"\"\n"
-        "__kernel void k(__global int* out)\n"
-        "{\n"
-        "    int i = get_global_id(0);\n"
-        "    out[i] = i * VAL + SALT + EXTRA + NESTED + QR;\n"
-        "}\n";
+    const char* kernel = "/* #include \"nothere1.h\" */\n"
+                         "// #include \"nothere2.h\"\n"
+                         "/* a comment over\n"
+                         "   lines #include \"nothere3.h\"\n"
+                         "*/ #include \"val.h\"\n"
+                         "  #  include <extra.h>\n"
+                         "#include \"inc/nested.h\" // \"nothere4.h\"\n"
+                         "#include \"q>r.h\"\n"
+                         "#define STR \"#include \\\"nothere5.h\\\"\"\n"
+                         "__kernel void k(__global int* out)\n"
+                         "{\n"
+                         "    int i = get_global_id(0);\n"
+                         "    out[i] = i * VAL + SALT + EXTRA + NESTED + QR;\n"
+                         "}\n";
     assert_int_equal(tu_write_file(f->kfile, kernel), 0);
     tu_proc r;
     run_helper(f, &r, 3);
@@ -1298,8 +1272,7 @@ static void test_clopen_cache_and_clcc_agree_on_includes(void** state)
     snprintf(dep, sizeof dep, "%s/k.d", f->root);
     const char* args[] = {"-S", "-MD", "-MF", dep, "-o", out_c, f->kfile, NULL};
     tu_spawn(&r, clcc, args, NULL, NULL, 60);
-    if (r.status != 0) tu_proc_dump(&r, "clcc");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "clcc");
     assert_not_contains(r.err, "cannot find");
     tu_proc_free(&r);
     char from_clcc[4096];
@@ -1317,9 +1290,7 @@ static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
 {
     fixture* f = *state;
     char entry[PATH_MAX];
-    make_entry(f, entry, sizeof entry);
-    assert_int_equal(unlink(entry), 0);
-    assert_int_equal(mkdir(entry, 0700), 0);
+    make_entry_replaced(f, entry, sizeof entry, mkdir, 0700);
 
     tu_proc r;
     run_helper(f, &r, 3);
@@ -1333,42 +1304,24 @@ static void test_clopen_cache_entry_that_is_a_folder_rebuilt(void** state)
     assert_true(tu_is_dir(entry));
 
     const char* verify[] = {"verify", NULL};
-    run_tool(f, &r, verify);
-    assert_int_equal(r.status, 1);
-    assert_contains(r.out, "damaged: a folder");
-    tu_proc_free(&r);
+    expect_tool(f, verify, 1, "damaged: a folder", NULL);
 }
 
 static void test_clopen_cache_entry_that_is_a_fifo_rebuilt(void** state)
 {
     fixture* f = *state;
     char entry[PATH_MAX];
-    make_entry(f, entry, sizeof entry);
-    assert_int_equal(unlink(entry), 0);
-    assert_int_equal(mkfifo(entry, 0600), 0);
+    make_entry_replaced(f, entry, sizeof entry, mkfifo, 0600);
 
     /* Nobody writes to the FIFO: opening it must not block. */
-    tu_proc r;
     const char* verify[] = {"verify", NULL};
-    run_tool(f, &r, verify);
-    assert_int_equal(r.status, 1);
-    assert_contains(r.out, "damaged: a FIFO");
-    tu_proc_free(&r);
+    expect_tool(f, verify, 1, "damaged: a FIFO", NULL);
     const char* list[] = {"list", NULL};
-    run_tool(f, &r, list);
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "a FIFO, not a cache entry");
-    tu_proc_free(&r);
+    expect_tool(f, list, 0, "a FIFO, not a cache entry", NULL);
 
-    run_helper(f, &r, 3);
-    assert_contains(r.err, "damaged (a FIFO");
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, "stdcl: warning:");
-    tu_proc_free(&r);
+    expect_trace(f, "damaged (a FIFO", MISS, "stdcl: warning:");
     assert_true(is_regular(entry)); /* replaced */
-    run_helper(f, &r, 3);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace(f, HIT, NULL, NULL);
 }
 
 static void test_stdcl_cache_clear_removes_only_regular_files(void** state)
@@ -1391,8 +1344,7 @@ static void test_stdcl_cache_clear_removes_only_regular_files(void** state)
     tu_proc r;
     const char* clear[] = {"clear", NULL};
     run_tool(f, &r, clear);
-    if (r.status != 0) tu_proc_dump(&r, "stdcl-cache clear");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "stdcl-cache clear");
     assert_contains(r.out, "removed 1 entry");
     assert_int_equal(tu_count(r.err, ": a symbolic link, not a cache file"), 4);
     assert_contains(r.err, "left stats: a symbolic link");
@@ -1406,24 +1358,13 @@ static void test_stdcl_cache_verify_removes_a_link_not_its_target(void** state)
 {
     fixture* f = *state;
     char entry[PATH_MAX], elsewhere[PATH_MAX + 16];
-    make_entry(f, entry, sizeof entry);
-    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.clbin", f->root);
-    assert_int_equal(rename(entry, elsewhere), 0);
-    assert_int_equal(symlink(elsewhere, entry), 0);
+    make_linked_entry(f, entry, sizeof entry, elsewhere, sizeof elsewhere);
     long size = file_size(elsewhere);
 
-    tu_proc r;
     const char* verify[] = {"verify", NULL};
-    run_tool(f, &r, verify);
-    assert_int_equal(r.status, 1);
-    assert_contains(r.out, "damaged: a symbolic link");
-    assert_contains(r.out, "0 good, 1 damaged");
-    tu_proc_free(&r);
+    expect_tool(f, verify, 1, "damaged: a symbolic link", "0 good, 1 damaged");
     const char* remove_args[] = {"verify", "--remove", NULL};
-    run_tool(f, &r, remove_args);
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "(removed)");
-    tu_proc_free(&r);
+    expect_tool(f, remove_args, 0, "(removed)", NULL);
     assert_false(exists(entry));
     assert_true(is_regular(elsewhere));
     assert_int_equal(file_size(elsewhere), size);
@@ -1444,9 +1385,7 @@ static void test_stdcl_cache_refuses_folder_not_the_users_own(void** state)
     assert_contains(r.err, "is owned by uid 65534");
     assert_contains(r.err, "not used as a cache folder");
     tu_proc_free(&r);
-    run_tool(f, &r, clear);
-    assert_int_equal(r.status, 2);
-    tu_proc_free(&r);
+    expect_tool(f, clear, 2, NULL, NULL);
     assert_int_equal(entries(f->cache, NULL, 0), 1);
 
     assert_int_equal(chown(f->cache, getuid(), getgid()), 0);
@@ -1458,60 +1397,44 @@ static void test_stdcl_cache_refuses_folder_not_the_users_own(void** state)
     assert_int_equal(entries(f->cache, NULL, 0), 1);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_clopen_cache_hit_in_second_process, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clsopen_cache_hit_in_second_process, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_missing_folder_is_empty, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_open_refuses_folder_writable_by_others,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_calls_reject_bad_arguments, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_dir_follows_environment, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_other_format_version_rebuilt, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_key_is_standard_sha256, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_flipped_byte_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_foreign_entry_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_readonly_folder_warns_once, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_off_by_env, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_from_xdg_cache_home, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_concurrent_build_compiles_once, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_lock_of_dead_process_ignored, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_size_bound_evicts_oldest, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_tool_list_stat_verify_clear, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_empty_entry_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_header_longer_than_file_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_huge_blob_size_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_stats_link_not_written_through, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_dangling_symlinks_create_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_symlinked_entry_not_loaded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_of_another_user_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_writable_by_others_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_folder_symlink_resolved_then_checked, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_full_disk_builds_uncached, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_folder_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_fifo_rebuilt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_clear_removes_only_regular_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_verify_removes_a_link_not_its_target, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stdcl_cache_refuses_folder_not_the_users_own, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_clopen_cache_hit_in_second_process, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clsopen_cache_hit_in_second_process, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_open_missing_folder_is_empty, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_open_refuses_folder_writable_by_others, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_calls_reject_bad_arguments, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_dir_follows_environment, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_other_format_version_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_key_is_standard_sha256, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_flipped_byte_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_foreign_entry_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_readonly_folder_warns_once, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_off_by_env, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_folder_from_xdg_cache_home, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_concurrent_build_compiles_once, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_lock_of_dead_process_ignored, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_size_bound_evicts_oldest, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_tool_list_stat_verify_clear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_empty_entry_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_header_longer_than_file_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_huge_blob_size_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_stats_link_not_written_through, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_dangling_symlinks_create_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_symlinked_entry_not_loaded, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_folder_of_another_user_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_folder_writable_by_others_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_folder_symlink_resolved_then_checked, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_full_disk_builds_uncached, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_folder_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_entry_that_is_a_fifo_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_clear_removes_only_regular_files, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_verify_removes_a_link_not_its_target, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_stdcl_cache_refuses_folder_not_the_users_own, setup, teardown),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "cache", tests, NULL, NULL); }

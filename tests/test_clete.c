@@ -36,8 +36,7 @@ static void run_clete(tu_proc* r, const char* path, const char* const* env)
     snprintf(cwd, sizeof cwd, "%s", tu_helper(path));
     *strrchr(cwd, '/') = '\0';
     tu_spawn(r, tu_helper(path), NULL, env, cwd, 120);
-    if (r->status != 0) tu_proc_dump(r, path);
-    assert_int_equal(r->status, 0);
+    tu_expect_status(r, 0, path);
 }
 
 /* |got - want| <= tol * max(|want|, 1), else the test fails naming what. */
@@ -113,8 +112,10 @@ static void check_clete_array(const tu_proc* r)
                 double c = (float)(0.75f + 0.01f * (i + j) + 0.05f * k);
                 double d = (float)(0.02f * (1 + j + k + l) + 0.001f * i);
                 double x = a[i] * b * c * d + sqrt(d) - 0.5 + pow(c * d, (double)0.33f);
-                if (pt) xp[i] = x;
-                else x0[i] = x;
+                if (pt)
+                    xp[i] = x;
+                else
+                    x0[i] = x;
             }
         for (int i = 0; i < NI; i++) a[i] = cos(x0[i]);
     }
@@ -135,111 +136,128 @@ static void check_clete_array(const tu_proc* r)
     tu_expect_end(p, r, "clete_array");
 }
 
-static void test_clete_vector_host_matches_double_precision(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector", env);
-    check_clete_vector(&r);
-    assert_not_contains(r.err, "clete:"); /* no kernel without FULLAUTO */
-    tu_proc_free(&r);
-}
+/* A run of clete_vector or clete_array (a row of k_clete_runs, name saying
+ * what it shows): the program (under build/tests/compat/) and its
+ * environment, the check of its numbers, and what its stderr says:
+ * counts[i].text exactly counts[i].times times, err_has, not err_lacks.
+ * Unused entries are NULL. */
+typedef struct {
+    const char* name;
+    const char* prog;
+    const char* env[4];
+    void (*check_numbers)(const tu_proc* r);
+    struct {
+        const char* text;
+        int times;
+    } counts[3];
+    const char* err_has;
+    const char* err_lacks;
+} clete_run;
 
-/* Two expressions, ten passes: each kernel is built (and its source logged)
- * once and run ten times. */
-static void test_clete_vector_fullauto_builds_each_kernel_once(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 2);
-    /* 262144 elements: 32-bit indices */
-    assert_int_equal(tu_count(r.err, "typedef uint idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n"), 2);
-    assert_int_equal(tu_count(r.err, "clete: ran kernel on stdcpu device 0 (262144 elements)"), 20);
-    assert_contains(r.err, "r[i] = (float)(a0[i] + log(fabs(a1[i])));");
-    assert_not_contains(r.err, "host evaluation");
-    tu_proc_free(&r);
-}
+#define VECTOR "compat/stdcl16/clete_vector/clete_vector"
+#define ARRAY "compat/stdcl16/clete_array/clete_array"
 
-static void test_clete_vector_fullauto_without_contexts_runs_on_the_host(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDGPU=0", "STDCPU=0", "COPRTHR_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: there is no context: stdgpu and stdcpu are NULL\n"), 20);
-    assert_not_contains(r.err, "building kernel");
-    tu_proc_free(&r);
-}
+static const clete_run k_clete_runs[] = {
+    {.name = "vector: the host build matches double precision",
+     .prog = VECTOR,
+     .env = {"STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_vector,
+     .err_lacks = "clete:"}, /* no kernel without FULLAUTO */
+    /* Two expressions, ten passes: each kernel is built (and its source
+     * logged) once and run ten times; 262144 elements: 32-bit indices. */
+    {.name = "vector: FULLAUTO builds each kernel once",
+     .prog = VECTOR "_auto",
+     .env = {"STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_vector,
+     .counts = {{"clete: building kernel for stdcpu:", 2},
+                {"typedef uint idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n", 2},
+                {"clete: ran kernel on stdcpu device 0 (262144 elements)", 20}},
+     .err_has = "r[i] = (float)(a0[i] + log(fabs(a1[i])));",
+     .err_lacks = "host evaluation"},
+    {.name = "vector: FULLAUTO without contexts runs on the host",
+     .prog = VECTOR "_auto",
+     .env = {"STDGPU=0", "STDCPU=0", "COPRTHR_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_vector,
+     .counts = {{"clete: host evaluation: there is no context: stdgpu and stdcpu are NULL\n", 20}},
+     .err_lacks = "building kernel"},
+    /* A build that fails is tried once per expression; every pass then runs
+     * on the host, saying why. */
+    {.name = "vector: FULLAUTO with a failing build runs on the host",
+     .prog = VECTOR "_auto",
+     .env = {"STDCL_BUILD_OPTIONS=-cl-no-such-option", "STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_vector,
+     .counts = {{"clete: building kernel for stdcpu:", 2},
+                {"clete: host evaluation: building the kernel failed: ", 20}},
+     .err_lacks = "ran kernel"},
+    {.name = "array: the host build matches double precision",
+     .prog = ARRAY,
+     .env = {"STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_array,
+     .err_lacks = "clete:"},
+    /* a(i), b(i,j), c(i,j,k) are read at i / (the trailing extents' product). */
+    {.name = "array: FULLAUTO broadcasts the lower ranks",
+     .prog = ARRAY "_auto",
+     .env = {"STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_array,
+     .counts = {{"clete: building kernel for stdcpu:", 1},
+                {"clete: ran kernel on stdcpu device 0 (32400 elements)", 10}},
+     .err_has = "a0[i / t1]",
+     .err_lacks = "host evaluation"},
+    {.name = "array: FULLAUTO without contexts runs on the host",
+     .prog = ARRAY "_auto",
+     .env = {"STDGPU=0", "STDCPU=0", "STDCL_LOG_AUTOKERN=1"},
+     .check_numbers = check_clete_array,
+     .counts = {{"clete: host evaluation: there is no context", 10}}},
+};
 
-/* A build that fails is tried once per expression; every pass then runs on
- * the host, saying why. */
-static void test_clete_vector_fullauto_build_failure_runs_on_the_host(void** state)
+/* Each row of k_clete_runs, named before it runs (a failure stops the test). */
+static void test_clete_vector_and_array_programs(void** state)
 {
     (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_BUILD_OPTIONS=-cl-no-such-option", "STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_vector/clete_vector_auto", env);
-    check_clete_vector(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 2);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: building the kernel failed: "), 20);
-    assert_not_contains(r.err, "ran kernel");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_host_matches_double_precision(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array", env);
-    check_clete_array(&r);
-    assert_not_contains(r.err, "clete:");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_fullauto_broadcasts_lower_ranks(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array_auto", env);
-    check_clete_array(&r);
-    assert_int_equal(tu_count(r.err, "clete: building kernel for stdcpu:"), 1);
-    assert_int_equal(tu_count(r.err, "clete: ran kernel on stdcpu device 0 (32400 elements)"), 10);
-    /* a(i), b(i,j), c(i,j,k) are read at i / (the trailing extents' product) */
-    assert_contains(r.err, "a0[i / t1]");
-    assert_not_contains(r.err, "host evaluation");
-    tu_proc_free(&r);
-}
-
-static void test_clete_array_fullauto_without_contexts_runs_on_the_host(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDGPU=0", "STDCPU=0", "STDCL_LOG_AUTOKERN=1", NULL};
-    run_clete(&r, "compat/stdcl16/clete_array/clete_array_auto", env);
-    check_clete_array(&r);
-    assert_int_equal(tu_count(r.err, "clete: host evaluation: there is no context"), 10);
-    tu_proc_free(&r);
+    for (size_t k = 0; k < tu_countof(k_clete_runs); k++) {
+        const clete_run* c = &k_clete_runs[k];
+        print_message("row \"%s\"\n", c->name);
+        tu_proc r;
+        run_clete(&r, c->prog, c->env);
+        c->check_numbers(&r);
+        for (int i = 0; i < 3 && c->counts[i].text; i++) {
+            int n = tu_count(r.err, c->counts[i].text);
+            if (n != c->counts[i].times)
+                print_error("%s: stderr says \"%s\" %d time(s), want %d\n", c->prog, c->counts[i].text, n,
+                            c->counts[i].times);
+            assert_int_equal(n, c->counts[i].times);
+        }
+        if (c->err_has) assert_contains(r.err, c->err_has);
+        if (c->err_lacks) assert_not_contains(r.err, c->err_lacks);
+        tu_proc_free(&r);
+    }
 }
 
 /* clete_checks: "ok" lines, the same for the host and FULLAUTO builds. */
-static const char* const k_clete_checks[] = {
-    "scalar on the left", "scalar on the right", "int and double scalars", "unary minus and plus",
-    "one-operand functions match <cmath>", "two-operand functions with operands and scalars",
-    "aliased result a = a*a + a", "aliased result b = a - b", "double elements", "float and double operands",
-    "int elements, exact", "clvector constructed from an expression", "assignment takes the expression's size",
-    "operands of different sizes throw invalid_argument", "the failed assignment left the result alone",
-    "std::vector operations before and after assignments", "clmdetach, then assigned again",
-    "clmulti_array ranks 1, 2, 3 in one expression", "clmulti_array aliased result",
-    "empty clmulti_array takes the expression's extents", "disagreeing leading extents throw invalid_argument",
-    "assignment to other extents throws invalid_argument", "Fortran order throws invalid_argument",
-    "clerror() says why the host evaluated"};
+static const char* const k_clete_checks[] = {"scalar on the left",
+                                             "scalar on the right",
+                                             "int and double scalars",
+                                             "unary minus and plus",
+                                             "one-operand functions match <cmath>",
+                                             "two-operand functions with operands and scalars",
+                                             "aliased result a = a*a + a",
+                                             "aliased result b = a - b",
+                                             "double elements",
+                                             "float and double operands",
+                                             "int elements, exact",
+                                             "clvector constructed from an expression",
+                                             "assignment takes the expression's size",
+                                             "operands of different sizes throw invalid_argument",
+                                             "the failed assignment left the result alone",
+                                             "std::vector operations before and after assignments",
+                                             "clmdetach, then assigned again",
+                                             "clmulti_array ranks 1, 2, 3 in one expression",
+                                             "clmulti_array aliased result",
+                                             "empty clmulti_array takes the expression's extents",
+                                             "disagreeing leading extents throw invalid_argument",
+                                             "assignment to other extents throws invalid_argument",
+                                             "Fortran order throws invalid_argument",
+                                             "clerror() says why the host evaluated"};
 
 /* Runs prog with env into *r and checks its lines; r is the caller's to free. */
 static void check_clete_checks(tu_proc* rp, const char* prog, const char* const* env, const char* reason)
@@ -273,8 +291,9 @@ static void test_clete_checks_fullauto(void** state)
     tu_proc r;
     check_clete_checks(&r, "compat/cxx/clete_checks_auto", env, "");
     /* double elements: the kernel enables fp64 */
-    assert_contains(r.err, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef uint idx_t;\n"
-                           "__kernel void clete_kernel(__global double* r");
+    assert_contains(r.err,
+                    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\ntypedef uint idx_t;\n"
+                    "__kernel void clete_kernel(__global double* r");
     assert_true(tu_count(r.err, "clete: ran kernel on stdcpu device 0") >= 40);
     /* the forced 64-bit form of the broadcast expression was built and run */
     assert_contains(r.err, "typedef ulong idx_t;\n__kernel void clete_kernel(__global float* r, idx_t n");
@@ -294,20 +313,11 @@ static void test_clete_checks_fullauto_forced_to_the_host(void** state)
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clete_vector_host_matches_double_precision),
-        cmocka_unit_test(test_clete_vector_fullauto_builds_each_kernel_once),
-        cmocka_unit_test(test_clete_vector_fullauto_without_contexts_runs_on_the_host),
-        cmocka_unit_test(test_clete_vector_fullauto_build_failure_runs_on_the_host),
-        cmocka_unit_test(test_clete_array_host_matches_double_precision),
-        cmocka_unit_test(test_clete_array_fullauto_broadcasts_lower_ranks),
-        cmocka_unit_test(test_clete_array_fullauto_without_contexts_runs_on_the_host),
-        cmocka_unit_test(test_clete_checks_host),
-        cmocka_unit_test(test_clete_checks_fullauto),
-        cmocka_unit_test(test_clete_checks_fullauto_forced_to_the_host),
-    };
-    return cmocka_run_group_tests_name("clete", tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clete_vector_and_array_programs),
+    cmocka_unit_test(test_clete_checks_host),
+    cmocka_unit_test(test_clete_checks_fullauto),
+    cmocka_unit_test(test_clete_checks_fullauto_forced_to_the_host),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "clete", tests, NULL, NULL); }

@@ -34,8 +34,7 @@ static void run_program(tu_proc* r, const char* name, const char* const* args)
 {
     const char* env[] = {"STDCL_KERNEL_PATH", NULL};
     tu_spawn(r, tu_helper(name), args, env, tu_kernel(NULL), 120);
-    if (r->status != 0) tu_proc_dump(r, name);
-    assert_int_equal(r->status, 0);
+    tu_expect_status(r, 0, name);
 }
 
 /* The examples print "a b c" per element, for element k: a = 111 k,
@@ -61,24 +60,26 @@ static void check_vector_sums(const tu_proc* r, int n)
     assert_int_equal(sscanf(p, "%lf", &extra), EOF); /* nothing after */
 }
 
-static void test_compat_example1_adds_vectors(void** state)
+/* Example `name` adds its 1024 elements right, quietly. */
+static void check_example(const char* name)
 {
-    (void)state;
     tu_proc r;
-    run_program(&r, "helper_compat_example1", NULL);
+    run_program(&r, name, NULL);
     check_vector_sums(&r, 1024);
     assert_not_contains(r.err, "stdcl");
     tu_proc_free(&r);
 }
 
+static void test_compat_example1_adds_vectors(void** state)
+{
+    (void)state;
+    check_example("helper_compat_example1");
+}
+
 static void test_compat_example2_adds_vectors_on_two_devices(void** state)
 {
     (void)state;
-    tu_proc r;
-    run_program(&r, "helper_compat_example2", NULL);
-    check_vector_sums(&r, 1024);
-    assert_not_contains(r.err, "stdcl");
-    tu_proc_free(&r);
+    check_example("helper_compat_example2");
 }
 
 static void test_compat_example2_needs_the_second_device(void** state)
@@ -89,8 +90,7 @@ static void test_compat_example2_needs_the_second_device(void** state)
     tu_proc r;
     const char* env[] = {"STDCL_KERNEL_PATH", "STDCPU_MAX_NDEV=1", NULL};
     tu_spawn(&r, tu_helper("helper_compat_example2"), NULL, env, tu_kernel(NULL), 120);
-    if (r.status != 0) tu_proc_dump(&r, "helper_compat_example2");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "helper_compat_example2");
     const char* p = r.out;
     int wrong = 0;
     for (int k = 0; k < 1024; k++) {
@@ -188,7 +188,8 @@ static void test_compat_nbody_tutorial_matches_double_precision(void** state)
     assert_true(max_diff(want, drift, N * 3) > 10 * tol);
     double err = max_diff(got, want, N * 3);
     print_message("nbody: largest difference from the double-precision run %.3g (forces moved particles by up "
-                  "to %.3g)\n", err, max_diff(want, drift, N * 3));
+                  "to %.3g)\n",
+                  err, max_diff(want, drift, N * 3));
     if (err > tol) {
         for (int i = 0; i < N; i++)
             for (int k = 0; k < 3; k++)
@@ -214,8 +215,9 @@ static void test_compat_nbody_tutorial_matches_double_precision(void** state)
 /* compared with a value computed here.                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Runs build/tests/compat/stdcl16/<dir>/<prog>; fills r, checks exit 0. */
-static void run_stdcl16(tu_proc* r, const char* dir, const char* prog)
+/* Runs build/tests/compat/stdcl16/<dir>/<prog>; fills r, checks exit 0.
+ * Returns its output, where the check of its numbers starts. */
+static const char* run_stdcl16(tu_proc* r, const char* dir, const char* prog)
 {
     char path[600], cwd[600];
     snprintf(path, sizeof path, "compat/stdcl16/%s/%s", dir, prog);
@@ -223,22 +225,27 @@ static void run_stdcl16(tu_proc* r, const char* dir, const char* prog)
     *strrchr(cwd, '/') = '\0';
     const char* env[] = {"STDCL_KERNEL_PATH", NULL};
     tu_spawn(r, tu_helper(path), NULL, env, cwd, 120);
-    if (r->status != 0) tu_proc_dump(r, prog);
-    assert_int_equal(r->status, 0);
+    tu_expect_status(r, 0, prog);
+    return r->out;
+}
+
+/* The end of a run_stdcl16 program's check: its numbers end at p, it said
+ * no error; frees r. */
+static void end_stdcl16(const char* p, tu_proc* r, const char* prog)
+{
+    tu_expect_end(p, r, prog);
+    assert_not_contains(r->err, "error");
+    tu_proc_free(r);
 }
 
 /* stencil: u(i) = i^3 - 40 i. */
-static double stencil_u(long i)
-{
-    return (double)(i * i * i - 40 * i);
-}
+static double stencil_u(long i) { return (double)(i * i * i - 40 * i); }
 
 static void test_stdcl16_stencil_forks_with_clforka_and_waits(void** state)
 {
     (void)state;
     tu_proc r;
-    run_stdcl16(&r, "stencil", "stencil");
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "stencil", "stencil");
     const long n = 96;
     for (long i = 0; i < n; i++) {
         double d = (i == 0 || i == n - 1) ? 0 : stencil_u(i - 1) - 2 * stencil_u(i) + stencil_u(i + 1);
@@ -246,9 +253,7 @@ static void test_stdcl16_stencil_forks_with_clforka_and_waits(void** state)
         tu_expect_num(&p, &r, "stencil", "u", i, stencil_u(i));
         tu_expect_num(&p, &r, "stencil", "d", i, d);
     }
-    tu_expect_end(p, &r, "stencil");
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, "stencil");
 }
 
 /* powsum_file, powsum_nobuild: "i base acc", acc the running sum of
@@ -256,8 +261,7 @@ static void test_stdcl16_stencil_forks_with_clforka_and_waits(void** state)
 static void check_powsum(const char* prog, int power)
 {
     tu_proc r;
-    run_stdcl16(&r, "powsum", prog);
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "powsum", prog);
     long long acc = 0;
     for (long i = 0; i < 128; i++) {
         long long b = i - 20, t = 1;
@@ -267,9 +271,7 @@ static void check_powsum(const char* prog, int power)
         tu_expect_num(&p, &r, prog, "base", i, (double)b);
         tu_expect_num(&p, &r, prog, "acc", i, (double)acc);
     }
-    tu_expect_end(p, &r, prog);
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, prog);
 }
 
 static void test_stdcl16_powsum_file_runs_a_kernel_file(void** state)
@@ -288,8 +290,7 @@ static void test_stdcl16_grid_embed_runs_embedded_kernels(void** state)
 {
     (void)state;
     tu_proc r;
-    run_stdcl16(&r, "grid_embed", "grid_embed");
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "grid_embed", "grid_embed");
     const long w = 12, h = 10;
     long long rowsum[10] = {0};
     for (long y = 0; y < h; y++)
@@ -304,9 +305,7 @@ static void test_stdcl16_grid_embed_runs_embedded_kernels(void** state)
         tu_expect_num(&p, &r, "grid_embed", "row index", y, (double)y);
         tu_expect_num(&p, &r, "grid_embed", "row sum", y, (double)rowsum[y]);
     }
-    tu_expect_end(p, &r, "grid_embed");
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, "grid_embed");
 }
 
 static void test_stdcl16_image_lookup_reads_an_image2d_table(void** state)
@@ -316,24 +315,20 @@ static void test_stdcl16_image_lookup_reads_an_image2d_table(void** state)
     clGetDeviceInfo(stdcl_device(stddev, 0), CL_DEVICE_IMAGE_SUPPORT, sizeof img, &img, NULL);
     if (!img) skip();
     tu_proc r;
-    run_stdcl16(&r, "image_lookup", "image_lookup");
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "image_lookup", "image_lookup");
     for (long i = 0; i < 256; i++) {
         long x = i % 8, y = (i / 8) % 4, v = i % 13 - 6;
         tu_expect_num(&p, &r, "image_lookup", "index", i, (double)i);
         tu_expect_num(&p, &r, "image_lookup", "out", i, (double)(v * (x + 1) + 2 * y - x * y));
     }
-    tu_expect_end(p, &r, "image_lookup");
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, "image_lookup");
 }
 
 static void test_stdcl16_vector_grow_rebinds_after_push_back(void** state)
 {
     (void)state;
     tu_proc r;
-    run_stdcl16(&r, "vector_grow", "vector_grow");
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "vector_grow", "vector_grow");
     const long lengths[2] = {300, 1700};
     for (int pass = 0; pass < 2; pass++) {
         long n = lengths[pass];
@@ -345,17 +340,14 @@ static void test_stdcl16_vector_grow_rebinds_after_push_back(void** state)
             tu_expect_num(&p, &r, "vector_grow", "y", i, (double)(3 * x - i));
         }
     }
-    tu_expect_end(p, &r, "vector_grow");
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, "vector_grow");
 }
 
 static void test_stdcl16_array_resize_rebinds_after_resize(void** state)
 {
     (void)state;
     tu_proc r;
-    run_stdcl16(&r, "array_resize", "array_resize");
-    const char* p = r.out;
+    const char* p = run_stdcl16(&r, "array_resize", "array_resize");
     const long shapes[2][2] = {{40, 16}, {90, 24}};
     for (int pass = 0; pass < 2; pass++) {
         long rows = shapes[pass][0], cols = shapes[pass][1];
@@ -372,9 +364,7 @@ static void test_stdcl16_array_resize_rebinds_after_resize(void** state)
             tu_expect_num(&p, &r, "array_resize", "span", row, (double)(hi - lo));
         }
     }
-    tu_expect_end(p, &r, "array_resize");
-    assert_not_contains(r.err, "error");
-    tu_proc_free(&r);
+    end_stdcl16(p, &r, "array_resize");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -401,8 +391,7 @@ static void check_sweep(const char* const* env)
     static const char* const form[] = {"fork", "forka", "ndev"};
     tu_proc r;
     tu_spawn(&r, tu_helper("helper_compat_sweep"), NULL, env, NULL, 240);
-    if (r.status != 0) tu_proc_dump(&r, "helper_compat_sweep");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "helper_compat_sweep");
     const char* p = r.out;
     int lines = 0;
     for (int f = 0; f < 3; f++)
@@ -469,9 +458,7 @@ static const char* k_inc =
 static void test_compat_kernel_includes_stdcl_h(void** state)
 {
     (void)state;
-    void* h = clsopen(stdcpu, k_inc, CLLD_NOW);
-    if (!h) print_error("clsopen: %s\n", clerror());
-    assert_non_null(h);
+    void* h = tu_clsopen(stdcpu, k_inc, CLLD_NOW);
     cl_kernel k = clsym(stdcpu, h, "inc", 0);
     assert_non_null(k);
     int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
@@ -675,22 +662,21 @@ static void test_clcontext_create_takes_extra_properties(void** state)
     assert_contains(clerror(), "ctxprop_ext holds CL_CONTEXT_PLATFORM");
 }
 
+/* COPRTHR's colon-separated form, STDCPU="1:max_ndev=1:platform_name=pocl". */
 static void test_compat_old_environment_clauses(void** state)
 {
     (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU=1:max_ndev=1:platform_name=pocl", "STDCPU_MAX_NDEV", NULL};
-    tu_spawn(&r, tu_helper("helper_env"), NULL, env, NULL, 120);
-    if (r.status != 0) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "stdcpu=1 ");
-    assert_contains(r.out, "STDCPU_PLATFORM_NAME matched 'pocl'");
-    tu_proc_free(&r);
-    const char* env0[] = {"STDCPU=0:max_ndev=1", NULL};
-    tu_spawn(&r, tu_helper("helper_env"), NULL, env0, NULL, 120);
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "stdcpu=0 ");
-    tu_proc_free(&r);
+    static const tu_env_row rows[] = {
+        {.name = "STDCPU=1 with clauses",
+         .env = {"STDCPU=1:max_ndev=1:platform_name=pocl", "STDCPU_MAX_NDEV"},
+         .warnings = TU_ANY,
+         .out_has = {"stdcpu=1 ", "STDCPU_PLATFORM_NAME matched 'pocl'"}},
+        {.name = "STDCPU=0 with a clause",
+         .env = {"STDCPU=0:max_ndev=1"},
+         .warnings = TU_ANY,
+         .out_has = {"stdcpu=0 "}},
+    };
+    tu_env_check_rows(rows, tu_countof(rows));
 }
 
 /* The C++ programs: clvector/clmulti_array growth and stdcl.hpp. */
@@ -700,8 +686,7 @@ static void test_compat_cxx_containers_stay_bound(void** state)
     tu_proc r;
     const char* env[] = {"STDCL_KERNEL_PATH", NULL};
     tu_spawn(&r, tu_helper("compat/cxx/cxx_containers"), NULL, env, NULL, 120);
-    if (r.status != 0) tu_proc_dump(&r, "cxx_containers");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "cxx_containers");
     assert_not_contains(r.out, "FAILED");
     assert_contains(r.out, "ok clvector grown while attached stays bound to the kernel");
     assert_contains(r.out, "ok clmulti_array resized while attached stays bound to the kernel");
@@ -718,43 +703,39 @@ static void test_compat_stdcl_hpp_example_runs(void** state)
     tu_proc r;
     const char* env[] = {"STDCL_KERNEL_PATH", NULL};
     tu_spawn(&r, path, NULL, env, cwd, 120);
-    if (r.status != 0) tu_proc_dump(&r, "stdcl_hpp");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "stdcl_hpp");
     assert_contains(r.out, "device 0: ok\ndevice 1: ok\n");
     assert_contains(r.out, "caught: clsym: no kernel 'no_such_kernel'");
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_compat_example1_adds_vectors),
-        cmocka_unit_test(test_compat_example2_adds_vectors_on_two_devices),
-        cmocka_unit_test(test_compat_example2_needs_the_second_device),
-        cmocka_unit_test(test_compat_nbody_tutorial_matches_double_precision),
-        cmocka_unit_test(test_stdcl16_stencil_forks_with_clforka_and_waits),
-        cmocka_unit_test(test_stdcl16_powsum_file_runs_a_kernel_file),
-        cmocka_unit_test(test_stdcl16_powsum_nobuild_builds_with_clbuild_options),
-        cmocka_unit_test(test_stdcl16_grid_embed_runs_embedded_kernels),
-        cmocka_unit_test(test_stdcl16_image_lookup_reads_an_image2d_table),
-        cmocka_unit_test(test_stdcl16_vector_grow_rebinds_after_push_back),
-        cmocka_unit_test(test_stdcl16_array_resize_rebinds_after_resize),
-        cmocka_unit_test(test_compat_argument_sweep_zero_copy),
-        cmocka_unit_test(test_compat_argument_sweep_copy_mode),
-        cmocka_unit_test(test_compat_argument_sweep_copy_mode_one_queue),
-        cmocka_unit_test(test_compat_kernel_includes_stdcl_h),
-        cmocka_unit_test(test_clwait_returns_the_last_event),
-        cmocka_unit_test(test_clstat_counts_programs_and_kernels),
-        cmocka_unit_test(test_clgetdevinfo_describes_each_device),
-        cmocka_unit_test(test_clmemptr_finds_the_allocation),
-        cmocka_unit_test(test_clload_and_clloadb_open_programs),
-        cmocka_unit_test(test_clglmalloc_without_gl_sharing_says_so),
-        cmocka_unit_test(test_compat_ndrange_4d_and_float4_names),
-        cmocka_unit_test(test_clcontext_create_takes_extra_properties),
-        cmocka_unit_test(test_compat_old_environment_clauses),
-        cmocka_unit_test(test_compat_cxx_containers_stay_bound),
-        cmocka_unit_test(test_compat_stdcl_hpp_example_runs),
-    };
-    return cmocka_run_group_tests_name("compat", tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_compat_example1_adds_vectors),
+    cmocka_unit_test(test_compat_example2_adds_vectors_on_two_devices),
+    cmocka_unit_test(test_compat_example2_needs_the_second_device),
+    cmocka_unit_test(test_compat_nbody_tutorial_matches_double_precision),
+    cmocka_unit_test(test_stdcl16_stencil_forks_with_clforka_and_waits),
+    cmocka_unit_test(test_stdcl16_powsum_file_runs_a_kernel_file),
+    cmocka_unit_test(test_stdcl16_powsum_nobuild_builds_with_clbuild_options),
+    cmocka_unit_test(test_stdcl16_grid_embed_runs_embedded_kernels),
+    cmocka_unit_test(test_stdcl16_image_lookup_reads_an_image2d_table),
+    cmocka_unit_test(test_stdcl16_vector_grow_rebinds_after_push_back),
+    cmocka_unit_test(test_stdcl16_array_resize_rebinds_after_resize),
+    cmocka_unit_test(test_compat_argument_sweep_zero_copy),
+    cmocka_unit_test(test_compat_argument_sweep_copy_mode),
+    cmocka_unit_test(test_compat_argument_sweep_copy_mode_one_queue),
+    cmocka_unit_test(test_compat_kernel_includes_stdcl_h),
+    cmocka_unit_test(test_clwait_returns_the_last_event),
+    cmocka_unit_test(test_clstat_counts_programs_and_kernels),
+    cmocka_unit_test(test_clgetdevinfo_describes_each_device),
+    cmocka_unit_test(test_clmemptr_finds_the_allocation),
+    cmocka_unit_test(test_clload_and_clloadb_open_programs),
+    cmocka_unit_test(test_clglmalloc_without_gl_sharing_says_so),
+    cmocka_unit_test(test_compat_ndrange_4d_and_float4_names),
+    cmocka_unit_test(test_clcontext_create_takes_extra_properties),
+    cmocka_unit_test(test_compat_old_environment_clauses),
+    cmocka_unit_test(test_compat_cxx_containers_stay_bound),
+    cmocka_unit_test(test_compat_stdcl_hpp_example_runs),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "compat", tests, NULL, NULL); }

@@ -20,44 +20,10 @@
 static const char* k_twice_src =
     "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n";
 
-/* Runs helper_env with the given environment changes; fills r. */
-static void run_env_helper(tu_proc* r, const char* const* env, int run_kernels)
-{
-    const char* args[] = {"run", NULL};
-    tu_spawn(r, tu_helper("helper_env"), run_kernels ? args : NULL, env, NULL, 120);
-    if (r->status != 0) tu_proc_dump(r, "helper_env");
-    assert_int_equal(r->status, 0);
-}
-
-/* The counts on helper_env's first line. */
-static void parse_counts(const tu_proc* r, unsigned* cpu, unsigned* gpu, unsigned* dev, unsigned* acc)
-{
-    int n = sscanf(r->out, "stdcpu=%u stdgpu=%u stddev=%u stdacc=%u", cpu, gpu, dev, acc);
-    if (n != 4) tu_proc_dump(r, "helper_env");
-    assert_int_equal(n, 4);
-}
-
-/* The line "why <name>: ..." of helper_env's output, copied into buf ("" if absent). */
-static const char* why_line(const tu_proc* r, const char* name, char* buf, size_t size)
-{
-    char key[64];
-    snprintf(key, sizeof key, "why %s: ", name);
-    const char* p = strstr(r->out, key);
-    buf[0] = '\0';
-    if (!p) return buf;
-    size_t n = strcspn(p, "\n");
-    if (n >= size) n = size - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Runs `twice` on every device of cp and checks the results. */
 static void check_context_runs_kernels(CLCONTEXT* cp)
 {
-    void* h = clsopen(cp, k_twice_src, CLLD_NOW);
-    if (!h) print_error("clsopen: %s\n", clerror());
-    assert_non_null(h);
+    void* h = tu_clsopen(cp, k_twice_src, CLLD_NOW);
     cl_kernel k = clsym(cp, h, "twice", 0);
     assert_non_null(k);
     for (unsigned d = 0; d < clgetndev(cp); d++) {
@@ -120,8 +86,10 @@ static void test_stdgpu_is_null_without_gpu(void** state)
         assert_non_null(stdgpu);
         assert_int_equal(clgetndev(stdgpu), gpus);
     }
-    if (accs == 0) assert_null(stdacc);
-    else assert_non_null(stdacc);
+    if (accs == 0)
+        assert_null(stdacc);
+    else
+        assert_non_null(stdacc);
     assert_null(stdrpu);
     assert_null(stdnpu);
 }
@@ -349,178 +317,132 @@ static void test_clcontext_destroy_leaves_allocations_freeable(void** state)
 /* Environment (fresh processes)                                             */
 /* ------------------------------------------------------------------------ */
 
-static void test_env_default_contexts(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU", "STDDEV", "STDGPU", "STDCPU_MAX_NDEV", "STDDEV_PLATFORM_NAME", NULL};
-    run_env_helper(&r, env, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    assert_int_equal(gpu, 0);
-    assert_int_equal(dev, 2);
-    assert_contains(r.out, "run stdcpu 1 ok");
-    assert_contains(r.out, "run stddev 1 ok");
-    /* Nothing is printed on stderr unless asked. */
-    assert_string_equal(r.err, "");
-    tu_proc_free(&r);
-}
+/* The other MPI launchers' local-rank variables (MPICH, MVAPICH, Slurm), removed where Open MPI's are set. */
+#define OTHER_LAUNCHERS "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"
 
-static void test_env_stdcpu_0_disables_stdcpu(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU=0", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 0);
-    assert_int_equal(dev, 2);
-    assert_not_contains(r.out, "why stdcpu:");
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_1_keeps_stdcpu(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU=1", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
-
-static void test_env_stddev_0_disables_stddev(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDDEV=0", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(dev, 0);
-    assert_int_equal(cpu, 2);
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_max_ndev_1_caps(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU_MAX_NDEV=1", NULL};
-    run_env_helper(&r, env, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_int_equal(dev, 2); /* only stdcpu is capped */
-    char buf[1024];
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "STDCPU_MAX_NDEV");
-    assert_contains(r.out, "run stdcpu 0 ok");
-    assert_not_contains(r.out, "run stdcpu 1");
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_max_ndev_larger_than_available(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCPU_MAX_NDEV=8", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
-
-static void test_env_stddev_platform_name_pocl_selects(void** state)
-{
-    (void)state;
-    tu_proc r;
-    const char* env[] = {"STDDEV_PLATFORM_NAME=pocl", NULL};
-    run_env_helper(&r, env, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(dev, 2);
-    char buf[1024];
-    why_line(&r, "stddev", buf, sizeof buf);
-    assert_contains(buf, "Portable Computing Language");
-    assert_contains(buf, "STDDEV_PLATFORM_NAME");
-    assert_contains(r.out, "run stddev 1 ok");
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
-
-static void test_env_platform_name_is_case_insensitive_list(void** state)
-{
-    (void)state;
-    tu_proc r;
+/* The STD* variables, one helper_env run each (tu_env_row says what a row
+ * checks).  The STDCPU_LOCK=auto rows lease devices in the lock folder of the
+ * run: each lease ends with its helper_env. */
+static const tu_env_row k_env_rows[] = {
+    {.name = "no STD* variables: the default contexts, quiet",
+     .run = 1,
+     .counts = "stdcpu=2 stdgpu=0 stddev=2",
+     .env = {"STDCPU", "STDDEV", "STDGPU", "STDCPU_MAX_NDEV", "STDDEV_PLATFORM_NAME"},
+     .warnings = TU_ANY,
+     .quiet = 1, /* nothing is printed on stderr unless asked */
+     .out_has = {"run stdcpu 1 ok", "run stddev 1 ok"}},
+    {.name = "STDCPU=0 disables stdcpu",
+     .env = {"STDCPU=0"},
+     .counts = "stdcpu=0 stddev=2",
+     .warnings = 0,
+     .out_lacks = {"why stdcpu:"}},
+    {.name = "STDCPU=1 keeps stdcpu", .env = {"STDCPU=1"}, .counts = "stdcpu=2", .warnings = 0},
+    {.name = "STDDEV=0 disables stddev", .env = {"STDDEV=0"}, .counts = "stdcpu=2 stddev=0", .warnings = TU_ANY},
+    {.name = "STDCPU_MAX_NDEV=1 caps stdcpu only",
+     .env = {"STDCPU_MAX_NDEV=1"},
+     .run = 1,
+     .counts = "stdcpu=1 stddev=2",
+     .warnings = 0,
+     .why = "stdcpu",
+     .why_has = {"STDCPU_MAX_NDEV"},
+     .out_has = {"run stdcpu 0 ok"},
+     .out_lacks = {"run stdcpu 1"}},
+    {.name = "STDCPU_MAX_NDEV larger than available",
+     .env = {"STDCPU_MAX_NDEV=8"},
+     .counts = "stdcpu=2",
+     .warnings = 0},
+    {.name = "STDDEV_PLATFORM_NAME=pocl selects PoCL",
+     .env = {"STDDEV_PLATFORM_NAME=pocl"},
+     .run = 1,
+     .counts = "stddev=2",
+     .warnings = 0,
+     .out_has = {"run stddev 1 ok"},
+     .why = "stddev",
+     .why_has = {"Portable Computing Language", "STDDEV_PLATFORM_NAME"}},
     /* The first name matches nothing, the second matches the vendor "The pocl
      * project" in another case: no warning, PoCL chosen. */
-    const char* env[] = {"STDCPU_PLATFORM_NAME=nosuchvendor,POCL", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    char buf[1024];
-    why_line(&r, "stdcpu", buf, sizeof buf);
-    assert_contains(buf, "STDCPU_PLATFORM_NAME");
-    assert_not_contains(r.err, "warning");
-    tu_proc_free(&r);
-}
+    {.name = "a platform name is a case-insensitive list",
+     .env = {"STDCPU_PLATFORM_NAME=nosuchvendor,POCL"},
+     .counts = "stdcpu=2",
+     .warnings = 0,
+     .why = "stdcpu",
+     .why_has = {"STDCPU_PLATFORM_NAME"}},
+    /* The trace goes to stderr and names the contexts and the platform. */
+    {.name = "STDCL_TRACE=ctx prints the context choice",
+     .env = {"STDCL_TRACE=ctx"},
+     .counts = "stdcpu=2",
+     .warnings = TU_ANY,
+     .err_has = {"stdcpu", "stddev", "Portable Computing Language"},
+     .out_lacks = {"stdcl["}},
+    {.name = "a bad STDCPU_LOCK key warns and is ignored",
+     .env = {"STDCPU_LOCK=a/b", "STDCPU_MAX_NDEV"},
+     .counts = "stdcpu=2",
+     .warnings = TU_ANY,
+     .err_has = {"STDCPU_LOCK='a/b' is not a valid key"}},
+    /* Local rank 1 of 2 takes device 1 though device 0 is free. */
+    {.name = "STDCPU_LOCK=auto starts at the local rank",
+     .lock_dir = 1,
+     .run = 1,
+     .env = {"STDCPU_LOCK=auto", "STDCPU_MAX_NDEV=1", "OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+             OTHER_LAUNCHERS},
+     .counts = "stdcpu=1",
+     .warnings = TU_ANY,
+     .out_has = {"run stdcpu 0 ok"},
+     .why = "stdcpu",
+     .why_has = {"STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1"}},
+    /* Without STDCPU_MAX_NDEV the local ranks share the devices: one rank
+     * gets both, two get one each. */
+    {.name = "STDCPU_LOCK=auto, one local rank: both devices",
+     .lock_dir = 1,
+     .env = {"STDCPU_LOCK=auto", "STDCPU_MAX_NDEV", "OMPI_COMM_WORLD_LOCAL_RANK=0", "OMPI_COMM_WORLD_LOCAL_SIZE=1",
+             OTHER_LAUNCHERS},
+     .counts = "stdcpu=2",
+     .warnings = TU_ANY,
+     .why = "stdcpu",
+     .why_has = {"leased platform device(s) 0,1"}},
+    {.name = "STDCPU_LOCK=auto, two local ranks: rank 1 gets device 1",
+     .lock_dir = 1,
+     .env = {"STDCPU_LOCK=auto", "STDCPU_MAX_NDEV", "OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2",
+             OTHER_LAUNCHERS},
+     .counts = "stdcpu=1",
+     .warnings = TU_ANY,
+     .why = "stdcpu",
+     .why_has = {"leased platform device(s) 1"}},
+    {.name = "STDCPU_LOCK=auto without an MPI launcher starts at device 0",
+     .lock_dir = 1,
+     .env = {"STDCPU_LOCK=auto", "STDCPU_MAX_NDEV=1", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+             "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"},
+     .counts = "stdcpu=1",
+     .warnings = TU_ANY,
+     .why = "stdcpu",
+     .why_has = {"STDCPU_LOCK=auto (no MPI launcher in the environment: from device 0) leased platform device(s) 0"}},
+};
 
-static void test_env_stdcl_trace_prints_context_choice(void** state)
+static void test_env_variables_choose_the_default_contexts(void** state)
 {
     (void)state;
-    tu_proc r;
-    const char* env[] = {"STDCL_TRACE=ctx", NULL};
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    /* The trace goes to stderr and names the contexts and the platform. */
-    assert_contains(r.err, "stdcpu");
-    assert_contains(r.err, "stddev");
-    assert_contains(r.err, "Portable Computing Language");
-    assert_not_contains(r.out, "stdcl[");
-    tu_proc_free(&r);
+    tu_env_check_rows(k_env_rows, tu_countof(k_env_rows));
 }
 
-/* ---- STDX_LOCK: device leases ------------------------------------------------ */
+/* ---- STDX_LOCK: device leases held by another process --------------------- */
 
 /* A helper_env that holds its contexts (and leases) until hold_stop(). */
 typedef struct {
     pid_t pid;
-    int in;    /* write end of its stdin */
+    int in; /* write end of its stdin */
     FILE* out; /* its stdout */
     char first[1024], why[1024];
 } holder;
 
-static void hold_start(holder* h, const char* const* env)
+/* Starts a holder under env; its counts line must begin with counts
+ * ("stdcpu=1 "). */
+static void hold_start(holder* h, const char* const* env, const char* counts)
 {
     int pin[2], pout[2];
     assert_int_equal(pipe(pin), 0);
     assert_int_equal(pipe(pout), 0);
-    size_t nenv = 0, nchg = 0;
-    while (environ[nenv]) nenv++;
-    while (env[nchg]) nchg++;
-    char** envp = (char**)calloc(nenv + nchg + 1, sizeof *envp);
-    size_t k = 0;
-    for (size_t i = 0; i < nenv; i++) { /* drop the names env sets or removes */
-        size_t len = strcspn(environ[i], "=");
-        int changed = 0;
-        for (size_t j = 0; j < nchg && !changed; j++)
-            changed = strcspn(env[j], "=") == len && strncmp(env[j], environ[i], len) == 0;
-        if (!changed) envp[k++] = environ[i];
-    }
-    for (size_t j = 0; j < nchg; j++)
-        if (strchr(env[j], '=')) envp[k++] = (char*)env[j];
+    char** envp = tu_envp(env);
+    assert_non_null(envp);
     char* argv[] = {(char*)tu_helper("helper_env"), (char*)"hold", NULL};
     fflush(stdout);
     fflush(stderr);
@@ -548,6 +470,9 @@ static void hold_start(holder* h, const char* const* env)
         if (strncmp(line, "why stdcpu:", 11) == 0) snprintf(h->why, sizeof h->why, "%s", line);
         if (strncmp(line, "holding", 7) == 0) break;
     }
+    if (strncmp(h->first, counts, strlen(counts)) != 0)
+        print_error("holder: \"%s\", want \"%s...\"\n", h->first, counts);
+    assert_true(strncmp(h->first, counts, strlen(counts)) == 0);
 }
 
 static void hold_stop(holder* h, int kill_it)
@@ -559,167 +484,105 @@ static void hold_stop(holder* h, int kill_it)
     fclose(h->out);
 }
 
-/* A lock key and lock folder of this test only. */
-static void lock_env(char* key, size_t ksize, char* tmpdir, size_t tsize)
+/* A lock key and lock folder of one test, as settings: "STDCPU_LOCK=...",
+ * "TMPDIR=...". */
+typedef struct {
+    char key[64], tmpdir[4200];
+} lock_env;
+
+static void new_lock_env(lock_env* l)
 {
     char* dir = tu_mkdtemp();
     assert_non_null(dir);
-    snprintf(tmpdir, tsize, "TMPDIR=%s", dir);
-    snprintf(key, ksize, "STDCPU_LOCK=t%ld", (long)getpid());
+    snprintf(l->tmpdir, sizeof l->tmpdir, "TMPDIR=%s", dir);
+    snprintf(l->key, sizeof l->key, "STDCPU_LOCK=t%ld", (long)getpid());
     free(dir);
+}
+
+/* A new lock key and folder in l, and a holder h with them and cap
+ * (STDCPU_MAX_NDEV set or removed); its counts line begins with counts. */
+static void hold_with_new_key(holder* h, lock_env* l, const char* cap, const char* counts)
+{
+    new_lock_env(l);
+    const char* env[] = {l->key, l->tmpdir, cap, NULL};
+    hold_start(h, env, counts);
+}
+
+/* One helper_env run beside the holders: fails the test unless it shows what row says. */
+static void expect_row(const tu_env_row* row, const char* tmpdir) { assert_int_equal(tu_env_check(row, tmpdir), 0); }
+
+/* A helper_env run with l's key and folder and cap (STDCPU_MAX_NDEV set or
+ * removed): its stdcpu has one device, and its why line says leased. */
+static void expect_one_leased(const lock_env* l, const char* cap, const char* leased)
+{
+    const tu_env_row row = {.name = cap,
+                            .lock_dir = 1,
+                            .env = {l->key, cap},
+                            .counts = "stdcpu=1",
+                            .warnings = TU_ANY,
+                            .why = "stdcpu",
+                            .why_has = {leased}};
+    expect_row(&row, l->tmpdir);
 }
 
 static void test_env_stdcpu_lock_leases_devices_exclusively(void** state)
 {
     (void)state;
-    char key[64], tmpdir[4200], buf[1024];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    const char* env1[] = {key, tmpdir, "STDCPU_MAX_NDEV=1", NULL};
+    lock_env l;
     holder a;
-    hold_start(&a, env1);
-    assert_true(strncmp(a.first, "stdcpu=1 ", 9) == 0);
+    hold_with_new_key(&a, &l, "STDCPU_MAX_NDEV=1", "stdcpu=1 ");
     assert_contains(a.why, "leased platform device(s) 0");
 
-    /* A second process with the same key gets the other device. */
-    tu_proc r;
-    run_env_helper(&r, env1, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
-    assert_contains(r.out, "run stdcpu 0 ok");
-    tu_proc_free(&r);
-
+    const tu_env_row second = {.name = "a second process with the same key gets the other device",
+                               .lock_dir = 1,
+                               .env = {l.key, "STDCPU_MAX_NDEV=1"},
+                               .run = 1,
+                               .counts = "stdcpu=1",
+                               .warnings = TU_ANY,
+                               .why = "stdcpu",
+                               .why_has = {"leased platform device(s) 1"},
+                               .out_has = {"run stdcpu 0 ok"}};
+    expect_row(&second, l.tmpdir);
     /* Without a cap it gets every free device: only device 1. */
-    const char* env2[] = {key, tmpdir, "STDCPU_MAX_NDEV", NULL};
-    run_env_helper(&r, env2, 0);
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
-    tu_proc_free(&r);
+    expect_one_leased(&l, "STDCPU_MAX_NDEV", "leased platform device(s) 1");
 
     /* The kernel drops the lease when its holder dies, even by SIGKILL. */
     hold_stop(&a, 1);
-    run_env_helper(&r, env1, 0);
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0");
-    tu_proc_free(&r);
+    expect_one_leased(&l, "STDCPU_MAX_NDEV=1", "leased platform device(s) 0");
 }
 
 static void test_env_stdcpu_lock_all_leased_gives_null_with_warning(void** state)
 {
     (void)state;
-    char key[64], tmpdir[4200];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    const char* env[] = {key, tmpdir, "STDCPU_MAX_NDEV", NULL};
+    lock_env l;
     holder a;
-    hold_start(&a, env);
-    assert_true(strncmp(a.first, "stdcpu=2 ", 9) == 0);
-    tu_proc r;
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 0);
-    assert_int_equal(dev, 2); /* other contexts are not affected by STDCPU_LOCK */
-    assert_contains(r.err, "every stdcpu device is leased to another process");
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    tu_proc_free(&r);
+    hold_with_new_key(&a, &l, "STDCPU_MAX_NDEV", "stdcpu=2 ");
+    /* Other contexts are not affected by STDCPU_LOCK. */
+    const tu_env_row row = {.name = "every device leased",
+                            .lock_dir = 1,
+                            .env = {l.key, "STDCPU_MAX_NDEV"},
+                            .counts = "stdcpu=0 stddev=2",
+                            .warnings = 1,
+                            .err_has = {"every stdcpu device is leased to another process"}};
+    expect_row(&row, l.tmpdir);
     hold_stop(&a, 0);
 }
 
-static void test_env_stdcpu_lock_bad_key_warns_and_ignores(void** state)
-{
-    (void)state;
-    const char* env[] = {"STDCPU_LOCK=a/b", "STDCPU_MAX_NDEV", NULL};
-    tu_proc r;
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    assert_contains(r.err, "STDCPU_LOCK='a/b' is not a valid key");
-    tu_proc_free(&r);
-}
-
-/* ---- STDX_LOCK=auto: one device per MPI rank -------------------------------- */
-
 /* The environment of local rank `rank` of `size` under Open MPI, with
- * STDCPU_LOCK=auto (and STDCPU_MAX_NDEV=1 when one_each) in its own lock
- * folder; the other launchers' variables removed. */
+ * STDCPU_LOCK=auto and STDCPU_MAX_NDEV=1 in the lock folder tmpdir; the other
+ * launchers' variables removed. */
 typedef struct {
-    char rank[64], size[64], tmpdir[4200];
+    char rank[64], size[64];
     const char* env[12];
 } rank_env;
 
-static void auto_env(rank_env* e, const char* tmpdir, int rank, int size, int one_each)
+static void auto_env(rank_env* e, const char* tmpdir, int rank, int size)
 {
     snprintf(e->rank, sizeof e->rank, "OMPI_COMM_WORLD_LOCAL_RANK=%d", rank);
     snprintf(e->size, sizeof e->size, "OMPI_COMM_WORLD_LOCAL_SIZE=%d", size);
-    snprintf(e->tmpdir, sizeof e->tmpdir, "%s", tmpdir);
-    const char* env[] = {"STDCPU_LOCK=auto", e->tmpdir, one_each ? "STDCPU_MAX_NDEV=1" : "STDCPU_MAX_NDEV",
-                         e->rank, e->size, "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_RANK",
-                         "SLURM_LOCALID", NULL};
+    const char* env[] = {"STDCPU_LOCK=auto", tmpdir, "STDCPU_MAX_NDEV=1", e->rank, e->size, OTHER_LAUNCHERS, NULL};
+    memset(e->env, 0, sizeof e->env);
     memcpy(e->env, env, sizeof env);
-}
-
-static void test_env_stdcpu_lock_auto_starts_at_the_local_rank(void** state)
-{
-    (void)state;
-    char key[64], tmpdir[4200], buf[1024];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    /* Local rank 1 of 2 takes device 1 though device 0 is free. */
-    rank_env e;
-    auto_env(&e, tmpdir, 1, 2, 1);
-    tu_proc r;
-    run_env_helper(&r, e.env, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    why_line(&r, "stdcpu", buf, sizeof buf);
-    assert_contains(buf, "STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1");
-    assert_contains(r.out, "run stdcpu 0 ok");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_lock_auto_shares_devices_among_local_ranks(void** state)
-{
-    (void)state;
-    char key[64], tmpdir[4200], buf[1024];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    unsigned cpu, gpu, dev, acc;
-    tu_proc r;
-    /* Without STDCPU_MAX_NDEV: two devices, one local rank -> both. */
-    rank_env e;
-    auto_env(&e, tmpdir, 0, 1, 0);
-    run_env_helper(&r, e.env, 0);
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 2);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0,1");
-    tu_proc_free(&r);
-    /* Two local ranks -> one each: rank 1 gets device 1. */
-    auto_env(&e, tmpdir, 1, 2, 0);
-    run_env_helper(&r, e.env, 0);
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 1");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_lock_auto_without_launcher_starts_at_device_0(void** state)
-{
-    (void)state;
-    char key[64], tmpdir[4200], buf[1024];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    const char* env[] = {"STDCPU_LOCK=auto", tmpdir, "STDCPU_MAX_NDEV=1", "OMPI_COMM_WORLD_LOCAL_RANK",
-                         "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", NULL};
-    tu_proc r;
-    run_env_helper(&r, env, 0);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf),
-                    "STDCPU_LOCK=auto (no MPI launcher in the environment: from device 0) leased platform device(s) 0");
-    tu_proc_free(&r);
 }
 
 /* Four ranks on a host whose stdcpu has two devices, one device each: ranks 0
@@ -728,92 +591,74 @@ static void test_env_stdcpu_lock_auto_without_launcher_starts_at_device_0(void**
 static void test_env_stdcpu_lock_auto_four_ranks_two_devices(void** state)
 {
     (void)state;
-    char key[64], tmpdir[4200], buf[1024];
-    lock_env(key, sizeof key, tmpdir, sizeof tmpdir);
-    rank_env e0, e1, e2, e3;
-    auto_env(&e0, tmpdir, 0, 4, 1);
-    auto_env(&e1, tmpdir, 1, 4, 1);
-    auto_env(&e2, tmpdir, 2, 4, 1);
-    auto_env(&e3, tmpdir, 3, 4, 1);
+    lock_env l;
+    new_lock_env(&l);
+    rank_env e[4];
+    for (int i = 0; i < 4; i++) auto_env(&e[i], l.tmpdir, i, 4);
     holder a, b;
-    hold_start(&a, e0.env);
-    hold_start(&b, e1.env);
-    assert_true(strncmp(a.first, "stdcpu=1 ", 9) == 0);
-    assert_true(strncmp(b.first, "stdcpu=1 ", 9) == 0);
+    hold_start(&a, e[0].env, "stdcpu=1 ");
+    hold_start(&b, e[1].env, "stdcpu=1 ");
     assert_contains(a.why, "leased platform device(s) 0");
     assert_contains(b.why, "leased platform device(s) 1");
 
-    const rank_env* late[] = {&e2, &e3};
-    for (int i = 0; i < 2; i++) {
-        tu_proc r;
-        run_env_helper(&r, late[i]->env, 1);
-        unsigned cpu, gpu, dev, acc;
-        parse_counts(&r, &cpu, &gpu, &dev, &acc);
-        assert_int_equal(cpu, 0);
-        assert_int_equal(dev, 2); /* stddev is not leased */
-        snprintf(buf, sizeof buf, "STDCPU_LOCK=auto (local rank %d of 4, OMPI_COMM_WORLD_LOCAL_RANK): every stdcpu "
-                 "device is leased to another process (2 tried); stdcpu is NULL", i + 2);
-        assert_contains(r.err, buf);
-        assert_int_equal(tu_count(r.err, "warning"), 1);
-        assert_contains(r.out, "load error: STDCPU_LOCK=auto (local rank");
-        assert_contains(r.out, "null stdcpu: the context is NULL; at load time: stdcpu: STDCPU_LOCK=auto");
-        tu_proc_free(&r);
+    for (int i = 2; i < 4; i++) {
+        char name[32], want[256];
+        snprintf(name, sizeof name, "rank %d of 4", i);
+        snprintf(want, sizeof want,
+                 "STDCPU_LOCK=auto (local rank %d of 4, OMPI_COMM_WORLD_LOCAL_RANK): every stdcpu "
+                 "device is leased to another process (2 tried); stdcpu is NULL",
+                 i);
+        tu_env_row late = {.name = name,
+                           .run = 1,
+                           .counts = "stdcpu=0 stddev=2", /* stddev is not leased */
+                           .warnings = 1,
+                           .err_has = {want},
+                           .out_has = {"load error: STDCPU_LOCK=auto (local rank",
+                                       "null stdcpu: the context is NULL; at load time: stdcpu: STDCPU_LOCK=auto"}};
+        memcpy(late.env, e[i].env, sizeof late.env);
+        expect_row(&late, NULL);
     }
 
     /* SIGKILL ends rank 0's lease: the next rank gets device 0. */
     hold_stop(&a, 1);
-    tu_proc r;
-    run_env_helper(&r, e2.env, 1);
-    unsigned cpu, gpu, dev, acc;
-    parse_counts(&r, &cpu, &gpu, &dev, &acc);
-    assert_int_equal(cpu, 1);
-    assert_contains(why_line(&r, "stdcpu", buf, sizeof buf), "leased platform device(s) 0");
-    assert_contains(r.out, "run stdcpu 0 ok");
-    assert_false(tu_contains(r.out, "load error"));
-    tu_proc_free(&r);
+    tu_env_row next = {.name = "rank 2 of 4, rank 0 killed",
+                       .run = 1,
+                       .counts = "stdcpu=1",
+                       .warnings = TU_ANY,
+                       .why = "stdcpu",
+                       .why_has = {"leased platform device(s) 0"},
+                       .out_has = {"run stdcpu 0 ok"},
+                       .out_lacks = {"load error"}};
+    memcpy(next.env, e[2].env, sizeof next.env);
+    expect_row(&next, NULL);
     hold_stop(&b, 0);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stdcpu_has_two_devices),
-        cmocka_unit_test(test_stddev_has_two_devices),
-        cmocka_unit_test(test_stdgpu_is_null_without_gpu),
-        cmocka_unit_test(test_clgetndev_null_is_zero),
-        cmocka_unit_test(test_stdcl_init_does_nothing),
-        cmocka_unit_test(test_stdcl_version_matches_header),
-        cmocka_unit_test(test_stdcl_device_is_real_device),
-        cmocka_unit_test(test_stdcl_device_out_of_range_is_null),
-        cmocka_unit_test(test_stdcl_platform_is_pocl),
-        cmocka_unit_test(test_stdcl_clcontext_is_real_context),
-        cmocka_unit_test(test_stdcl_queue_is_real_queue),
-        cmocka_unit_test(test_stdcl_context_why_describes_choice),
-        cmocka_unit_test(test_clcontext_create_cpu_context_works),
-        cmocka_unit_test(test_clcontext_create_max_ndev_caps),
-        cmocka_unit_test(test_clcontext_create_unknown_platform_fails),
-        cmocka_unit_test(test_clcontext_create_gpu_fails_without_gpu),
-        cmocka_unit_test(test_clcontext_create_nonzero_flags_fails),
-        cmocka_unit_test(test_clcontext_destroy_default_context_fails),
-        cmocka_unit_test(test_clcontext_destroy_null_fails),
-        cmocka_unit_test(test_clcontext_destroy_leaves_allocations_freeable),
-        cmocka_unit_test(test_env_default_contexts),
-        cmocka_unit_test(test_env_stdcpu_0_disables_stdcpu),
-        cmocka_unit_test(test_env_stdcpu_1_keeps_stdcpu),
-        cmocka_unit_test(test_env_stddev_0_disables_stddev),
-        cmocka_unit_test(test_env_stdcpu_max_ndev_1_caps),
-        cmocka_unit_test(test_env_stdcpu_max_ndev_larger_than_available),
-        cmocka_unit_test(test_env_stddev_platform_name_pocl_selects),
-        cmocka_unit_test(test_env_platform_name_is_case_insensitive_list),
-        cmocka_unit_test(test_env_stdcl_trace_prints_context_choice),
-        cmocka_unit_test(test_env_stdcpu_lock_leases_devices_exclusively),
-        cmocka_unit_test(test_env_stdcpu_lock_all_leased_gives_null_with_warning),
-        cmocka_unit_test(test_env_stdcpu_lock_bad_key_warns_and_ignores),
-        cmocka_unit_test(test_env_stdcpu_lock_auto_starts_at_the_local_rank),
-        cmocka_unit_test(test_env_stdcpu_lock_auto_shares_devices_among_local_ranks),
-        cmocka_unit_test(test_env_stdcpu_lock_auto_without_launcher_starts_at_device_0),
-        cmocka_unit_test(test_env_stdcpu_lock_auto_four_ranks_two_devices),
-    };
-    return cmocka_run_group_tests_name("context", tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stdcpu_has_two_devices),
+    cmocka_unit_test(test_stddev_has_two_devices),
+    cmocka_unit_test(test_stdgpu_is_null_without_gpu),
+    cmocka_unit_test(test_clgetndev_null_is_zero),
+    cmocka_unit_test(test_stdcl_init_does_nothing),
+    cmocka_unit_test(test_stdcl_version_matches_header),
+    cmocka_unit_test(test_stdcl_device_is_real_device),
+    cmocka_unit_test(test_stdcl_device_out_of_range_is_null),
+    cmocka_unit_test(test_stdcl_platform_is_pocl),
+    cmocka_unit_test(test_stdcl_clcontext_is_real_context),
+    cmocka_unit_test(test_stdcl_queue_is_real_queue),
+    cmocka_unit_test(test_stdcl_context_why_describes_choice),
+    cmocka_unit_test(test_clcontext_create_cpu_context_works),
+    cmocka_unit_test(test_clcontext_create_max_ndev_caps),
+    cmocka_unit_test(test_clcontext_create_unknown_platform_fails),
+    cmocka_unit_test(test_clcontext_create_gpu_fails_without_gpu),
+    cmocka_unit_test(test_clcontext_create_nonzero_flags_fails),
+    cmocka_unit_test(test_clcontext_destroy_default_context_fails),
+    cmocka_unit_test(test_clcontext_destroy_null_fails),
+    cmocka_unit_test(test_clcontext_destroy_leaves_allocations_freeable),
+    cmocka_unit_test(test_env_variables_choose_the_default_contexts),
+    cmocka_unit_test(test_env_stdcpu_lock_leases_devices_exclusively),
+    cmocka_unit_test(test_env_stdcpu_lock_all_leased_gives_null_with_warning),
+    cmocka_unit_test(test_env_stdcpu_lock_auto_four_ranks_two_devices),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "context", tests, NULL, NULL); }

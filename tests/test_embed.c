@@ -15,40 +15,38 @@
 
 #include "test_util.h"
 
-static const char* k_main_c =
-    "#include <stdcl.h>\n"
-    "#include <stdio.h>\n"
-    "int main(void)\n"
-    "{\n"
-    "    if (!stddev) { fprintf(stderr, \"no stddev\\n\"); return 1; }\n"
-    "    void* h = clopen(stddev, NULL, CLLD_NOW);\n"
-    "    if (!h) { fprintf(stderr, \"clopen: %s\\n\", clerror()); return 1; }\n"
-    "    cl_kernel k = clsym(stddev, NULL, \"scale_it\", 0);\n"
-    "    if (!k) { fprintf(stderr, \"clsym: %s\\n\", clerror()); return 1; }\n"
-    "    int* a = (int*)clmalloc(stddev, 64 * sizeof(int), 0);\n"
-    "    clndrange_t ndr = clndrange_init1d(0, 64, 16);\n"
-    "    if (!a || !clforka(stddev, 0, k, &ndr, CL_EVENT_WAIT, a)\n"
-    "        || !clmsync(stddev, 0, a, CL_MEM_HOST | CL_EVENT_WAIT)) {\n"
-    "        fprintf(stderr, \"run: %s\\n\", clerror()); return 1;\n"
-    "    }\n"
-    "    long s = 0;\n"
-    "    for (int i = 0; i < 64; i++) s += a[i];\n"
-    "    printf(\"sum=%ld\\n\", s);\n"
-    "    clfree(a);\n"
-    "    return 0;\n"
-    "}\n";
+static const char* k_main_c = "#include <stdcl.h>\n"
+                              "#include <stdio.h>\n"
+                              "int main(void)\n"
+                              "{\n"
+                              "    if (!stddev) { fprintf(stderr, \"no stddev\\n\"); return 1; }\n"
+                              "    void* h = clopen(stddev, NULL, CLLD_NOW);\n"
+                              "    if (!h) { fprintf(stderr, \"clopen: %s\\n\", clerror()); return 1; }\n"
+                              "    cl_kernel k = clsym(stddev, NULL, \"scale_it\", 0);\n"
+                              "    if (!k) { fprintf(stderr, \"clsym: %s\\n\", clerror()); return 1; }\n"
+                              "    int* a = (int*)clmalloc(stddev, 64 * sizeof(int), 0);\n"
+                              "    clndrange_t ndr = clndrange_init1d(0, 64, 16);\n"
+                              "    if (!a || !clforka(stddev, 0, k, &ndr, CL_EVENT_WAIT, a)\n"
+                              "        || !clmsync(stddev, 0, a, CL_MEM_HOST | CL_EVENT_WAIT)) {\n"
+                              "        fprintf(stderr, \"run: %s\\n\", clerror()); return 1;\n"
+                              "    }\n"
+                              "    long s = 0;\n"
+                              "    for (int i = 0; i < 64; i++) s += a[i];\n"
+                              "    printf(\"sum=%ld\\n\", s);\n"
+                              "    clfree(a);\n"
+                              "    return 0;\n"
+                              "}\n";
 
 /* kern.cl includes scale.h (twice; #pragma once), which includes
  * <consts.h> from an -I folder: SCALE is 21. */
-static const char* k_kern_cl =
-    "/* #include \"not_there.h\" in a comment is not an include */\n"
-    "#include \"scale.h\"\n"
-    "#include \"scale.h\"\n"
-    "__kernel void scale_it(__global int* a)\n"
-    "{\n"
-    "    int i = get_global_id(0);\n"
-    "    a[i] = i * SCALE;\n"
-    "}\n";
+static const char* k_kern_cl = "/* #include \"not_there.h\" in a comment is not an include */\n"
+                               "#include \"scale.h\"\n"
+                               "#include \"scale.h\"\n"
+                               "__kernel void scale_it(__global int* a)\n"
+                               "{\n"
+                               "    int i = get_global_id(0);\n"
+                               "    a[i] = i * SCALE;\n"
+                               "}\n";
 static const char* k_scale_h = "#pragma once\n#include <consts.h>\n#define SCALE (3 * BASE)\n";
 static const char* k_consts_h = "#ifndef CONSTS_H\n#define CONSTS_H\n#define BASE 7\n#endif\n";
 #define EXPECTED_SUM "sum=42336" /* 21 * (0 + 1 + ... + 63) */
@@ -127,6 +125,14 @@ typedef struct {
     char libdir[PATH_MAX + 32];
 } fixture;
 
+/* Writes text to root/<name>; 0 on success. */
+static int write_in_root(const fixture* f, const char* name, const char* text)
+{
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/%s", f->root, name);
+    return tu_write_file(p, text);
+}
+
 static int setup(void** state)
 {
     fixture* f = calloc(1, sizeof *f);
@@ -139,14 +145,9 @@ static int setup(void** state)
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/inc", f->root);
     if (mkdir(p, 0755) != 0) return -1;
-    snprintf(p, sizeof p, "%s/kern.cl", f->root);
-    if (tu_write_file(p, k_kern_cl) != 0) return -1;
-    snprintf(p, sizeof p, "%s/scale.h", f->root);
-    if (tu_write_file(p, k_scale_h) != 0) return -1;
-    snprintf(p, sizeof p, "%s/inc/consts.h", f->root);
-    if (tu_write_file(p, k_consts_h) != 0) return -1;
-    snprintf(p, sizeof p, "%s/main.c", f->root);
-    if (tu_write_file(p, k_main_c) != 0) return -1;
+    if (write_in_root(f, "kern.cl", k_kern_cl) != 0 || write_in_root(f, "scale.h", k_scale_h) != 0 ||
+        write_in_root(f, "inc/consts.h", k_consts_h) != 0 || write_in_root(f, "main.c", k_main_c) != 0)
+        return -1;
     *state = f;
     return 0;
 }
@@ -174,6 +175,15 @@ static void run_script(fixture* f, tu_proc* r, const char* script)
     tu_spawn(r, "/bin/sh", args, env, f->root, 240);
 }
 
+/* A script that exits 77 cannot run here (no compiler, a sanitized library):
+ * the test is skipped. */
+static void skip_on_77(tu_proc* r)
+{
+    if (r->status != 77) return;
+    tu_proc_free(r);
+    skip();
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_clopen_null_without_embedded_kernels_fails(void** state)
@@ -195,9 +205,8 @@ static void test_stdcl_embed_register_null_source_einval(void** state)
 static void test_clopen_null_builds_registered_sources(void** state)
 {
     (void)state;
-    static const char src[] =
-        "__kernel void embedded_twice(__global int* a)\n"
-        "{ int i = get_global_id(0); a[i] = 2 * i; }\n";
+    static const char src[] = "__kernel void embedded_twice(__global int* a)\n"
+                              "{ int i = get_global_id(0); a[i] = 2 * i; }\n";
     assert_int_equal(stdcl_embed_register("twice.cl", src, sizeof src - 1), 0);
     /* The same name and text again (an object in a library and the program). */
     assert_int_equal(stdcl_embed_register("twice.cl", src, sizeof src), 0);
@@ -222,8 +231,7 @@ static void test_clcc_inlines_includes(void** state)
     fixture* f = *state;
     tu_proc r;
     run_script(f, &r, "\"$CLCC\" -E -I inc kern.cl");
-    if (r.status != 0) tu_proc_dump(&r, "clcc -E");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "clcc -E");
     assert_contains(r.out, "#define BASE 7");
     assert_int_equal(tu_count(r.out, "#define SCALE"), 1); /* #pragma once */
     assert_contains(r.out, "#line 1 \"kern.cl\"");
@@ -274,10 +282,7 @@ static void test_clcc_object_runs_from_another_directory(void** state)
                "mkdir elsewhere\n"
                "cd elsewhere\n"
                "for p in prog_dyn prog_static prog_so; do echo \"$p: $(../$p)\"; done\n");
-    if (r.status == 77) {
-        tu_proc_free(&r);
-        skip();
-    }
+    skip_on_77(&r);
     if (r.status != 0 || tu_count(r.out, EXPECTED_SUM) != 3) tu_proc_dump(&r, "build and run");
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "prog_dyn: " EXPECTED_SUM);
@@ -288,31 +293,23 @@ static void test_clcc_object_runs_from_another_directory(void** state)
 
 /* Sanitized builds of the library need their runtime loaded first: a plain
  * program cannot dlopen them.  The script exits 77 (skip) for those. */
-#define SKIP_SANITIZED_LIB \
-    "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_' && exit 77\n"
+#define SKIP_SANITIZED_LIB "nm \"$LIB/libstdcl.a\" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_' && exit 77\n"
 
 static void test_dlopen_runs_a_kernel_twice(void** state)
 {
     fixture* f = *state;
-    char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/dl.c", f->root);
-    assert_int_equal(tu_write_file(p, k_dlopen_c), 0);
+    assert_int_equal(write_in_root(f, "dl.c", k_dlopen_c), 0);
     tu_proc r;
     run_script(f, &r,
                "set -e\n"
-               "command -v cc > /dev/null || exit 77\n" SKIP_SANITIZED_LIB
-               "cc -I\"$INC\" -o dl dl.c -ldl\n"
+               "command -v cc > /dev/null || exit 77\n" SKIP_SANITIZED_LIB "cc -I\"$INC\" -o dl dl.c -ldl\n"
                "if readelf -d dl | grep -q libstdcl; then echo 'dl is linked with libstdcl'; exit 1; fi\n"
                /* Initial-exec thread-locals make dlopen fail once the loader's
                 * static TLS room is used up (Python's ctypes, plugin hosts). */
                "if readelf -d \"$LIB/libstdcl.so\" | grep -q STATIC_TLS; then echo 'STATIC_TLS'; exit 1; fi\n"
                "./dl \"$LIB/libstdcl.so\"\n");
-    if (r.status == 77) {
-        tu_proc_free(&r);
-        skip();
-    }
-    if (r.status != 0) tu_proc_dump(&r, "dlopen program");
-    assert_int_equal(r.status, 0);
+    skip_on_77(&r);
+    tu_expect_status(&r, 0, "dlopen program");
     assert_contains(r.out, "round 0: sum=6048"); /* 3 * (0 + 1 + ... + 63) */
     assert_contains(r.out, "round 1: sum=6048");
     tu_proc_free(&r);
@@ -321,37 +318,27 @@ static void test_dlopen_runs_a_kernel_twice(void** state)
 static void test_python_ctypes_runs_a_kernel(void** state)
 {
     fixture* f = *state;
-    char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/run.py", f->root);
-    assert_int_equal(tu_write_file(p, k_ctypes_py), 0);
+    assert_int_equal(write_in_root(f, "run.py", k_ctypes_py), 0);
     tu_proc r;
     run_script(f, &r,
                "command -v python3 > /dev/null || exit 77\n" SKIP_SANITIZED_LIB
                "python3 run.py \"$LIB/libstdcl.so\"\n");
-    if (r.status == 77) {
-        tu_proc_free(&r);
-        skip();
-    }
-    if (r.status != 0) tu_proc_dump(&r, "python3 ctypes");
-    assert_int_equal(r.status, 0);
+    skip_on_77(&r);
+    tu_expect_status(&r, 0, "python3 ctypes");
     assert_contains(r.out, "sum=6048");
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        /* Before anything is registered in this process. */
-        cmocka_unit_test(test_clopen_null_without_embedded_kernels_fails),
-        cmocka_unit_test(test_stdcl_embed_register_null_source_einval),
-        cmocka_unit_test(test_clopen_null_builds_registered_sources),
-        cmocka_unit_test_setup_teardown(test_clcc_inlines_includes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clcc_missing_include_warns, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_clcc_object_runs_from_another_directory, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_dlopen_runs_a_kernel_twice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_python_ctypes_runs_a_kernel, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    /* Before anything is registered in this process. */
+    cmocka_unit_test(test_clopen_null_without_embedded_kernels_fails),
+    cmocka_unit_test(test_stdcl_embed_register_null_source_einval),
+    cmocka_unit_test(test_clopen_null_builds_registered_sources),
+    cmocka_unit_test_setup_teardown(test_clcc_inlines_includes, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clcc_missing_include_warns, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clcc_object_runs_from_another_directory, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_dlopen_runs_a_kernel_twice, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_python_ctypes_runs_a_kernel, setup, teardown),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "embed", tests, NULL, NULL); }

@@ -17,18 +17,15 @@
 #include "test_util.h"
 
 static void* g_h;
-static cl_kernel g_add_one;   /* add_one(__global int* a) */
-static cl_kernel g_two_args;  /* two_args(__global float* out, float x) */
+static cl_kernel g_add_one; /* add_one(__global int* a) */
+static cl_kernel g_two_args; /* two_args(__global float* out, float x) */
 
 static int setup(void** state)
 {
     (void)state;
+    const tu_sym syms[] = {{"add_one", &g_add_one}, {"two_args", &g_two_args}};
     if (tu_need_two_cpu_devices() != 0) return -1;
-    g_h = tu_open_kernels("errors.cl");
-    if (!g_h) return -1;
-    g_add_one = clsym(stdcpu, g_h, "add_one", 0);
-    g_two_args = clsym(stdcpu, g_h, "two_args", 0);
-    return g_add_one && g_two_args ? 0 : -1;
+    return tu_open_kernel_syms("errors.cl", &g_h, syms, tu_countof(syms));
 }
 
 static int teardown(void** state)
@@ -39,10 +36,7 @@ static int teardown(void** state)
 }
 
 /* Clears any message left by an earlier test. */
-static void drain_errors(void)
-{
-    clerror();
-}
+static void drain_errors(void) { clerror(); }
 
 /* clerror() holds a message containing want1 (and want2 unless NULL); once
  * read, clerror() is NULL. */
@@ -172,43 +166,46 @@ static void test_clopen_directory_fails(void** state)
     still_works();
 }
 
-static void test_clopen_fifo_fails_without_blocking(void** state)
+/* clopen of a file `name` that make(path) puts in a new folder fails, its
+ * message naming name and saying want; then the folder goes. */
+static void check_clopen_refuses(const char* name, void (*make)(const char* path), const char* want)
 {
-    (void)state;
     drain_errors();
     char* dir = tu_mkdtemp();
     assert_non_null(dir);
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/kern_fifo.cl", dir);
-    assert_int_equal(mkfifo(path, 0600), 0);
-    /* Nobody writes the FIFO: a blocking open would hang here (and time out). */
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    make(path);
     assert_null(clopen(stdcpu, path, CLLD_NOW));
-    check_message("kern_fifo.cl", "is a FIFO");
+    check_message(name, want);
     unlink(path);
     rmdir(dir);
     free(dir);
     still_works();
 }
 
-static void test_clopen_nul_byte_fails(void** state)
+static void make_fifo(const char* path) { assert_int_equal(mkfifo(path, 0600), 0); }
+
+static void make_file_with_nul(const char* path)
 {
-    (void)state;
-    drain_errors();
-    char* dir = tu_mkdtemp();
-    assert_non_null(dir);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/kern_nul.cl", dir);
     static const char text[] = "__kernel void f(__global int* a) { a[0] = 1; }\0 junk after the NUL";
     FILE* f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(text, 1, sizeof text, f), sizeof text);
     fclose(f);
-    assert_null(clopen(stdcpu, path, CLLD_NOW));
-    check_message("kern_nul.cl", "NUL byte at offset 46");
-    unlink(path);
-    rmdir(dir);
-    free(dir);
-    still_works();
+}
+
+static void test_clopen_fifo_fails_without_blocking(void** state)
+{
+    (void)state;
+    /* Nobody writes the FIFO: a blocking open would hang (and time out). */
+    check_clopen_refuses("kern_fifo.cl", make_fifo, "is a FIFO");
+}
+
+static void test_clopen_nul_byte_fails(void** state)
+{
+    (void)state;
+    check_clopen_refuses("kern_nul.cl", make_file_with_nul, "NUL byte at offset 46");
 }
 
 static void test_clopen_unreadable_file_fails(void** state)
@@ -235,9 +232,9 @@ static void test_clopen_syntax_error_reports_build_log(void** state)
     char* msg = strdup(e);
     assert_null(clerror());
     assert_contains(msg, "stdcl_undeclared_token_q7"); /* the compiler's log */
-    assert_contains(msg, "-D __STDCL__");               /* the options */
-    assert_contains(msg, devname);                      /* the device */
-    assert_contains(msg, "syntax_error.cl");            /* the program */
+    assert_contains(msg, "-D __STDCL__"); /* the options */
+    assert_contains(msg, devname); /* the device */
+    assert_contains(msg, "syntax_error.cl"); /* the program */
     free(msg);
     still_works();
 }
@@ -695,9 +692,9 @@ static void test_clmalloc_more_than_device_max_fails(void** state)
 {
     (void)state;
     cl_ulong max_alloc = 0;
-    assert_int_equal(clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
-                                     &max_alloc, NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clGetDeviceInfo(stdcl_device(stdcpu, 0), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL),
+        CL_SUCCESS);
     assert_true(max_alloc > 0);
     size_t size = (size_t)max_alloc + 1;
     char want[32];
@@ -718,210 +715,152 @@ static void test_clmalloc_null_context_fails(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Malformed environment (fresh process)                                     */
+/* Environment values (fresh process)                                        */
 /* ------------------------------------------------------------------------ */
 
-static void run_env(tu_proc* r, const char* setting)
-{
-    const char* env[] = {setting, NULL};
-    const char* args[] = {"run", NULL};
-    tu_spawn(r, tu_helper("helper_env"), args, env, NULL, 120);
-    if (r->status != 0) tu_proc_dump(r, "helper_env");
-    assert_int_equal(r->status, 0);
-}
-
-static void counts(const tu_proc* r, unsigned* cpu, unsigned* gpu, unsigned* dev)
-{
-    unsigned acc = 0;
-    int n = sscanf(r->out, "stdcpu=%u stdgpu=%u stddev=%u stdacc=%u", cpu, gpu, dev, &acc);
-    if (n != 4) tu_proc_dump(r, "helper_env");
-    assert_int_equal(n, 4);
-}
-
-static void test_env_stdcpu_max_ndev_malformed_warns_once(void** state)
-{
-    (void)state;
-    tu_proc r;
-    run_env(&r, "STDCPU_MAX_NDEV=abc");
-    unsigned cpu, gpu, dev;
-    counts(&r, &cpu, &gpu, &dev);
-    assert_int_equal(cpu, 2); /* the default */
-    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, "STDCPU_MAX_NDEV");
-    assert_contains(r.err, "abc");
-    assert_contains(r.out, "run stdcpu 1 ok");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdgpu_platform_name_nonexistent_warns(void** state)
-{
-    (void)state;
-    tu_proc r;
-    run_env(&r, "STDGPU_PLATFORM_NAME=nonexistent");
-    unsigned cpu, gpu, dev;
-    counts(&r, &cpu, &gpu, &dev);
-    assert_int_equal(gpu, 0); /* the default: no GPU on PoCL */
-    assert_int_equal(cpu, 2);
-    assert_int_equal(dev, 2);
-    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, "STDGPU_PLATFORM_NAME");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_platform_name_nonexistent_uses_default(void** state)
-{
-    (void)state;
-    tu_proc r;
-    run_env(&r, "STDCPU_PLATFORM_NAME=nonexistent");
-    unsigned cpu, gpu, dev;
-    counts(&r, &cpu, &gpu, &dev);
-    assert_int_equal(cpu, 2);
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, "STDCPU_PLATFORM_NAME");
-    assert_contains(r.out, "run stdcpu 1 ok");
-    tu_proc_free(&r);
-}
-
-static void test_env_stdcpu_malformed_switch_warns(void** state)
-{
-    (void)state;
-    tu_proc r;
-    run_env(&r, "STDCPU=maybe");
-    unsigned cpu, gpu, dev;
-    counts(&r, &cpu, &gpu, &dev);
-    assert_int_equal(cpu, 2);
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, "STDCPU");
-    tu_proc_free(&r);
-}
-
-static void test_env_pocl_without_devices_null_context_says_why(void** state)
-{
-    (void)state;
+/* Environment values, one helper_env run each (tu_env_row says what a row
+ * checks): a malformed value warns once, names itself and leaves the default,
+ * which works; a PoCL without devices and copy mode say so. */
+static const tu_env_row k_env_rows[] = {
+    {.name = "STDCPU_MAX_NDEV=abc warns once",
+     .env = {"STDCPU_MAX_NDEV=abc"},
+     .run = 1,
+     .counts = "stdcpu=2", /* the default */
+     .warnings = 1,
+     .err_has = {"STDCPU_MAX_NDEV", "abc"},
+     .out_has = {"run stdcpu 1 ok"}},
+    {.name = "STDGPU_PLATFORM_NAME=nonexistent warns",
+     .env = {"STDGPU_PLATFORM_NAME=nonexistent"},
+     .run = 1,
+     .counts = "stdgpu=0 stdcpu=2 stddev=2", /* stdgpu: the default, no GPU on PoCL */
+     .warnings = 1,
+     .err_has = {"STDGPU_PLATFORM_NAME"}},
+    {.name = "STDCPU_PLATFORM_NAME=nonexistent uses the default",
+     .env = {"STDCPU_PLATFORM_NAME=nonexistent"},
+     .run = 1,
+     .counts = "stdcpu=2",
+     .warnings = 1,
+     .err_has = {"STDCPU_PLATFORM_NAME"},
+     .out_has = {"run stdcpu 1 ok"}},
+    {.name = "STDCPU=maybe warns",
+     .env = {"STDCPU=maybe"},
+     .run = 1,
+     .counts = "stdcpu=2",
+     .warnings = 1,
+     .err_has = {"STDCPU"}},
     /* PoCL reports no devices when it cannot write its cache folder: the NULL
      * context's first call says so instead of a bare "NULL context". */
-    const char* env[] = {"POCL_CACHE_DIR=/proc/no-such-dir/pocl", NULL};
-    const char* args[] = {NULL};
-    tu_proc r;
-    tu_spawn(&r, tu_helper("helper_env"), args, env, NULL, 120);
-    if (r.status != 0) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(r.status, 0);
-    unsigned cpu, gpu, dev;
-    counts(&r, &cpu, &gpu, &dev);
-    assert_int_equal(cpu, 0);
-    assert_contains(r.out, "null stdcpu: the context is NULL; at load time: platform 'Portable Computing Language'");
-    assert_contains(r.out, "reports no devices");
-    tu_proc_free(&r);
-}
+    {.name = "PoCL without devices: the NULL context says why",
+     .env = {"POCL_CACHE_DIR=/proc/no-such-dir/pocl"},
+     .counts = "stdcpu=0",
+     .warnings = TU_ANY,
+     .out_has = {"null stdcpu: the context is NULL; at load time: platform 'Portable Computing Language'",
+                 "reports no devices"}},
+    {.name = "STDCL_ZERO_COPY=0 runs in copy mode",
+     .env = {"STDCL_ZERO_COPY=0"},
+     .run = 1,
+     .warnings = 0,
+     .out_has = {"copy mode: STDCL_ZERO_COPY=0", "run stdcpu 0 ok", "run stdcpu 1 ok"},
+     .out_lacks = {"zero-copy)"}},
+    {.name = "STDCL_ZERO_COPY=maybe warns",
+     .env = {"STDCL_ZERO_COPY=maybe"},
+     .run = 1,
+     .warnings = 1,
+     .err_has = {"STDCL_ZERO_COPY='maybe'"},
+     .out_has = {"zero-copy)"}}, /* the default: PoCL devices work on host memory */
+    {.name = "STDCL_ZERO_COPY=no runs in copy mode (one on/off grammar)",
+     .env = {"STDCL_ZERO_COPY=no"},
+     .run = 1,
+     .warnings = 0,
+     .out_has = {"copy mode: STDCL_ZERO_COPY=0", "run stdcpu 0 ok"},
+     .out_lacks = {"zero-copy)"}},
+    {.name = "STDCL_ZERO_COPY=OFF runs in copy mode (any case)",
+     .env = {"STDCL_ZERO_COPY=OFF"},
+     .run = 1,
+     .warnings = 0,
+     .out_has = {"copy mode: STDCL_ZERO_COPY=0", "run stdcpu 1 ok"},
+     .out_lacks = {"zero-copy)"}},
+    {.name = "STDCL_OVERLAP=maybe warns",
+     .env = {"STDCL_OVERLAP=maybe"},
+     .run = 1,
+     .warnings = 1,
+     .err_has = {"STDCL_OVERLAP='maybe' is not on or off (1/0, on/off, yes/no, true/false); ignored"},
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+    {.name = "STDCL_PINNED=yes is on, quietly",
+     .env = {"STDCL_PINNED=yes"},
+     .run = 1,
+     .warnings = 0,
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+    {.name = "STDCL_PINNED=perhaps warns",
+     .env = {"STDCL_PINNED=perhaps"},
+     .run = 1,
+     .warnings = 1,
+     .err_has = {"STDCL_PINNED='perhaps' is not on or off (1/0, on/off, yes/no, true/false); ignored"},
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+    {.name = "STDCL_PIN_MIN=1M is a size, quietly",
+     .env = {"STDCL_PIN_MIN=1M"},
+     .run = 1,
+     .warnings = 0,
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+    {.name = "STDCL_PIN_MIN=lots warns",
+     .env = {"STDCL_PIN_MIN=lots"},
+     .run = 1,
+     .warnings = 1,
+     .err_has = {"STDCL_PIN_MIN='lots' is not a size such as 256K; ignored"},
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+    {.name = "STDCL_CHECK=sure warns",
+     .env = {"STDCL_CHECK=sure"},
+     .run = 1,
+     .warnings = 1,
+     .err_has = {"STDCL_CHECK='sure' is not on or off (1/0, on/off, yes/no, true/false); ignored"},
+     .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
+};
 
-static void test_env_zero_copy_off_runs_in_copy_mode(void** state)
+static void test_env_values_in_a_fresh_process(void** state)
 {
     (void)state;
-    tu_proc r;
-    run_env(&r, "STDCL_ZERO_COPY=0");
-    assert_contains(r.out, "copy mode: STDCL_ZERO_COPY=0");
-    assert_not_contains(r.out, "zero-copy)");
-    assert_contains(r.out, "run stdcpu 0 ok");
-    assert_contains(r.out, "run stdcpu 1 ok");
-    assert_int_equal(tu_count(r.err, "warning"), 0);
-    tu_proc_free(&r);
+    tu_env_check_rows(k_env_rows, tu_countof(k_env_rows));
 }
 
-static void test_env_zero_copy_malformed_warns(void** state)
-{
-    (void)state;
-    tu_proc r;
-    run_env(&r, "STDCL_ZERO_COPY=maybe");
-    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, "STDCL_ZERO_COPY='maybe'");
-    assert_contains(r.out, "zero-copy)"); /* the default: PoCL devices work on host memory */
-    tu_proc_free(&r);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clerror_is_null_without_failure),
+    cmocka_unit_test(test_clerror_reports_the_last_failure),
+    cmocka_unit_test(test_stdcl_seterror_sets_clears_and_stays_in_its_thread),
+    cmocka_unit_test(test_clopen_missing_file_fails),
+    cmocka_unit_test(test_clopen_directory_fails),
+    cmocka_unit_test(test_clopen_fifo_fails_without_blocking),
+    cmocka_unit_test(test_clopen_nul_byte_fails),
+    cmocka_unit_test(test_clopen_unreadable_file_fails),
+    cmocka_unit_test(test_clopen_syntax_error_reports_build_log),
+    cmocka_unit_test(test_clsopen_syntax_error_reports_build_log),
+    cmocka_unit_test(test_clsym_unknown_name_fails),
+    cmocka_unit_test(test_clbuild_without_nobuild_fails),
+    cmocka_unit_test(test_clopen_conflicting_flags_fail),
+    cmocka_unit_test(test_clopen_null_context_fails),
+    cmocka_unit_test(test_clfree_null_is_noop),
+    cmocka_unit_test(test_clfree_stack_pointer_fails),
+    cmocka_unit_test(test_clfree_heap_pointer_fails),
+    cmocka_unit_test(test_clfree_twice_fails),
+    cmocka_unit_test(test_clfree_interior_pointer_fails),
+    cmocka_unit_test(test_clmsync_both_directions_fails),
+    cmocka_unit_test(test_clmsync_no_direction_fails),
+    cmocka_unit_test(test_clmsync_wait_and_nowait_fails),
+    cmocka_unit_test(test_clmsync_foreign_pointer_fails),
+    cmocka_unit_test(test_clmsync_devnum_out_of_range_fails),
+    cmocka_unit_test(test_clfork_global_size_not_multiple_of_local_fails),
+    cmocka_unit_test(test_clfork_null_kernel_fails),
+    cmocka_unit_test(test_clforka_of_failed_clsym_says_why_clsym_failed),
+    cmocka_unit_test(test_clforka_argument_count_must_match),
+    cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
+    cmocka_unit_test(test_clfork_unset_argument_fails),
+    cmocka_unit_test(test_clarg_set_after_clclose_fails_with_the_cache_warm),
+    cmocka_unit_test(test_clarg_set_global_foreign_pointer_fails),
+    cmocka_unit_test(test_clarg_set_wrong_size_fails),
+    cmocka_unit_test(test_clforka_more_arguments_than_kernel_fails),
+    cmocka_unit_test(test_clmalloc_zero_bytes_fails),
+    cmocka_unit_test(test_clmalloc_more_than_device_max_fails),
+    cmocka_unit_test(test_clmalloc_null_context_fails),
+    cmocka_unit_test(test_env_values_in_a_fresh_process),
+};
 
-static void check_env_warning(const char* setting, const char* quoted)
-{
-    tu_proc r;
-    run_env(&r, setting);
-    if (tu_count(r.err, "warning") != 1) tu_proc_dump(&r, "helper_env");
-    assert_int_equal(tu_count(r.err, "warning"), 1);
-    assert_contains(r.err, quoted);
-    assert_contains(r.out, "run stdcpu 0 ok"); /* the default, and it works */
-    assert_contains(r.out, "run stdcpu 1 ok");
-    tu_proc_free(&r);
-}
-
-static void test_env_overlap_malformed_warns(void** state)
-{
-    (void)state;
-    check_env_warning("STDCL_OVERLAP=maybe", "STDCL_OVERLAP='maybe' is not 0 or 1; ignored");
-}
-
-static void test_env_pinned_malformed_warns(void** state)
-{
-    (void)state;
-    check_env_warning("STDCL_PINNED=yes", "STDCL_PINNED='yes' is not 0 or 1; ignored");
-}
-
-static void test_env_pin_min_malformed_warns(void** state)
-{
-    (void)state;
-    check_env_warning("STDCL_PIN_MIN=1M", "STDCL_PIN_MIN='1M' is not a byte count; ignored");
-}
-
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clerror_is_null_without_failure),
-        cmocka_unit_test(test_clerror_reports_the_last_failure),
-        cmocka_unit_test(test_stdcl_seterror_sets_clears_and_stays_in_its_thread),
-        cmocka_unit_test(test_clopen_missing_file_fails),
-        cmocka_unit_test(test_clopen_directory_fails),
-        cmocka_unit_test(test_clopen_fifo_fails_without_blocking),
-        cmocka_unit_test(test_clopen_nul_byte_fails),
-        cmocka_unit_test(test_clopen_unreadable_file_fails),
-        cmocka_unit_test(test_clopen_syntax_error_reports_build_log),
-        cmocka_unit_test(test_clsopen_syntax_error_reports_build_log),
-        cmocka_unit_test(test_clsym_unknown_name_fails),
-        cmocka_unit_test(test_clbuild_without_nobuild_fails),
-        cmocka_unit_test(test_clopen_conflicting_flags_fail),
-        cmocka_unit_test(test_clopen_null_context_fails),
-        cmocka_unit_test(test_clfree_null_is_noop),
-        cmocka_unit_test(test_clfree_stack_pointer_fails),
-        cmocka_unit_test(test_clfree_heap_pointer_fails),
-        cmocka_unit_test(test_clfree_twice_fails),
-        cmocka_unit_test(test_clfree_interior_pointer_fails),
-        cmocka_unit_test(test_clmsync_both_directions_fails),
-        cmocka_unit_test(test_clmsync_no_direction_fails),
-        cmocka_unit_test(test_clmsync_wait_and_nowait_fails),
-        cmocka_unit_test(test_clmsync_foreign_pointer_fails),
-        cmocka_unit_test(test_clmsync_devnum_out_of_range_fails),
-        cmocka_unit_test(test_clfork_global_size_not_multiple_of_local_fails),
-        cmocka_unit_test(test_clfork_null_kernel_fails),
-        cmocka_unit_test(test_clforka_of_failed_clsym_says_why_clsym_failed),
-        cmocka_unit_test(test_clforka_argument_count_must_match),
-        cmocka_unit_test(test_clfork_null_ndrange_and_bad_devnum_fail),
-        cmocka_unit_test(test_clfork_unset_argument_fails),
-        cmocka_unit_test(test_clarg_set_after_clclose_fails_with_the_cache_warm),
-        cmocka_unit_test(test_clarg_set_global_foreign_pointer_fails),
-        cmocka_unit_test(test_clarg_set_wrong_size_fails),
-        cmocka_unit_test(test_clforka_more_arguments_than_kernel_fails),
-        cmocka_unit_test(test_clmalloc_zero_bytes_fails),
-        cmocka_unit_test(test_clmalloc_more_than_device_max_fails),
-        cmocka_unit_test(test_clmalloc_null_context_fails),
-        cmocka_unit_test(test_env_stdcpu_max_ndev_malformed_warns_once),
-        cmocka_unit_test(test_env_stdgpu_platform_name_nonexistent_warns),
-        cmocka_unit_test(test_env_stdcpu_platform_name_nonexistent_uses_default),
-        cmocka_unit_test(test_env_stdcpu_malformed_switch_warns),
-        cmocka_unit_test(test_env_pocl_without_devices_null_context_says_why),
-        cmocka_unit_test(test_env_zero_copy_off_runs_in_copy_mode),
-        cmocka_unit_test(test_env_zero_copy_malformed_warns),
-        cmocka_unit_test(test_env_overlap_malformed_warns),
-        cmocka_unit_test(test_env_pinned_malformed_warns),
-        cmocka_unit_test(test_env_pin_min_malformed_warns),
-    };
-    return cmocka_run_group_tests_name("errors", tests, setup, teardown);
-}
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "errors", tests, setup, teardown); }

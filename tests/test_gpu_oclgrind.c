@@ -87,17 +87,46 @@ static int teardown(void** state)
     return 0;
 }
 
-static void test_stdgpu_runs_kernels_on_oclgrind(void** state)
+/* The group's Oclgrind folders; the test is skipped where Oclgrind is not
+ * installed. */
+static const oclgrind_env_t* need_oclgrind(void** state)
 {
-    oclgrind_env_t* e = (oclgrind_env_t*)*state;
+    const oclgrind_env_t* e = (const oclgrind_env_t*)*state;
     if (!e) {
         print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
         skip();
     }
+    return e;
+}
+
+/* The settings that make a program see Oclgrind (beside PoCL) and log to e's
+ * log. */
+typedef struct {
     char vendors[PATH_MAX + 32], log[PATH_MAX + 32];
-    snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
-    snprintf(log, sizeof log, "OCLGRIND_LOG=%s", e->log);
-    const char* env[] = {vendors, log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
+} oclgrind_settings;
+
+static void settings_of(const oclgrind_env_t* e, oclgrind_settings* s)
+{
+    snprintf(s->vendors, sizeof s->vendors, "OCL_ICD_VENDORS=%s", e->vendors);
+    snprintf(s->log, sizeof s->log, "OCLGRIND_LOG=%s", e->log);
+}
+
+/* Oclgrind found no invalid access and no race in the run `what`: its log is
+ * empty. */
+static void expect_clean_log(const oclgrind_env_t* e, const char* what)
+{
+    char* text = tu_read_file(e->log, NULL);
+    if (text && *text) print_error("Oclgrind log (%s):\n%s\n", what, text);
+    assert_true(!text || !*text);
+    free(text);
+}
+
+static void test_stdgpu_runs_kernels_on_oclgrind(void** state)
+{
+    const oclgrind_env_t* e = need_oclgrind(state);
+    oclgrind_settings s;
+    settings_of(e, &s);
+    const char* env[] = {s.vendors, s.log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
     const char* args[] = {tu_kernel("oclgrind.cl"), NULL};
     tu_proc r;
     tu_spawn(&r, tu_helper("helper_oclgrind"), args, env, NULL, 240);
@@ -108,11 +137,7 @@ static void test_stdgpu_runs_kernels_on_oclgrind(void** state)
     /* The CPU contexts stay on PoCL, the platform with the most CPU devices. */
     assert_contains(r.out, "stdcpu=2 ");
     assert_contains(r.out, "stddev=2");
-    /* Oclgrind found no invalid access and no race. */
-    char* text = tu_read_file(e->log, NULL);
-    if (text && *text) print_error("Oclgrind log (%s):\n%s\n", e->log, text);
-    assert_true(!text || !*text);
-    free(text);
+    expect_clean_log(e, e->log);
     tu_proc_free(&r);
 }
 
@@ -122,11 +147,7 @@ static void test_stdgpu_runs_kernels_on_oclgrind(void** state)
  * corruption in about one run in three).  valgrind sees every such write. */
 static void test_exit_releases_contexts_without_invalid_writes(void** state)
 {
-    oclgrind_env_t* e = (oclgrind_env_t*)*state;
-    if (!e) {
-        print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
-        skip();
-    }
+    const oclgrind_env_t* e = need_oclgrind(state);
     const char* valgrind = tu_is_file("/usr/bin/valgrind") ? "/usr/bin/valgrind" : NULL;
     if (!valgrind) {
         print_message("valgrind is not installed: skipped\n");
@@ -137,9 +158,9 @@ static void test_exit_releases_contexts_without_invalid_writes(void** state)
         print_message("sanitizer build: valgrind cannot run it: skipped\n");
         skip();
     }
-    char vendors[PATH_MAX + 32];
-    snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
-    const char* env[] = {vendors, "STDGPU_PLATFORM_NAME=oclgrind", NULL};
+    oclgrind_settings s;
+    settings_of(e, &s);
+    const char* env[] = {s.vendors, "STDGPU_PLATFORM_NAME=oclgrind", NULL};
     const char* args[] = {"-q", "--error-exitcode=0", tu_helper("helper_env"), NULL};
     tu_proc r;
     tu_spawn(&r, valgrind, args, env, NULL, 240);
@@ -155,17 +176,12 @@ static void test_exit_releases_contexts_without_invalid_writes(void** state)
  * out-of-bounds access or data race in Oclgrind's log. */
 static void test_nbody_gpu_kernels_clean_under_oclgrind(void** state)
 {
-    oclgrind_env_t* e = (oclgrind_env_t*)*state;
-    if (!e) {
-        print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
-        skip();
-    }
+    const oclgrind_env_t* e = need_oclgrind(state);
     char dir[PATH_MAX + 64], prog[PATH_MAX + 96];
     snprintf(dir, sizeof dir, "%s/../examples/nbody", tu_bindir());
-    char vendors[PATH_MAX + 32], log[PATH_MAX + 32];
-    snprintf(vendors, sizeof vendors, "OCL_ICD_VENDORS=%s", e->vendors);
-    snprintf(log, sizeof log, "OCLGRIND_LOG=%s", e->log);
-    const char* env[] = {vendors, log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
+    oclgrind_settings s;
+    settings_of(e, &s);
+    const char* env[] = {s.vendors, s.log, "STDGPU_PLATFORM_NAME=oclgrind", "OCLGRIND_DATA_RACES=1", NULL};
     static const char* const progs[] = {"nbody", "nbody_multi"};
     static const char* const variants[] = {"", "-D NBODY_IPT=2 -D NBODY_UNROLL=8 -D NBODY_JSPLIT=4"};
     for (size_t p = 0; p < 2; p++)
@@ -175,29 +191,25 @@ static void test_nbody_gpu_kernels_clean_under_oclgrind(void** state)
                 print_message("%s is not built: skipped\n", prog);
                 skip();
             }
-            const char* args[] = {"-c", "gpu", "-n", "256", "-s", "2", "-w", "64", "--check", "-q",
-                                  "-o", variants[v], NULL};
+            const char* args[] = {"-c", "gpu",     "-n", "256", "-s",        "2", "-w",
+                                  "64", "--check", "-q", "-o",  variants[v], NULL};
             tu_proc r;
             tu_spawn(&r, prog, args, env, dir, 240);
             if (r.status != 0 || !tu_contains(r.out, "PASS")) tu_proc_dump(&r, progs[p]);
             assert_int_equal(r.status, 0);
             assert_contains(r.out, "device=gpu");
             assert_contains(r.out, ": PASS");
-            char* text = tu_read_file(e->log, NULL);
-            if (text && *text) print_error("Oclgrind log (%s, %s):\n%s\n", progs[p], variants[v], text);
-            assert_true(!text || !*text);
-            free(text);
+            char what[256];
+            snprintf(what, sizeof what, "%s, %s", progs[p], variants[v]);
+            expect_clean_log(e, what);
             tu_proc_free(&r);
         }
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stdgpu_runs_kernels_on_oclgrind),
-        cmocka_unit_test(test_exit_releases_contexts_without_invalid_writes),
-        cmocka_unit_test(test_nbody_gpu_kernels_clean_under_oclgrind),
-    };
-    return cmocka_run_group_tests_name("gpu_oclgrind", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stdgpu_runs_kernels_on_oclgrind),
+    cmocka_unit_test(test_exit_releases_contexts_without_invalid_writes),
+    cmocka_unit_test(test_nbody_gpu_kernels_clean_under_oclgrind),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "gpu_oclgrind", tests, setup, teardown); }

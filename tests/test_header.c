@@ -31,8 +31,7 @@ static void compile_and_run(const char* lang)
     const char* args[] = {"-c", strcmp(lang, "c") == 0 ? c_script : cxx_script, NULL};
     tu_proc r;
     tu_spawn(&r, "/bin/sh", args, env, dir, 240);
-    if (r.status != 0) tu_proc_dump(&r, lang);
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, lang);
     assert_false(tu_contains(r.err, "warning"));
     assert_contains(r.out, "ok");
     tu_proc_free(&r);
@@ -51,12 +50,9 @@ static void test_header_compiles_clean_and_runs_as_cxx17(void** state)
     compile_and_run("c++");
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header_compiles_clean_and_runs_as_c99),
-        cmocka_unit_test(test_header_compiles_clean_and_runs_as_cxx17),
-    };
-    return cmocka_run_group_tests_name("header", tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_header_compiles_clean_and_runs_as_c99),
+    cmocka_unit_test(test_header_compiles_clean_and_runs_as_cxx17),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "header", tests, NULL, NULL); }

@@ -14,7 +14,6 @@
 
 #include "test_util.h"
 
-static void* g_h;
 static cl_kernel g_ids1d, g_ids2d, g_ids3d, g_scalars, g_local_sum, g_count, g_axpb;
 
 /* clndrange_init* must be usable as initialisers of static objects. */
@@ -22,29 +21,11 @@ static clndrange_t g_static_ndr = clndrange_init1d(0, 64, 16);
 
 static int setup(void** state)
 {
-    (void)state;
+    const tu_sym syms[] = {{"ids1d", &g_ids1d},     {"ids2d", &g_ids2d},         {"ids3d", &g_ids3d},
+                           {"scalars", &g_scalars}, {"local_sum", &g_local_sum}, {"count", &g_count},
+                           {"axpb", &g_axpb}};
     if (tu_need_two_cpu_devices() != 0) return -1;
-    g_h = tu_open_kernels("launch.cl");
-    if (!g_h) return -1;
-    g_ids1d = clsym(stdcpu, g_h, "ids1d", 0);
-    g_ids2d = clsym(stdcpu, g_h, "ids2d", 0);
-    g_ids3d = clsym(stdcpu, g_h, "ids3d", 0);
-    g_scalars = clsym(stdcpu, g_h, "scalars", 0);
-    g_local_sum = clsym(stdcpu, g_h, "local_sum", 0);
-    g_count = clsym(stdcpu, g_h, "count", 0);
-    g_axpb = clsym(stdcpu, g_h, "axpb", 0);
-    if (!g_ids1d || !g_ids2d || !g_ids3d || !g_scalars || !g_local_sum || !g_count || !g_axpb) {
-        print_error("setup: clsym: %s\n", clerror());
-        return -1;
-    }
-    return 0;
-}
-
-static int teardown(void** state)
-{
-    (void)state;
-    if (g_h) clclose(stdcpu, g_h);
-    return 0;
+    return tu_open_kernel_syms("launch.cl", state, syms, tu_countof(syms));
 }
 
 static int* alloc_ints(size_t n, int v)
@@ -55,14 +36,22 @@ static int* alloc_ints(size_t n, int v)
     return p;
 }
 
-static void to_device(unsigned d, void* p)
+static float* alloc_floats(size_t n, float v)
 {
-    assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    float* p = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++) p[i] = v;
+    return p;
 }
 
-static void to_host(unsigned d, void* p)
+static void to_device(unsigned d, void* p) { assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT)); }
+
+static void to_host(unsigned d, void* p) { assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT)); }
+
+/* Fails unless each of the n ints at p is want. */
+static void expect_ints(const int* p, size_t n, int want)
 {
-    assert_non_null(clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (size_t i = 0; i < n; i++) assert_int_equal(p[i], want);
 }
 
 static void check_fork(cl_event ev)
@@ -75,14 +64,20 @@ static void check_fork(cl_event ev)
 /* Index spaces                                                              */
 /* ------------------------------------------------------------------------ */
 
+/* Dimension i of ndr: offset off, global size g, local size l. */
+static void expect_dim(const clndrange_t* ndr, int i, size_t off, size_t g, size_t l)
+{
+    assert_int_equal(ndr->gtoff[i], off);
+    assert_int_equal(ndr->gtsz[i], g);
+    assert_int_equal(ndr->ltsz[i], l);
+}
+
 static void test_clndrange_init1d_fills_fields(void** state)
 {
     (void)state;
     clndrange_t ndr = clndrange_init1d(3, 128, 32);
     assert_int_equal(ndr.dim, 1);
-    assert_int_equal(ndr.gtoff[0], 3);
-    assert_int_equal(ndr.gtsz[0], 128);
-    assert_int_equal(ndr.ltsz[0], 32);
+    expect_dim(&ndr, 0, 3, 128, 32);
     assert_int_equal(g_static_ndr.dim, 1);
     assert_int_equal(g_static_ndr.gtsz[0], 64);
     assert_int_equal(g_static_ndr.ltsz[0], 16);
@@ -93,12 +88,8 @@ static void test_clndrange_init2d_fills_fields(void** state)
     (void)state;
     clndrange_t ndr = clndrange_init2d(1, 512, 4, 2, 2048, 16);
     assert_int_equal(ndr.dim, 2);
-    assert_int_equal(ndr.gtoff[0], 1);
-    assert_int_equal(ndr.gtsz[0], 512);
-    assert_int_equal(ndr.ltsz[0], 4);
-    assert_int_equal(ndr.gtoff[1], 2);
-    assert_int_equal(ndr.gtsz[1], 2048);
-    assert_int_equal(ndr.ltsz[1], 16);
+    expect_dim(&ndr, 0, 1, 512, 4);
+    expect_dim(&ndr, 1, 2, 2048, 16);
 }
 
 static void test_clndrange_init3d_fills_fields(void** state)
@@ -106,12 +97,9 @@ static void test_clndrange_init3d_fills_fields(void** state)
     (void)state;
     clndrange_t ndr = clndrange_init3d(1, 8, 2, 2, 16, 4, 3, 32, 8);
     assert_int_equal(ndr.dim, 3);
-    size_t off[3] = {1, 2, 3}, g[3] = {8, 16, 32}, l[3] = {2, 4, 8};
-    for (int i = 0; i < 3; i++) {
-        assert_int_equal(ndr.gtoff[i], off[i]);
-        assert_int_equal(ndr.gtsz[i], g[i]);
-        assert_int_equal(ndr.ltsz[i], l[i]);
-    }
+    expect_dim(&ndr, 0, 1, 8, 2);
+    expect_dim(&ndr, 1, 2, 16, 4);
+    expect_dim(&ndr, 2, 3, 32, 8);
 }
 
 static void test_clndrange_set_fills_fields(void** state)
@@ -121,21 +109,14 @@ static void test_clndrange_set_fills_fields(void** state)
     memset(&ndr, 0xff, sizeof ndr);
     clndrange_set1d(ndr, 5, 64, 8);
     assert_int_equal(ndr.dim, 1);
-    assert_int_equal(ndr.gtoff[0], 5);
-    assert_int_equal(ndr.gtsz[0], 64);
-    assert_int_equal(ndr.ltsz[0], 8);
+    expect_dim(&ndr, 0, 5, 64, 8);
     clndrange_set2d(ndr, 0, 32, 4, 1, 16, 2);
     assert_int_equal(ndr.dim, 2);
-    assert_int_equal(ndr.gtsz[0], 32);
-    assert_int_equal(ndr.ltsz[0], 4);
-    assert_int_equal(ndr.gtoff[1], 1);
-    assert_int_equal(ndr.gtsz[1], 16);
-    assert_int_equal(ndr.ltsz[1], 2);
+    expect_dim(&ndr, 0, 0, 32, 4);
+    expect_dim(&ndr, 1, 1, 16, 2);
     clndrange_set3d(ndr, 0, 8, 2, 0, 4, 2, 7, 2, 1);
     assert_int_equal(ndr.dim, 3);
-    assert_int_equal(ndr.gtoff[2], 7);
-    assert_int_equal(ndr.gtsz[2], 2);
-    assert_int_equal(ndr.ltsz[2], 1);
+    expect_dim(&ndr, 2, 7, 2, 1);
     assert_int_equal(ndr.gtsz[1], 4);
 }
 
@@ -228,12 +209,22 @@ static void check_scalars_out(const float* out, const cl_float4* v)
     assert_true(out[11] == 2.5f);
 }
 
+/* One scalars work-item on device d, its arguments set (v the vector, out
+ * the output); checks and frees out. */
+static void run_scalars(unsigned d, float* out, const cl_float4* v)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    to_device(d, out);
+    check_fork(clfork(stdcpu, d, g_scalars, &ndr, CL_EVENT_WAIT));
+    to_host(d, out);
+    check_scalars_out(out, v);
+    assert_int_equal(clfree(out), 0);
+}
+
 static void test_clarg_set_three_argument_form(void** state)
 {
     (void)state;
-    float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
-    assert_non_null(out);
-    for (int i = 0; i < 16; i++) out[i] = -1.0f;
+    float* out = alloc_floats(16, -1.0f);
     cl_float4 v = {{1.5f, -2.0f, 3.25f, 100.0f}};
     cl_long l = ((cl_long)5 << 32) | 1234;
     cl_uchar c = 200;
@@ -248,20 +239,13 @@ static void test_clarg_set_three_argument_form(void** state)
     assert_int_equal(clarg_set(g_scalars, 6, c), 0);
     assert_int_equal(clarg_set(g_scalars, 7, s), 0);
     assert_int_equal(clarg_set(g_scalars, 8, dd), 0);
-    clndrange_t ndr = clndrange_init1d(0, 1, 1);
-    to_device(0, out);
-    check_fork(clfork(stdcpu, 0, g_scalars, &ndr, CL_EVENT_WAIT));
-    to_host(0, out);
-    check_scalars_out(out, &v);
-    assert_int_equal(clfree(out), 0);
+    run_scalars(0, out, &v);
 }
 
 static void test_clarg_set_four_argument_form(void** state)
 {
     (void)state;
-    float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
-    assert_non_null(out);
-    for (int i = 0; i < 16; i++) out[i] = -1.0f;
+    float* out = alloc_floats(16, -1.0f);
     cl_float4 v = {{-0.5f, 8.0f, 0.0f, 7.75f}};
     assert_int_equal(clarg_set_global(stdcpu, g_scalars, 0, out), 0);
     assert_int_equal(clarg_set(stdcpu, g_scalars, 1, -7), 0);
@@ -272,12 +256,7 @@ static void test_clarg_set_four_argument_form(void** state)
     assert_int_equal(clarg_set(stdcpu, g_scalars, 6, (cl_uchar)200), 0);
     assert_int_equal(clarg_set(stdcpu, g_scalars, 7, (cl_short)-300), 0);
     assert_int_equal(clarg_set(stdcpu, g_scalars, 8, 1.25), 0);
-    clndrange_t ndr = clndrange_init1d(0, 1, 1);
-    to_device(1, out);
-    check_fork(clfork(stdcpu, 1, g_scalars, &ndr, CL_EVENT_WAIT));
-    to_host(1, out);
-    check_scalars_out(out, &v);
-    assert_int_equal(clfree(out), 0);
+    run_scalars(1, out, &v);
 }
 
 static void test_clarg_set_with_clmalloc_pointer_binds_it(void** state)
@@ -292,7 +271,7 @@ static void test_clarg_set_with_clmalloc_pointer_binds_it(void** state)
     clndrange_t ndr = clndrange_init1d(0, 256, 64);
     check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT));
     to_host(0, a);
-    for (int i = 0; i < 256; i++) assert_int_equal(a[i], 11);
+    expect_ints(a, 256, 11);
     assert_int_equal(clfree(a), 0);
 }
 
@@ -359,10 +338,8 @@ static void test_clarg_set_global_rebinds_between_launches(void** state)
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
     to_host(0, b);
-    for (int i = 0; i < 128; i++) {
-        assert_int_equal(a[i], 1000);
-        assert_int_equal(b[i], 2000);
-    }
+    expect_ints(a, 128, 1000);
+    expect_ints(b, 128, 2000);
     assert_int_equal(clfree(a), 0);
     assert_int_equal(clfree(b), 0);
 }
@@ -371,9 +348,7 @@ static void test_clforka_scalars_vector_and_pointer(void** state)
 {
     (void)state;
     for (unsigned d = 0; d < 2; d++) {
-        float* out = (float*)clmalloc(stdcpu, 16 * sizeof(float), 0);
-        assert_non_null(out);
-        for (int i = 0; i < 16; i++) out[i] = -1.0f;
+        float* out = alloc_floats(16, -1.0f);
         cl_float4 v = {{0.25f, 0.5f, 0.75f, (float)d}};
         clndrange_t ndr = clndrange_init1d(0, 1, 1);
         to_device(d, out);
@@ -402,7 +377,7 @@ static void test_clfork_event_wait_blocks_until_done(void** state)
     /* Nothing tracked is left for clwait: it returns at once. */
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
-    for (int i = 0; i < N; i++) assert_int_equal(a[i], 22);
+    expect_ints(a, N, 22);
     assert_int_equal(clfree(a), 0);
 }
 
@@ -423,10 +398,8 @@ static void test_clfork_nowait_then_clwait(void** state)
     assert_non_null(clmsync(stdcpu, 1, b, CL_MEM_HOST | CL_EVENT_NOWAIT));
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT | CL_MEM_EVENT), 0);
     assert_int_equal(stdcl_wait(stdcpu, 1, CL_ALL_EVENT), 0);
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(a[i], 16);
-        assert_int_equal(b[i], 81);
-    }
+    expect_ints(a, N, 16);
+    expect_ints(b, N, 81);
     assert_int_equal(clfree(a), 0);
     assert_int_equal(clfree(b), 0);
 }
@@ -462,7 +435,7 @@ static void test_clfork_norelease_returns_caller_owned_event(void** state)
     assert_int_equal(st, CL_COMPLETE);
     assert_int_equal(clReleaseEvent(ev), CL_SUCCESS);
     to_host(1, a);
-    for (int i = 0; i < 64; i++) assert_int_equal(a[i], 10);
+    expect_ints(a, 64, 10);
     assert_int_equal(clfree(a), 0);
 }
 
@@ -515,18 +488,26 @@ static void test_clwait_joins_more_than_1024_events(void** state)
     assert_int_equal(clfree(c), 0);
 }
 
-static void test_clflush_submits_without_waiting(void** state)
+/* 4096 ints of 1 on device 0, and a NOWAIT launch of axpb that makes them x,
+ * not waited for. */
+static int* axpb_nowait(int x)
 {
-    (void)state;
     int* a = alloc_ints(4096, 1);
     to_device(0, a);
     clndrange_t ndr = clndrange_init1d(0, 4096, 64);
-    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 5, 0));
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, x, 0));
+    return a;
+}
+
+static void test_clflush_submits_without_waiting(void** state)
+{
+    (void)state;
+    int* a = axpb_nowait(5);
     assert_int_equal(clflush(stdcpu, 0, 0), 0);
     assert_int_equal(clflush(stdcpu, 1, 0), 0);
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
-    for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 5);
+    expect_ints(a, 4096, 5);
     clerror();
     assert_true(clflush(stdcpu, 2, 0) < 0);
     assert_non_null(clerror());
@@ -542,17 +523,14 @@ static void test_clflush_submits_without_waiting(void** state)
 static void test_clwait_norelease_keeps_events_tracked(void** state)
 {
     (void)state;
-    int* a = alloc_ints(4096, 1);
-    to_device(0, a);
-    clndrange_t ndr = clndrange_init1d(0, 4096, 64);
-    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT, a, 7, 0));
+    int* a = axpb_nowait(7);
     /* Waited, but the events stay tracked: a second clwait finds them again and
      * releases them (before, the library's reference was dropped unreleased). */
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT | CL_EVENT_NORELEASE), 0);
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
     to_host(0, a);
-    for (int i = 0; i < 4096; i++) assert_int_equal(a[i], 7);
+    expect_ints(a, 4096, 7);
     assert_int_equal(clfree(a), 0);
 }
 
@@ -568,37 +546,31 @@ static void test_clwait_without_events_returns_zero(void** state)
 
 /* clevent_times: in a process started with STDCL_PROFILE=1 (or the
  * COPRTHR_OPENCL_PROFILING_ENABLE alias) a launch has times; without, a
- * clear error. */
-static void run_profile_helper(tu_proc* r, const char* var)
+ * clear error.  expect_times: helper_profile "times" in a process started
+ * with var exits 0 and prints want. */
+static void expect_times(const char* var, const char* want)
 {
     const char* env[] = {var, NULL};
     const char* args[] = {"times", NULL};
-    tu_spawn(r, tu_helper("helper_profile"), args, var ? env : NULL, NULL, 120);
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+    tu_expect_status(&r, 0, "helper_profile times");
+    assert_contains(r.out, want);
+    tu_proc_free(&r);
 }
 
 static void test_clevent_times_with_stdcl_profile(void** state)
 {
     (void)state;
-    tu_proc r;
-    run_profile_helper(&r, "STDCL_PROFILE=1");
-    if (r.status != 0) tu_proc_dump(&r, "helper_profile times");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "times ok");
-    tu_proc_free(&r);
-    run_profile_helper(&r, "COPRTHR_OPENCL_PROFILING_ENABLE=1");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "times ok");
-    tu_proc_free(&r);
+    expect_times("STDCL_PROFILE=1", "times ok");
+    expect_times("COPRTHR_OPENCL_PROFILING_ENABLE=1", "times ok");
 }
 
 static void test_clevent_times_without_profiling_says_how_to_turn_it_on(void** state)
 {
     (void)state;
-    tu_proc r;
-    run_profile_helper(&r, "STDCL_PROFILE=0");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "times error -9005: clevent_times: the event's queue does not profile: set STDCL_PROFILE=1");
-    tu_proc_free(&r);
+    expect_times("STDCL_PROFILE=0",
+                 "times error -9005: clevent_times: the event's queue does not profile: set STDCL_PROFILE=1");
 }
 
 static void test_clevent_times_bad_events_fail(void** state)
@@ -619,36 +591,33 @@ static void test_clevent_times_bad_events_fail(void** state)
     clReleaseEvent(u);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clndrange_init1d_fills_fields),
-        cmocka_unit_test(test_clndrange_init2d_fills_fields),
-        cmocka_unit_test(test_clndrange_init3d_fills_fields),
-        cmocka_unit_test(test_clndrange_set_fills_fields),
-        cmocka_unit_test(test_clfork_1d_with_offset),
-        cmocka_unit_test(test_clfork_2d),
-        cmocka_unit_test(test_clfork_3d),
-        cmocka_unit_test(test_clfork_local_size_zero_lets_runtime_choose),
-        cmocka_unit_test(test_clarg_set_three_argument_form),
-        cmocka_unit_test(test_clarg_set_four_argument_form),
-        cmocka_unit_test(test_clarg_set_with_clmalloc_pointer_binds_it),
-        cmocka_unit_test(test_clarg_set_local_three_argument_form),
-        cmocka_unit_test(test_clarg_set_local_four_argument_form),
-        cmocka_unit_test(test_clarg_set_global_rebinds_between_launches),
-        cmocka_unit_test(test_clforka_scalars_vector_and_pointer),
-        cmocka_unit_test(test_clfork_event_wait_blocks_until_done),
-        cmocka_unit_test(test_clfork_nowait_then_clwait),
-        cmocka_unit_test(test_clfork_norelease_returns_caller_owned_event),
-        cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
-        cmocka_unit_test(test_clwait_joins_more_than_1024_events),
-        cmocka_unit_test(test_clflush_submits_without_waiting),
-        cmocka_unit_test(test_clwait_without_events_returns_zero),
-        cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
-        cmocka_unit_test(test_clevent_times_with_stdcl_profile),
-        cmocka_unit_test(test_clevent_times_without_profiling_says_how_to_turn_it_on),
-        cmocka_unit_test(test_clevent_times_bad_events_fail),
-    };
-    return cmocka_run_group_tests_name("launch", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clndrange_init1d_fills_fields),
+    cmocka_unit_test(test_clndrange_init2d_fills_fields),
+    cmocka_unit_test(test_clndrange_init3d_fills_fields),
+    cmocka_unit_test(test_clndrange_set_fills_fields),
+    cmocka_unit_test(test_clfork_1d_with_offset),
+    cmocka_unit_test(test_clfork_2d),
+    cmocka_unit_test(test_clfork_3d),
+    cmocka_unit_test(test_clfork_local_size_zero_lets_runtime_choose),
+    cmocka_unit_test(test_clarg_set_three_argument_form),
+    cmocka_unit_test(test_clarg_set_four_argument_form),
+    cmocka_unit_test(test_clarg_set_with_clmalloc_pointer_binds_it),
+    cmocka_unit_test(test_clarg_set_local_three_argument_form),
+    cmocka_unit_test(test_clarg_set_local_four_argument_form),
+    cmocka_unit_test(test_clarg_set_global_rebinds_between_launches),
+    cmocka_unit_test(test_clforka_scalars_vector_and_pointer),
+    cmocka_unit_test(test_clfork_event_wait_blocks_until_done),
+    cmocka_unit_test(test_clfork_nowait_then_clwait),
+    cmocka_unit_test(test_clfork_norelease_returns_caller_owned_event),
+    cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
+    cmocka_unit_test(test_clwait_joins_more_than_1024_events),
+    cmocka_unit_test(test_clflush_submits_without_waiting),
+    cmocka_unit_test(test_clwait_without_events_returns_zero),
+    cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
+    cmocka_unit_test(test_clevent_times_with_stdcl_profile),
+    cmocka_unit_test(test_clevent_times_without_profiling_says_how_to_turn_it_on),
+    cmocka_unit_test(test_clevent_times_bad_events_fail),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "launch", tests, setup, tu_close_kernels); }

@@ -18,8 +18,8 @@
 #include "test_util.h"
 
 static char g_oldcwd[PATH_MAX];
-static char* g_tmp;     /* scratch folder, the current directory during the tests */
-static void* g_h;       /* loader.cl opened by absolute path */
+static char* g_tmp; /* scratch folder, the current directory during the tests */
+static void* g_h; /* loader.cl opened by absolute path */
 
 static int setup(void** state)
 {
@@ -61,11 +61,7 @@ static void check_fill_runs(cl_kernel fill, unsigned d, int v)
     assert_non_null(out);
     for (int i = 0; i < N; i++) out[i] = -1;
     clndrange_t ndr = clndrange_init1d(0, N, 16);
-    assert_non_null(clmsync(stdcpu, d, out, CL_MEM_DEVICE | CL_EVENT_WAIT));
-    cl_event ev = clforka(stdcpu, d, fill, &ndr, CL_EVENT_WAIT, out, v);
-    if (!ev) print_error("clforka: %s\n", clerror());
-    assert_non_null(ev);
-    assert_non_null(clmsync(stdcpu, d, out, CL_MEM_HOST | CL_EVENT_WAIT));
+    tu_round_trip(d, fill, &ndr, CL_EVENT_WAIT, out, v);
     for (int i = 0; i < N; i++) assert_int_equal(out[i], v);
     assert_int_equal(clfree(out), 0);
 }
@@ -182,12 +178,10 @@ static void test_clsopen_adds_cwd_to_include_path(void** state)
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/cwd_inc.h", g_tmp);
     assert_int_equal(tu_write_file(path, "#define CWD_VALUE 99\n"), 0);
-    void* h = clsopen(stdcpu,
-                      "#include \"cwd_inc.h\"\n"
-                      "__kernel void cwd_value(__global int* o) { o[0] = CWD_VALUE; }\n",
-                      CLLD_NOW);
-    if (!h) print_error("clsopen: %s\n", clerror());
-    assert_non_null(h);
+    void* h = tu_clsopen(stdcpu,
+                         "#include \"cwd_inc.h\"\n"
+                         "__kernel void cwd_value(__global int* o) { o[0] = CWD_VALUE; }\n",
+                         CLLD_NOW);
     assert_int_equal(run_scalar_kernel(h, "cwd_value"), 99);
     assert_int_equal(clclose(stdcpu, h), 0);
 }
@@ -199,9 +193,7 @@ static const char* k_sopen_src =
 static void test_clsopen_builds_source(void** state)
 {
     (void)state;
-    void* h = clsopen(stdcpu, k_sopen_src, CLLD_NOW);
-    if (!h) print_error("clsopen: %s\n", clerror());
-    assert_non_null(h);
+    void* h = tu_clsopen(stdcpu, k_sopen_src, CLLD_NOW);
     assert_int_equal(run_scalar_kernel(h, "sopen_one"), 1234);
     assert_int_equal(clclose(stdcpu, h), 0);
 }
@@ -266,9 +258,7 @@ static void test_clsym_returns_same_kernel_twice(void** state)
 static void test_clsym_null_handle_searches_all_programs(void** state)
 {
     (void)state;
-    void* hs = clsopen(stdcpu, "__kernel void only_in_source(__global int* o) { o[0] = 77; }\n", CLLD_NOW);
-    if (!hs) print_error("clsopen: %s\n", clerror());
-    assert_non_null(hs);
+    void* hs = tu_clsopen(stdcpu, "__kernel void only_in_source(__global int* o) { o[0] = 77; }\n", CLLD_NOW);
     cl_kernel a = clsym(stdcpu, NULL, "only_in_source", 0);
     assert_non_null(a);
     assert_ptr_equal(a, clsym(stdcpu, hs, "only_in_source", 0));
@@ -287,8 +277,7 @@ static void test_clopen_lazy_defers_build(void** state)
     (void)state;
     /* A program that does not compile: CLLD_LAZY opens it, the first clsym fails. */
     clerror();
-    void* bad = clsopen(stdcpu, "__kernel void lazy_bad(__global int* o) { o[0] = lazy_undeclared_q; }\n",
-                        CLLD_LAZY);
+    void* bad = clsopen(stdcpu, "__kernel void lazy_bad(__global int* o) { o[0] = lazy_undeclared_q; }\n", CLLD_LAZY);
     if (!bad) print_error("clsopen(CLLD_LAZY) built at open: %s\n", clerror());
     assert_non_null(bad);
     assert_null(clerror());
@@ -320,8 +309,8 @@ static void test_clbuild_applies_options_after_nobuild(void** state)
     for (unsigned d = 0; d < 2; d++) {
         int out[7];
         run_probe(h, d, out);
-        assert_int_equal(out[5], 7);  /* the user's option */
-        assert_int_equal(out[0], 1);  /* and the standard ones */
+        assert_int_equal(out[5], 7); /* the user's option */
+        assert_int_equal(out[0], 1); /* and the standard ones */
         assert_int_equal(out[3], 1);
         assert_int_equal(out[4], 42); /* -I the kernel's directory */
     }
@@ -364,9 +353,8 @@ static void test_clclose_unknown_handle_fails(void** state)
     assert_int_equal(not_a_handle, 0);
 }
 
-static const char* k_warn_src =
-    "#warning stdcl-test-warning\n"
-    "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
+static const char* k_warn_src = "#warning stdcl-test-warning\n"
+                                "__kernel void warned(__global int* a) { a[get_global_id(0)] = 7; }\n";
 
 static void test_clbuildlog_keeps_warnings_of_a_successful_build(void** state)
 {
@@ -395,8 +383,7 @@ static void test_clbuildlog_of_a_cache_hit_is_the_stored_log(void** state)
     for (int run = 0; run < 2; run++) {
         tu_proc r;
         tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
-        if (r.status != 0) tu_proc_dump(&r, "helper_profile buildlog");
-        assert_int_equal(r.status, 0);
+        tu_expect_status(&r, 0, "helper_profile buildlog");
         assert_contains(r.out, "log 0: ");
         assert_contains(r.out, "stdcl-test-warning");
         assert_contains(r.err, "stdcl[log]: compiler log of 'warned.cl' on device 0");
@@ -463,32 +450,29 @@ static void test_clsopen_named_bad_names_fail(void** state)
     assert_contains(clerror(), "clsopen_named: the source is NULL");
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clopen_absolute_path_runs_on_both_devices),
-        cmocka_unit_test(test_clopen_finds_file_in_cwd),
-        cmocka_unit_test(test_clopen_finds_file_via_stdcl_kernel_path),
-        cmocka_unit_test(test_clopen_defines_standard_macros),
-        cmocka_unit_test(test_clopen_adds_kernel_directory_to_include_path),
-        cmocka_unit_test(test_clsopen_adds_cwd_to_include_path),
-        cmocka_unit_test(test_clsopen_builds_source),
-        cmocka_unit_test(test_clsopen_same_source_returns_same_handle),
-        cmocka_unit_test(test_clopen_same_file_twice_returns_same_handle),
-        cmocka_unit_test(test_clopen_handle_belongs_to_its_context),
-        cmocka_unit_test(test_clsym_returns_same_kernel_twice),
-        cmocka_unit_test(test_clsym_null_handle_searches_all_programs),
-        cmocka_unit_test(test_clopen_lazy_defers_build),
-        cmocka_unit_test(test_clbuild_applies_options_after_nobuild),
-        cmocka_unit_test(test_stdcl_build_options_applies),
-        cmocka_unit_test(test_clclose_unknown_handle_fails),
-        cmocka_unit_test(test_clbuildlog_keeps_warnings_of_a_successful_build),
-        cmocka_unit_test(test_clbuildlog_of_a_cache_hit_is_the_stored_log),
-        cmocka_unit_test(test_clbuildlog_is_empty_for_a_quiet_build),
-        cmocka_unit_test(test_clbuildlog_bad_arguments_fail),
-        cmocka_unit_test(test_clsopen_named_names_the_text_in_errors),
-        cmocka_unit_test(test_clsopen_named_bad_names_fail),
-    };
-    return cmocka_run_group_tests_name("loader", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clopen_absolute_path_runs_on_both_devices),
+    cmocka_unit_test(test_clopen_finds_file_in_cwd),
+    cmocka_unit_test(test_clopen_finds_file_via_stdcl_kernel_path),
+    cmocka_unit_test(test_clopen_defines_standard_macros),
+    cmocka_unit_test(test_clopen_adds_kernel_directory_to_include_path),
+    cmocka_unit_test(test_clsopen_adds_cwd_to_include_path),
+    cmocka_unit_test(test_clsopen_builds_source),
+    cmocka_unit_test(test_clsopen_same_source_returns_same_handle),
+    cmocka_unit_test(test_clopen_same_file_twice_returns_same_handle),
+    cmocka_unit_test(test_clopen_handle_belongs_to_its_context),
+    cmocka_unit_test(test_clsym_returns_same_kernel_twice),
+    cmocka_unit_test(test_clsym_null_handle_searches_all_programs),
+    cmocka_unit_test(test_clopen_lazy_defers_build),
+    cmocka_unit_test(test_clbuild_applies_options_after_nobuild),
+    cmocka_unit_test(test_stdcl_build_options_applies),
+    cmocka_unit_test(test_clclose_unknown_handle_fails),
+    cmocka_unit_test(test_clbuildlog_keeps_warnings_of_a_successful_build),
+    cmocka_unit_test(test_clbuildlog_of_a_cache_hit_is_the_stored_log),
+    cmocka_unit_test(test_clbuildlog_is_empty_for_a_quiet_build),
+    cmocka_unit_test(test_clbuildlog_bad_arguments_fail),
+    cmocka_unit_test(test_clsopen_named_names_the_text_in_errors),
+    cmocka_unit_test(test_clsopen_named_bad_names_fail),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "loader", tests, setup, teardown); }

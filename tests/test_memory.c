@@ -18,40 +18,22 @@
 
 #include "test_util.h"
 
-static void* g_h;
-static cl_kernel g_add;     /* add_int(__global int* a, int v) */
-static cl_kernel g_fill;    /* fill_index(__global int* a, int base) */
-static cl_kernel g_double;  /* double_ro(__global const int* in, __global int* out) */
+static cl_kernel g_add; /* add_int(__global int* a, int v) */
+static cl_kernel g_fill; /* fill_index(__global int* a, int base) */
+static cl_kernel g_double; /* double_ro(__global const int* in, __global int* out) */
 
 static int setup(void** state)
 {
-    (void)state;
+    const tu_sym syms[] = {{"add_int", &g_add}, {"fill_index", &g_fill}, {"double_ro", &g_double}};
     if (tu_need_two_cpu_devices() != 0) return -1;
-    g_h = tu_open_kernels("memory.cl");
-    if (!g_h) return -1;
-    g_add = clsym(stdcpu, g_h, "add_int", 0);
-    g_fill = clsym(stdcpu, g_h, "fill_index", 0);
-    g_double = clsym(stdcpu, g_h, "double_ro", 0);
-    return g_add && g_fill && g_double ? 0 : -1;
-}
-
-static int teardown(void** state)
-{
-    (void)state;
-    if (g_h) clclose(stdcpu, g_h);
-    return 0;
+    return tu_open_kernel_syms("memory.cl", state, syms, tu_countof(syms));
 }
 
 /* Host -> device d, add_int(v) on d, device d -> host; flags WAIT or NOWAIT. */
 static void add_on_device(int* a, size_t n, unsigned d, int v, int nowait)
 {
-    int ef = nowait ? CL_EVENT_NOWAIT : CL_EVENT_WAIT;
     clndrange_t ndr = clndrange_init1d(0, n, 0);
-    assert_non_null(clmsync(stdcpu, d, a, CL_MEM_DEVICE | ef));
-    cl_event ev = clforka(stdcpu, d, g_add, &ndr, ef, a, v);
-    if (!ev) print_error("clforka: %s\n", clerror());
-    assert_non_null(ev);
-    assert_non_null(clmsync(stdcpu, d, a, CL_MEM_HOST | ef));
+    tu_round_trip(d, g_add, &ndr, nowait ? CL_EVENT_NOWAIT : CL_EVENT_WAIT, a, v);
 }
 
 static cl_uint base_align_bytes(unsigned d)
@@ -139,8 +121,10 @@ static void test_stdcl_mem_base_keeps_many_small_allocations_apart(void** state)
     }
     for (int i = 0; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
     for (int i = 0; i < K; i++) {
-        if (i % 2 == 0) assert_null(stdcl_mem_base(a[i], NULL));
-        else assert_ptr_equal(stdcl_mem_base(a[i] + 50, NULL), a[i]);
+        if (i % 2 == 0)
+            assert_null(stdcl_mem_base(a[i], NULL));
+        else
+            assert_ptr_equal(stdcl_mem_base(a[i] + 50, NULL), a[i]);
     }
     for (int i = 1; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
 }
@@ -253,7 +237,8 @@ static void test_clmctl_reserved_operations(void** state)
     assert_true(clmctl(p, 9999) < 0);
     assert_non_null(clerror());
     /* CL_MCTL_SET_IMAGE2D: an image larger than the allocation is refused. */
-    assert_int_equal(clmctl(p, CL_MCTL_SET_IMAGE2D, (size_t)16, (size_t)16, (const cl_image_format*)NULL), STDCL_EINVAL);
+    assert_int_equal(clmctl(p, CL_MCTL_SET_IMAGE2D, (size_t)16, (size_t)16, (const cl_image_format*)NULL),
+                     STDCL_EINVAL);
     assert_contains(clerror(), "does not fit in 256 bytes");
     /* Attached: user flags cannot change. */
     assert_true(clmctl(p, CL_MCTL_SET_USRFLAGS, CL_MEM_RO) < 0);
@@ -476,7 +461,8 @@ static void test_clarg_set_global_interior_pointer_views_from_pointer(void** sta
         assert_non_null(sub);
         cl_mem parent = NULL;
         size_t sub_off = 0, sub_size = 0;
-        assert_int_equal(clGetMemObjectInfo(sub, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL), CL_SUCCESS);
+        assert_int_equal(clGetMemObjectInfo(sub, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL),
+                         CL_SUCCESS);
         assert_int_equal(clGetMemObjectInfo(sub, CL_MEM_OFFSET, sizeof sub_off, &sub_off, NULL), CL_SUCCESS);
         assert_int_equal(clGetMemObjectInfo(sub, CL_MEM_SIZE, sizeof sub_size, &sub_size, NULL), CL_SUCCESS);
         assert_ptr_equal(parent, stdcl_mem(stdcpu, d, p));
@@ -605,8 +591,9 @@ static void test_stdcl_mem_align_is_the_devices_alignment_in_bytes(void** state)
     size_t want = 1;
     for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
         cl_uint bits = 0;
-        assert_int_equal(clGetDeviceInfo(stdcl_device(stdcpu, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL),
-                         CL_SUCCESS);
+        assert_int_equal(
+            clGetDeviceInfo(stdcl_device(stdcpu, d), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL),
+            CL_SUCCESS);
         while (want < bits / 8) want *= 2;
     }
     size_t align = stdcl_mem_align(stdcpu);
@@ -628,7 +615,8 @@ static void test_stdcl_mem_align_is_the_devices_alignment_in_bytes(void** state)
     clndrange_t ndr = clndrange_init1d(0, 64, 64);
     assert_non_null(clforka(stdcpu, 0, g_fill, &ndr, CL_EVENT_WAIT, p + off, 5));
     assert_non_null(clmsync(stdcpu, 0, p, CL_MEM_HOST | CL_EVENT_WAIT));
-    for (int i = 0; i < N; i++) assert_int_equal(p[i], (size_t)i >= off && (size_t)i < off + 64 ? 5 + (int)(i - off) : -1);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(p[i], (size_t)i >= off && (size_t)i < off + 64 ? 5 + (int)(i - off) : -1);
     assert_int_equal(clfree(p), 0);
 }
 
@@ -656,8 +644,9 @@ static void test_stdcl_mem_returns_real_buffer(void** state)
         assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE | CL_EVENT_WAIT));
         int* back = (int*)malloc(N * sizeof(int));
         assert_non_null(back);
-        assert_int_equal(clEnqueueReadBuffer(stdcl_queue(stdcpu, d), m, CL_TRUE, 0, N * sizeof(int), back, 0, NULL, NULL),
-                         CL_SUCCESS);
+        assert_int_equal(
+            clEnqueueReadBuffer(stdcl_queue(stdcpu, d), m, CL_TRUE, 0, N * sizeof(int), back, 0, NULL, NULL),
+            CL_SUCCESS);
         assert_memory_equal(back, p, N * sizeof(int));
         free(back);
     }
@@ -754,10 +743,9 @@ static void run_overlap(const char* const* env)
     const char* args[] = {NULL};
     tu_proc r;
     tu_spawn(&r, tu_helper("helper_overlap"), args, env, NULL, 240);
-    if (r.status != 0) tu_proc_dump(&r, "helper_overlap");
-    assert_int_equal(r.status, 0);
-    const char* names[] = {"sync-then-kernel", "kernel-then-sync", "free-after-sync", "threads", "copy-order",
-                           "pinned-realloc"};
+    tu_expect_status(&r, 0, "helper_overlap");
+    const char* names[] = {"sync-then-kernel", "kernel-then-sync", "free-after-sync",
+                           "threads",          "copy-order",       "pinned-realloc"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "%s: ok", names[i]);
@@ -794,8 +782,7 @@ static void run_overrun(tu_proc* r, const char* zero_copy)
     const char* env[] = {"STDCL_CHECK=1", zero_copy, NULL};
     const char* args[] = {NULL};
     tu_spawn(r, tu_helper("helper_overrun"), args, env, NULL, 120);
-    if (r->status != 0) tu_proc_dump(r, "helper_overrun");
-    assert_int_equal(r->status, 0);
+    tu_expect_status(r, 0, "helper_overrun");
 }
 
 static void check_overrun_lines(const tu_proc* r, const char* kernel_zone0, const char* kernel_zone1)
@@ -805,22 +792,25 @@ static void check_overrun_lines(const tu_proc* r, const char* kernel_zone0, cons
         const char* zone = d ? kernel_zone1 : kernel_zone0;
         snprintf(want, sizeof want,
                  "kernel-past-end-clmsync %u: -9007 clmsync: overrun: 32 byte(s) written past the end of the "
-                 "4000-byte allocation at ", d);
+                 "4000-byte allocation at ",
+                 d);
         assert_contains(r->out, want);
-        snprintf(want, sizeof want, "kernel-past-end-clwait %u: -9007 clwait: overrun: 32 byte(s) written past the end", d);
+        snprintf(want, sizeof want, "kernel-past-end-clwait %u: -9007 clwait: overrun: 32 byte(s) written past the end",
+                 d);
         assert_contains(r->out, want);
         snprintf(want, sizeof want, "allocation at 0x");
         assert_contains(r->out, want);
         snprintf(want, sizeof want, " (%s", zone);
         assert_contains(r->out, want);
         assert_contains(r->out, "); last kernel launched on it: 'over'");
-        snprintf(want, sizeof want, "after-report-clmsync %u: ok", d);  /* reported once */
+        snprintf(want, sizeof want, "after-report-clmsync %u: ok", d); /* reported once */
         assert_contains(r->out, want);
         snprintf(want, sizeof want, "values %u: ok", d);
         assert_contains(r->out, want);
         snprintf(want, sizeof want,
                  "host-past-end-clfree %u: -9007 clfree: overrun: 1 byte(s) written past the end of the 100-byte "
-                 "allocation", d);
+                 "allocation",
+                 d);
         assert_contains(r->out, want);
         snprintf(want, sizeof want, "freed-anyway %u: ok", d);
         assert_contains(r->out, want);
@@ -895,44 +885,41 @@ static void test_clmsyncn_bad_ranges_fail_with_a_message(void** state)
     clfree(a);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clmalloc_returns_page_aligned_memory),
-        cmocka_unit_test(test_clsizeofmem_not_an_allocation_start_is_zero),
-        cmocka_unit_test(test_stdcl_mem_base_finds_every_page_of_a_large_allocation),
-        cmocka_unit_test(test_stdcl_mem_base_keeps_many_small_allocations_apart),
-        cmocka_unit_test(test_clmalloc_ro_and_wo_set_buffer_access),
-        cmocka_unit_test(test_clmrealloc_grows_keeping_contents),
-        cmocka_unit_test(test_clmrealloc_shrinks_keeping_prefix),
-        cmocka_unit_test(test_clmrealloc_null_allocates),
-        cmocka_unit_test(test_clmrealloc_failure_keeps_old_allocation),
-        cmocka_unit_test(test_clmctl_reserved_operations),
-        cmocka_unit_test(test_clmsync_roundtrip_device0),
-        cmocka_unit_test(test_clmsync_roundtrip_device1),
-        cmocka_unit_test(test_clmsync_nowait_roundtrip_with_clwait),
-        cmocka_unit_test(test_clmsync_two_devices_at_once),
-        cmocka_unit_test(test_clmsync_returns_event_caller_can_own),
-        cmocka_unit_test(test_clmalloc_detached_attach_detach),
-        cmocka_unit_test(test_clmalloc_detached_ignores_context),
-        cmocka_unit_test(test_clmcopy_copies_device_copies),
-        cmocka_unit_test(test_clmcopy_copies_the_smaller_size),
-        cmocka_unit_test(test_clarg_set_global_interior_pointer_views_from_pointer),
-        cmocka_unit_test(test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree),
-        cmocka_unit_test(test_clarg_set_global_after_clfree_binds_the_new_allocation),
-        cmocka_unit_test(test_clarg_set_global_misaligned_interior_pointer_fails),
-        cmocka_unit_test(test_stdcl_mem_align_is_the_devices_alignment_in_bytes),
-        cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
-        cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
-        cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
-        cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
-        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_two_queues),
-        cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),
-        cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
-        cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
-        cmocka_unit_test(test_clmsyncn_brings_back_a_slice_only),
-        cmocka_unit_test(test_clmsyncn_bad_ranges_fail_with_a_message),
-    };
-    return cmocka_run_group_tests_name("memory", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clmalloc_returns_page_aligned_memory),
+    cmocka_unit_test(test_clsizeofmem_not_an_allocation_start_is_zero),
+    cmocka_unit_test(test_stdcl_mem_base_finds_every_page_of_a_large_allocation),
+    cmocka_unit_test(test_stdcl_mem_base_keeps_many_small_allocations_apart),
+    cmocka_unit_test(test_clmalloc_ro_and_wo_set_buffer_access),
+    cmocka_unit_test(test_clmrealloc_grows_keeping_contents),
+    cmocka_unit_test(test_clmrealloc_shrinks_keeping_prefix),
+    cmocka_unit_test(test_clmrealloc_null_allocates),
+    cmocka_unit_test(test_clmrealloc_failure_keeps_old_allocation),
+    cmocka_unit_test(test_clmctl_reserved_operations),
+    cmocka_unit_test(test_clmsync_roundtrip_device0),
+    cmocka_unit_test(test_clmsync_roundtrip_device1),
+    cmocka_unit_test(test_clmsync_nowait_roundtrip_with_clwait),
+    cmocka_unit_test(test_clmsync_two_devices_at_once),
+    cmocka_unit_test(test_clmsync_returns_event_caller_can_own),
+    cmocka_unit_test(test_clmalloc_detached_attach_detach),
+    cmocka_unit_test(test_clmalloc_detached_ignores_context),
+    cmocka_unit_test(test_clmcopy_copies_device_copies),
+    cmocka_unit_test(test_clmcopy_copies_the_smaller_size),
+    cmocka_unit_test(test_clarg_set_global_interior_pointer_views_from_pointer),
+    cmocka_unit_test(test_clarg_set_global_interior_pointer_reuses_one_sub_buffer_until_clfree),
+    cmocka_unit_test(test_clarg_set_global_after_clfree_binds_the_new_allocation),
+    cmocka_unit_test(test_clarg_set_global_misaligned_interior_pointer_fails),
+    cmocka_unit_test(test_stdcl_mem_align_is_the_devices_alignment_in_bytes),
+    cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
+    cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
+    cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
+    cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
+    cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_two_queues),
+    cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),
+    cmocka_unit_test(test_stdcl_check_reports_overruns_in_host_memory),
+    cmocka_unit_test(test_stdcl_check_reports_overruns_in_device_buffers),
+    cmocka_unit_test(test_clmsyncn_brings_back_a_slice_only),
+    cmocka_unit_test(test_clmsyncn_bad_ranges_fail_with_a_message),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "memory", tests, setup, tu_close_kernels); }

@@ -112,14 +112,11 @@ static void test_nbody_mpi_two_ranks_match_one_process(void** state)
     (void)state;
     tu_proc r;
     run_nbody_mpi(&r, 2, "1000");
-    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 2 nbody_mpi --check");
-    assert_int_equal(r.status, 0);
+    tu_expect_pass(&r, "mpirun -np 2 nbody_mpi --check", "check: PASS");
     assert_contains(r.out, "nbody_mpi: 2 rank(s), 4 device(s) in all"); /* 2 PoCL devices each */
     assert_contains(r.out, "check 2 rank(s) vs one process: 3 steps, N=1000");
     assert_contains(r.out, "check 2 rank(s) vs double reference");
-    assert_contains(r.out, "check: PASS");
     assert_int_equal(tu_count(r.out, "check: PASS"), 1); /* rank 0 alone reports */
-    assert_false(tu_contains(r.out, "FAIL"));
     tu_proc_free(&r);
 }
 
@@ -128,12 +125,9 @@ static void test_nbody_mpi_three_ranks_uneven_match_one_process(void** state)
     (void)state;
     tu_proc r;
     run_nbody_mpi(&r, 3, "1001"); /* 1001 = 334 + 334 + 333 */
-    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 3 nbody_mpi --check");
-    assert_int_equal(r.status, 0);
+    tu_expect_pass(&r, "mpirun -np 3 nbody_mpi --check", "check: PASS");
     assert_contains(r.out, "nbody_mpi: 3 rank(s), 6 device(s) in all");
     assert_contains(r.out, "check 3 rank(s) vs one process: 3 steps, N=1001");
-    assert_contains(r.out, "check: PASS");
-    assert_false(tu_contains(r.out, "FAIL"));
     tu_proc_free(&r);
 }
 
@@ -154,16 +148,16 @@ static void test_stdcpu_lock_auto_four_ranks_two_devices(void** state)
     const char* args[] = {"barrier", "4", bar, NULL};
     tu_proc r;
     run_mpi(&r, 4, extra, tu_helper("helper_env"), args, NULL);
-    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 4 helper_env");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "mpirun -np 4 helper_env");
     if (tu_count(r.out, "stdcpu=1 ") != 2) tu_proc_dump(&r, "mpirun -np 4 helper_env");
     assert_int_equal(tu_count(r.out, "stdcpu=1 "), 2);
     assert_int_equal(tu_count(r.out, "stdcpu=0 "), 2);
     assert_int_equal(tu_count(r.out, "leased platform device(s) 0\n"), 1);
     assert_int_equal(tu_count(r.out, "leased platform device(s) 1\n"), 1);
     assert_int_equal(tu_count(r.err, "every stdcpu device is leased to another process (2 tried); stdcpu is NULL"), 2);
-    assert_int_equal(tu_count(r.out, "null stdcpu: the context is NULL; at load time: stdcpu: "
-                                     "STDCPU_LOCK=auto (local rank"),
+    assert_int_equal(tu_count(r.out,
+                              "null stdcpu: the context is NULL; at load time: stdcpu: "
+                              "STDCPU_LOCK=auto (local rank"),
                      2);
     tu_proc_free(&r);
     free(bar);
@@ -183,14 +177,15 @@ static void test_stdclinfo_shows_rank_and_lease_under_mpirun(void** state)
     const char* extra[] = {"-x", "STDCPU_LOCK=auto", "-x", "STDCPU_MAX_NDEV=1", "-x", tmpdir, NULL};
     tu_proc r;
     run_mpi(&r, 2, extra, tool, NULL, NULL);
-    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 2 stdclinfo");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "mpirun -np 2 stdclinfo");
     assert_contains(r.out, "rank 0 of 2 on ");
     assert_contains(r.out, "rank 1 of 2 on ");
     assert_contains(r.out, "(Open MPI; local rank 1)");
     /* Local rank r starts at device r: each rank has its own. */
-    assert_contains(r.out, "STDCPU_LOCK=auto (local rank 0 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 0");
-    assert_contains(r.out, "STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1");
+    assert_contains(r.out,
+                    "STDCPU_LOCK=auto (local rank 0 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 0");
+    assert_contains(r.out,
+                    "STDCPU_LOCK=auto (local rank 1 of 2, OMPI_COMM_WORLD_LOCAL_RANK) leased platform device(s) 1");
     assert_contains(r.out, "  STDCPU_LOCK=auto\n");
     tu_proc_free(&r);
     free(dir);
@@ -250,8 +245,7 @@ static void test_lock_mpi_two_ranks_lease_one_device_each(void** state)
     enum { NP = 2, N = 100 };
     tu_proc r;
     run_lock_mpi(&r, NP, "100");
-    if (r.status != 0) tu_proc_dump(&r, "mpirun -np 2 lock_mpi");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "mpirun -np 2 lock_mpi");
     /* Each rank leased a device of its own, and says so. */
     int d0 = leased_device(r.out, 0), d1 = leased_device(r.out, 1);
     if (d0 < 0 || d1 < 0 || d0 == d1) tu_proc_dump(&r, "lock_mpi");
@@ -302,8 +296,9 @@ static void test_lock_mpi_three_ranks_two_devices_one_reports_null(void** state)
         } else {
             without = k;
             assert_contains(line, ": FAILED: ");
-            assert_contains(line, "STDCPU_LOCK=31415: every stdcpu device is leased to another process (2 tried); "
-                                  "stdcpu is NULL");
+            assert_contains(line,
+                            "STDCPU_LOCK=31415: every stdcpu device is leased to another process (2 tried); "
+                            "stdcpu is NULL");
         }
     }
     assert_int_equal(held[0], 1);
@@ -314,16 +309,13 @@ static void test_lock_mpi_three_ranks_two_devices_one_reports_null(void** state)
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nbody_mpi_two_ranks_match_one_process),
-        cmocka_unit_test(test_nbody_mpi_three_ranks_uneven_match_one_process),
-        cmocka_unit_test(test_stdcpu_lock_auto_four_ranks_two_devices),
-        cmocka_unit_test(test_stdclinfo_shows_rank_and_lease_under_mpirun),
-        cmocka_unit_test(test_lock_mpi_two_ranks_lease_one_device_each),
-        cmocka_unit_test(test_lock_mpi_three_ranks_two_devices_one_reports_null),
-    };
-    return cmocka_run_group_tests_name("mpi", tests, find_mpirun, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_nbody_mpi_two_ranks_match_one_process),
+    cmocka_unit_test(test_nbody_mpi_three_ranks_uneven_match_one_process),
+    cmocka_unit_test(test_stdcpu_lock_auto_four_ranks_two_devices),
+    cmocka_unit_test(test_stdclinfo_shows_rank_and_lease_under_mpirun),
+    cmocka_unit_test(test_lock_mpi_two_ranks_lease_one_device_each),
+    cmocka_unit_test(test_lock_mpi_three_ranks_two_devices_one_reports_null),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "mpi", tests, find_mpirun, NULL); }

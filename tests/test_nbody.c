@@ -31,11 +31,8 @@ static void test_nbody_one_device_matches_double_precision(void** state)
     const char* args[] = {"-c", "cpu", "--check", "-q", NULL};
     tu_proc r;
     run_nbody(&r, "nbody", args);
-    if (r.status != 0) tu_proc_dump(&r, "nbody --check");
-    assert_int_equal(r.status, 0);
+    tu_expect_pass(&r, "nbody --check", ": PASS");
     assert_contains(r.out, "check stdcl vs double reference");
-    assert_contains(r.out, ": PASS");
-    assert_false(tu_contains(r.out, "FAIL"));
     tu_proc_free(&r);
 }
 
@@ -45,13 +42,10 @@ static void test_nbody_multi_two_devices_match_one_device_and_double(void** stat
     const char* args[] = {"-c", "cpu", "-d", "2", "--check", "-q", NULL};
     tu_proc r;
     run_nbody(&r, "nbody_multi", args);
-    if (r.status != 0) tu_proc_dump(&r, "nbody_multi -d 2 --check");
-    assert_int_equal(r.status, 0);
+    tu_expect_pass(&r, "nbody_multi -d 2 --check", "check: PASS");
     assert_contains(r.out, "2 device(s)");
     assert_contains(r.out, "check 2 devices vs one device");
     assert_contains(r.out, "check 2 devices vs double reference");
-    assert_contains(r.out, "check: PASS");
-    assert_false(tu_contains(r.out, "FAIL"));
     tu_proc_free(&r);
 }
 
@@ -61,7 +55,7 @@ static void test_nbody_bad_body_count_exits_2(void** state)
     const char* args[] = {"-n", "abc", NULL};
     tu_proc r;
     run_nbody(&r, "nbody", args);
-    assert_int_equal(r.status, 2);
+    tu_expect_status(&r, 2, "nbody -n abc");
     assert_contains(r.err, "-n expects an integer, not 'abc'");
     tu_proc_free(&r);
 }
@@ -72,20 +66,16 @@ static void test_nbody_multi_too_many_devices_exits_2(void** state)
     const char* args[] = {"-c", "cpu", "-d", "9", "-q", NULL};
     tu_proc r;
     run_nbody(&r, "nbody_multi", args);
-    if (r.status != 2) tu_proc_dump(&r, "nbody_multi -d 9");
-    assert_int_equal(r.status, 2);
+    tu_expect_status(&r, 2, "nbody_multi -d 9");
     assert_contains(r.err, "-d");
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nbody_one_device_matches_double_precision),
-        cmocka_unit_test(test_nbody_multi_two_devices_match_one_device_and_double),
-        cmocka_unit_test(test_nbody_bad_body_count_exits_2),
-        cmocka_unit_test(test_nbody_multi_too_many_devices_exits_2),
-    };
-    return cmocka_run_group_tests_name("nbody", tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_nbody_one_device_matches_double_precision),
+    cmocka_unit_test(test_nbody_multi_two_devices_match_one_device_and_double),
+    cmocka_unit_test(test_nbody_bad_body_count_exits_2),
+    cmocka_unit_test(test_nbody_multi_too_many_devices_exits_2),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "nbody", tests, NULL, NULL); }

@@ -42,25 +42,38 @@ static void run_report(tu_proc* r, const char* const* env)
     assert_contains(r->out, "report ok");
 }
 
+/* Occurrence n (0: the first) of head in text, or NULL. */
+static const char* nth_match(const char* text, const char* head, int n)
+{
+    const char* p = text;
+    for (int i = 0; p && i <= n; i++) {
+        p = strstr(p, head);
+        if (p && i < n) p += strlen(head);
+    }
+    return p;
+}
+
+/* A copy of the text from p up to end (NULL: all of it); the caller frees it. */
+static char* copy_to(const char* p, const char* end)
+{
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char* s = (char*)malloc(len + 1);
+    memcpy(s, p, len);
+    s[len] = '\0';
+    return s;
+}
+
 /* The text of context block n (0: the first) labelled label in a table
  * report, up to the next blank line; the caller frees it. */
 static char* context_block(const char* report, const char* label, int n)
 {
     char head[128];
     snprintf(head, sizeof head, "\n%s: platform '", label);
-    const char* p = report;
-    for (int i = 0; p && i <= n; i++) {
-        p = strstr(p, head);
-        if (p && i < n) p += strlen(head);
-    }
+    const char* p = nth_match(report, head, n);
     if (!p) return NULL;
     p += 1;
     const char* end = strstr(p, "\n\n");
-    size_t len = end ? (size_t)(end - p) + 1 : strlen(p);
-    char* s = (char*)malloc(len + 1);
-    memcpy(s, p, len);
-    s[len] = '\0';
-    return s;
+    return copy_to(p, end ? end + 1 : NULL);
 }
 
 /* The text of "  device N:" in a context block, up to the next device. */
@@ -112,7 +125,7 @@ static double report_seconds(const char* report)
 static void check_kernel(const char* part, const char* name, double launches, double wall_s)
 {
     double v[4];
-    assert_int_equal(row_values(part, name, v, 4), 4);  /* launches, total ms, mean us, max us */
+    assert_int_equal(row_values(part, name, v, 4), 4); /* launches, total ms, mean us, max us */
     assert_true(v[0] == launches);
     assert_true(v[1] > 0 && v[1] <= wall_s * 1e3);
     /* mean x launches = total, within the rounding of total (0.5 us) and mean (0.005 us) */
@@ -125,7 +138,7 @@ static void check_kernel(const char* part, const char* name, double launches, do
 static void check_transfer(const char* part, const char* name, double count, double bytes)
 {
     double v[3];
-    assert_int_equal(row_values(part, name, v, 3), 3);  /* count, bytes, total ms (then GB/s or "no copy") */
+    assert_int_equal(row_values(part, name, v, 3), 3); /* count, bytes, total ms (then GB/s or "no copy") */
     assert_true(v[0] == count);
     assert_true(v[1] == bytes);
     assert_true(v[2] >= 0);
@@ -142,7 +155,7 @@ static void test_table_has_exact_counts_in_copy_mode(void** state)
     char* cpu = context_block(r.err, "stdcpu", 0);
     if (!cpu) tu_proc_dump(&r, "no stdcpu block");
     assert_non_null(cpu);
-    assert_contains(cpu, "builds: 2 compiled in ");  /* the kernels', clreduce's */
+    assert_contains(cpu, "builds: 2 compiled in "); /* the kernels', clreduce's */
     assert_contains(cpu, "(2 program cache miss(es)); 0 from the program cache (hits)");
     assert_contains(cpu, "1 clopen of a program already open");
     char part[4096];
@@ -155,7 +168,7 @@ static void test_table_has_exact_counts_in_copy_mode(void** state)
     assert_null(strstr(part, "zero-copy"));
     assert_null(strstr(part, "not timed"));
     assert_non_null(device_part(cpu, 1, part, sizeof part));
-    check_kernel(part, "twice", 4, wall);  /* never waited for: timed at exit */
+    check_kernel(part, "twice", 4, wall); /* never waited for: timed at exit */
     check_transfer(part, "clmsync to device", 1, 4096);
     assert_null(strstr(part, "clmsync to host"));
     assert_null(strstr(part, "not timed"));
@@ -188,7 +201,7 @@ static void test_table_counts_zero_copy_syncs_apart(void** state)
     assert_non_null(cpu);
     char part[4096];
     assert_non_null(device_part(cpu, 0, part, sizeof part));
-    if (strstr(part, "clmsync to device")) {  /* the probe found no zero-copy here */
+    if (strstr(part, "clmsync to device")) { /* the probe found no zero-copy here */
         free(cpu);
         tu_proc_free(&r);
         skip();
@@ -304,18 +317,8 @@ static char* json_context(const char* json, const char* label, int n)
 {
     char key[128];
     snprintf(key, sizeof key, "{\"label\": \"%s\"", label);
-    const char* p = json;
-    for (int i = 0; p && i <= n; i++) {
-        p = strstr(p, key);
-        if (p && i < n) p += strlen(key);
-    }
-    if (!p) return NULL;
-    const char* end = strstr(p + 1, "{\"label\": ");
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    char* s = (char*)malloc(len + 1);
-    memcpy(s, p, len);
-    s[len] = '\0';
-    return s;
+    const char* p = nth_match(json, key, n);
+    return p ? copy_to(p, strstr(p + 1, "{\"label\": ")) : NULL;
 }
 
 static void test_json_to_a_file_named_by_pid(void** state)
@@ -328,7 +331,7 @@ static void test_json_to_a_file_named_by_pid(void** state)
     const char* env[] = {var, "STDCL_PROFILE_FORMAT=json", "STDCL_ZERO_COPY=0", NULL};
     tu_proc r;
     run_report(&r, env);
-    assert_null(strstr(r.err, "stdcl profile"));  /* the file has it, not stderr */
+    assert_null(strstr(r.err, "stdcl profile")); /* the file has it, not stderr */
     long pid = 0;
     assert_int_equal(sscanf(r.out, "pid %ld", &pid), 1);
     char path[PATH_MAX + 64];
@@ -390,40 +393,53 @@ static void test_off_prints_nothing(void** state)
     }
 }
 
+/* run_report with env: stderr says why, and a table report follows there. */
+static void expect_table_on_stderr(const char* const* env, const char* why)
+{
+    tu_proc r;
+    run_report(&r, env);
+    assert_contains(r.err, why);
+    assert_contains(r.err, "stdcl profile: process ");
+    assert_contains(r.err, "\nstdcpu: platform '");
+    tu_proc_free(&r);
+}
+
 static void test_unwritable_path_falls_back_to_stderr(void** state)
 {
     (void)state;
     const char* env[] = {"STDCL_PROFILE=/nonexistent-stdcl-dir/profile.txt", "STDCL_PROFILE_FORMAT", NULL};
-    tu_proc r;
-    run_report(&r, env);
-    assert_contains(r.err, "stdcl: STDCL_PROFILE: cannot write '/nonexistent-stdcl-dir/profile.txt' (No such file or "
-                           "directory); the profile follows here");
-    assert_contains(r.err, "stdcl profile: process ");
-    assert_contains(r.err, "\nstdcpu: platform '");
-    tu_proc_free(&r);
+    expect_table_on_stderr(env,
+                           "stdcl: STDCL_PROFILE: cannot write '/nonexistent-stdcl-dir/profile.txt' (No such "
+                           "file or directory); the profile follows here");
 }
 
 static void test_unknown_format_says_so_and_prints_a_table(void** state)
 {
     (void)state;
     const char* env[] = {"STDCL_PROFILE=1", "STDCL_PROFILE_FORMAT=xml", NULL};
-    tu_proc r;
-    run_report(&r, env);
-    assert_contains(r.err, "stdcl: STDCL_PROFILE_FORMAT='xml' is not 'table' or 'json': a table follows");
-    assert_contains(r.err, "stdcl profile: process ");
-    tu_proc_free(&r);
+    expect_table_on_stderr(env, "stdcl: warning: STDCL_PROFILE_FORMAT='xml' is not 'table' or 'json': a table follows");
 }
 
-int main(void)
+/* STDCL_PROFILE takes the on/off words of every switch: "yes" is on (the table on
+ * standard error), not a file named "yes". */
+static void test_profile_yes_means_on(void** state)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_has_exact_counts_in_copy_mode),
-        cmocka_unit_test(test_table_counts_zero_copy_syncs_apart),
-        cmocka_unit_test(test_json_checker_refuses_broken_text),
-        cmocka_unit_test(test_json_to_a_file_named_by_pid),
-        cmocka_unit_test(test_off_prints_nothing),
-        cmocka_unit_test(test_unwritable_path_falls_back_to_stderr),
-        cmocka_unit_test(test_unknown_format_says_so_and_prints_a_table),
-    };
-    return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+    (void)state;
+    const char* env[] = {"STDCL_PROFILE=yes", "STDCL_PROFILE_FORMAT", NULL};
+    expect_table_on_stderr(env, "stdcl profile: process ");
+    struct stat st;
+    assert_int_not_equal(stat("yes", &st), 0);
 }
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_table_has_exact_counts_in_copy_mode),
+    cmocka_unit_test(test_profile_yes_means_on),
+    cmocka_unit_test(test_table_counts_zero_copy_syncs_apart),
+    cmocka_unit_test(test_json_checker_refuses_broken_text),
+    cmocka_unit_test(test_json_to_a_file_named_by_pid),
+    cmocka_unit_test(test_off_prints_nothing),
+    cmocka_unit_test(test_unwritable_path_falls_back_to_stderr),
+    cmocka_unit_test(test_unknown_format_says_so_and_prints_a_table),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "profile", tests, NULL, NULL); }

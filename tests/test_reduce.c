@@ -63,35 +63,20 @@ static int teardown(void** state)
     return 0;
 }
 
-/* Host answers over x[0..n). */
-static double host_f(const float* x, size_t n, int op)
-{
-    double a = x[0];
-    for (size_t k = 1; k < n; k++)
-        a = op == CL_REDUCE_SUM ? a + x[k] : op == CL_REDUCE_MIN ? (x[k] < a ? x[k] : a) : (x[k] > a ? x[k] : a);
-    return a;
-}
-static double host_d(const double* x, size_t n, int op)
-{
-    double a = x[0];
-    for (size_t k = 1; k < n; k++)
-        a = op == CL_REDUCE_SUM ? a + x[k] : op == CL_REDUCE_MIN ? (x[k] < a ? x[k] : a) : (x[k] > a ? x[k] : a);
-    return a;
-}
-static long long host_i(const int* x, size_t n, int op)
-{
-    long long a = x[0];
-    for (size_t k = 1; k < n; k++)
-        a = op == CL_REDUCE_SUM ? a + x[k] : op == CL_REDUCE_MIN ? (x[k] < a ? x[k] : a) : (x[k] > a ? x[k] : a);
-    return a;
-}
-static long host_l(const long* x, size_t n, int op)
-{
-    long a = x[0];
-    for (size_t k = 1; k < n; k++)
-        a = op == CL_REDUCE_SUM ? a + x[k] : op == CL_REDUCE_MIN ? (x[k] < a ? x[k] : a) : (x[k] > a ? x[k] : a);
-    return a;
-}
+/* The host's answer over x[0..n) of elem, summed in acc (one function a
+ * type: host_f, host_d, host_i, host_l). */
+#define HOST_REDUCE(name, elem, acc)                                                                                   \
+    static acc name(const elem* x, size_t n, int op)                                                                   \
+    {                                                                                                                  \
+        acc a = x[0];                                                                                                  \
+        for (size_t k = 1; k < n; k++)                                                                                 \
+            a = op == CL_REDUCE_SUM ? a + x[k] : op == CL_REDUCE_MIN ? (x[k] < a ? x[k] : a) : (x[k] > a ? x[k] : a);  \
+        return a;                                                                                                      \
+    }
+HOST_REDUCE(host_f, float, double)
+HOST_REDUCE(host_d, double, double)
+HOST_REDUCE(host_i, int, long long)
+HOST_REDUCE(host_l, long, long)
 
 /* Every type and op over x[off..off+n) on devnum. */
 static void check_all(unsigned devnum, size_t off, size_t n)
@@ -195,7 +180,7 @@ static void test_clreduce_bad_arguments_fail_with_a_message(void** state)
         assert_int_equal(clreduce(stddev, 0, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
         assert_contains(clerror(), "attached to another context");
     }
-    assert_float_equal(r, 42.0f, 0.0);  /* nothing written on failure */
+    assert_float_equal(r, 42.0f, 0.0); /* nothing written on failure */
 }
 
 static void test_clreduce_repeated_calls_reuse_the_kernels(void** state)
@@ -211,18 +196,15 @@ static void test_clreduce_repeated_calls_reuse_the_kernels(void** state)
     }
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clreduce_every_type_and_op_on_both_devices),
-        cmocka_unit_test(test_clreduce_every_type_and_op_on_one_device),
-        cmocka_unit_test(test_clreduce_sizes_that_are_not_multiples_of_anything),
-        cmocka_unit_test(test_clreduce_interior_pointer_reduces_from_there),
-        cmocka_unit_test(test_clreduce_strided_layout_gives_the_same_answers),
-        cmocka_unit_test(test_clreduce_int_sum_wraps_around),
-        cmocka_unit_test(test_clreduce_bad_arguments_fail_with_a_message),
-        cmocka_unit_test(test_clreduce_repeated_calls_reuse_the_kernels),
-    };
-    return cmocka_run_group_tests_name("reduce", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clreduce_every_type_and_op_on_both_devices),
+    cmocka_unit_test(test_clreduce_every_type_and_op_on_one_device),
+    cmocka_unit_test(test_clreduce_sizes_that_are_not_multiples_of_anything),
+    cmocka_unit_test(test_clreduce_interior_pointer_reduces_from_there),
+    cmocka_unit_test(test_clreduce_strided_layout_gives_the_same_answers),
+    cmocka_unit_test(test_clreduce_int_sum_wraps_around),
+    cmocka_unit_test(test_clreduce_bad_arguments_fail_with_a_message),
+    cmocka_unit_test(test_clreduce_repeated_calls_reuse_the_kernels),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "reduce", tests, setup, teardown); }

@@ -40,49 +40,79 @@
 
 enum {
     MAX_THREADS = 256,
-    MAX_BUFS = 6,    /* live allocations per thread */
-    MAX_HELD = 3,    /* open references to stress.cl per thread */
-    MIN_OPS = 40,    /* random operations per thread, at least */
-    LOCAL = 64,      /* one work-group size: PoCL compiles each new one */
+    MAX_BUFS = 6, /* live allocations per thread */
+    MAX_HELD = 3, /* open references to stress.cl per thread */
+    MIN_OPS = 40, /* random operations per thread, at least */
+    LOCAL = 64, /* one work-group size: PoCL compiles each new one */
 };
 
 /* The kinds of operation, counted over all threads. */
 enum {
-    OP_OPEN, OP_CLOSE, OP_MALLOC, OP_FREE, OP_FORKA, OP_FORK, OP_SYNC_DEVICE, OP_SYNC_HOST, OP_WAIT,
-    OP_TRANSIENT, OP_NOWAIT, OP_INTERIOR, OP_FREE_PENDING, OP_COPY, OP_REDUCE, OP_SYNCN, OP_FORK_AGAIN, NOPS
+    OP_OPEN,
+    OP_CLOSE,
+    OP_MALLOC,
+    OP_FREE,
+    OP_FORKA,
+    OP_FORK,
+    OP_SYNC_DEVICE,
+    OP_SYNC_HOST,
+    OP_WAIT,
+    OP_TRANSIENT,
+    OP_NOWAIT,
+    OP_INTERIOR,
+    OP_FREE_PENDING,
+    OP_COPY,
+    OP_REDUCE,
+    OP_SYNCN,
+    OP_FORK_AGAIN,
+    NOPS
 };
 static const char* const op_names[NOPS] = {
-    "clopen", "clclose", "clmalloc", "clfree", "clforka", "clfork", "clmsync to device", "clmsync to host",
-    "clwait", "open-fork-close", "NOWAIT calls", "interior pointers", "clfree with NOWAIT work pending",
-    "clmcopy", "clreduce", "clmsyncn", "clfork again with arguments bound once",
+    "clopen",
+    "clclose",
+    "clmalloc",
+    "clfree",
+    "clforka",
+    "clfork",
+    "clmsync to device",
+    "clmsync to host",
+    "clwait",
+    "open-fork-close",
+    "NOWAIT calls",
+    "interior pointers",
+    "clfree with NOWAIT work pending",
+    "clmcopy",
+    "clreduce",
+    "clmsyncn",
+    "clfork again with arguments bound once",
 };
 
 static unsigned g_threads = 16;
 static double g_seconds = 3;
 static unsigned long long g_seed;
-static unsigned g_align_ints = 1;      /* sub-buffer alignment, in ints */
-static char g_file[PATH_MAX + 64];      /* tests/kernels/stress.cl */
+static unsigned g_align_ints = 1; /* sub-buffer alignment, in ints */
+static char g_file[PATH_MAX + 64]; /* tests/kernels/stress.cl */
 static char g_transient_file[PATH_MAX + 64]; /* tests/kernels/stress_transient.cl */
 static pthread_mutex_t g_fork_mu = PTHREAD_MUTEX_INITIALIZER; /* axpi_fork's arguments */
-static CLCONTEXT* g_cp;                 /* the context under test */
-static unsigned g_ndev = 2;             /* its devices used (at most 2) */
+static CLCONTEXT* g_cp; /* the context under test */
+static unsigned g_ndev = 2; /* its devices used (at most 2) */
 
 typedef struct {
     int* p;
-    size_t n;          /* ints */
-    int synced[2];     /* device d's copy holds what the host holds */
+    size_t n; /* ints */
+    int synced[2]; /* device d's copy holds what the host holds */
 } buf_t;
 
 typedef struct {
     unsigned id;
     unsigned long long rng;
     /* the shared kernel file */
-    void* h;           /* the handle while held > 0 */
+    void* h; /* the handle while held > 0 */
     int held;
     cl_kernel axpi, axpi_fork;
     buf_t bufs[MAX_BUFS];
     int nbufs;
-    int pending[2];    /* NOWAIT transfers not joined yet, per device */
+    int pending[2]; /* NOWAIT transfers not joined yet, per device */
     int* scratch;
     size_t scratch_n;
     /* results */
@@ -112,27 +142,36 @@ static unsigned long long rnd(worker_t* w)
 
 static unsigned below(worker_t* w, unsigned n) { return n ? (unsigned)(rnd(w) % n) : 0; }
 
-/* Records a failure: what was done and clerror()'s text. */
-static void fail_call(worker_t* w, const char* fmt, ...)
+/* Counts a failure of w; the first one's text is kept: what was done
+ * (fmt, ap), then why (NULL: nothing to add). */
+static void note_failure(worker_t* w, const char* why, const char* fmt, va_list ap)
 {
     char what[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    const char* e = clerror();
-    if (w->failures++ == 0)
-        snprintf(w->first, sizeof w->first, "thread %u: %s: %s", w->id, what, e ? e : "(no clerror message)");
+    if (w->failures++ != 0) return;
+    if (why)
+        snprintf(w->first, sizeof w->first, "thread %u: %s: %s", w->id, what, why);
+    else
+        snprintf(w->first, sizeof w->first, "thread %u: %s", w->id, what);
 }
 
-static void fail_result(worker_t* w, const char* fmt, ...)
+/* A call failed: what was done, and clerror()'s text. */
+static void fail_call(worker_t* w, const char* fmt, ...)
 {
-    char what[512];
+    const char* e = clerror();
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    note_failure(w, e ? e : "(no clerror message)", fmt, ap);
     va_end(ap);
-    if (w->failures++ == 0) snprintf(w->first, sizeof w->first, "thread %u: %s", w->id, what);
+}
+
+/* A result is wrong: what was found. */
+static void fail_result(worker_t* w, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    note_failure(w, NULL, fmt, ap);
+    va_end(ap);
 }
 
 static int event_flag(worker_t* w)
@@ -141,7 +180,7 @@ static int event_flag(worker_t* w)
         w->ops[OP_NOWAIT]++;
         return CL_EVENT_NOWAIT;
     }
-    return below(w, 2) ? CL_EVENT_WAIT : 0;  /* 0 means WAIT */
+    return below(w, 2) ? CL_EVENT_WAIT : 0; /* 0 means WAIT */
 }
 
 /* clwait on device d with a selection that covers `need` (CL_KERNEL_EVENT,
@@ -231,8 +270,8 @@ static void op_malloc(worker_t* w)
 {
     size_t n;
     switch (below(w, 8)) {
-    case 0: n = 1 + below(w, 200); break;                        /* smaller than one work-group */
-    case 1: n = (size_t)LOCAL * (1024 + below(w, 3072)); break;  /* 256 KiB to 1 MiB */
+    case 0: n = 1 + below(w, 200); break; /* smaller than one work-group */
+    case 1: n = (size_t)LOCAL * (1024 + below(w, 3072)); break; /* 256 KiB to 1 MiB */
     default: n = (size_t)LOCAL * (1 + below(w, 128)) + below(w, 3) * below(w, 64); break;
     }
     int flags = below(w, 4) == 0 ? CL_MEM_RW : 0;
@@ -259,8 +298,10 @@ static void op_free(worker_t* w)
     w->bufs[i] = w->bufs[--w->nbufs];
     if (w->pending[0] || w->pending[1]) w->ops[OP_FREE_PENDING]++;
     w->calls++;
-    if (clfree(b.p) != 0) fail_call(w, "clfree(%p, %zu bytes)", (void*)b.p, b.n * sizeof(int));
-    else w->ops[OP_FREE]++;
+    if (clfree(b.p) != 0)
+        fail_call(w, "clfree(%p, %zu bytes)", (void*)b.p, b.n * sizeof(int));
+    else
+        w->ops[OP_FREE]++;
 }
 
 /* A random offset (in ints) a kernel or clmsync may start at in b, leaving
@@ -301,7 +342,7 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     size_t off = pick_offset(w, n, LOCAL);
     size_t g = (size_t)LOCAL * (1 + below(w, (unsigned)((n - off) / LOCAL)));
     unsigned d = below(w, g_ndev);
-    int k = (int)below(w, 1001) - 500;  /* |a[i] * k + i| < 2^31 */
+    int k = (int)below(w, 1001) - 500; /* |a[i] * k + i| < 2^31 */
     int sentinel = -(int)(rnd(w) & 0x7fffffff);
     int abase = fill(w, a);
     for (size_t i = 0; i < c->n; i++) c->p[i] = sentinel;
@@ -368,8 +409,10 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
         freed_a = 1;
     }
     /* The last command on the in-order queue decides what must be joined. */
-    if (fh & CL_EVENT_NOWAIT) need = CL_MEM_EVENT;
-    else need = 0;
+    if (fh & CL_EVENT_NOWAIT)
+        need = CL_MEM_EVENT;
+    else
+        need = 0;
     if (need || below(w, 4) == 0) {
         if (join(w, d, need) != 0) return;
     }
@@ -379,10 +422,12 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
         int want = sentinel;
         if (i >= off && i < off + g) want = (abase + (int)(i * 7)) * k + (int)(i - off);
         if (c->p[i] != want) {
-            fail_result(w, "%s on device %u, global %zu, offset %zu ints, k %d, flags a 0x%x c 0x%x kernel 0x%x host 0x%x%s: "
-                        "c[%zu] = %d, want %d",
-                        kname, d, g, off, k, (unsigned)fa, (unsigned)fc, (unsigned)fk, (unsigned)fh,
-                        freed_a ? " (a freed before clwait)" : "", i, c->p[i], want);
+            fail_result(
+                w,
+                "%s on device %u, global %zu, offset %zu ints, k %d, flags a 0x%x c 0x%x kernel 0x%x host 0x%x%s: "
+                "c[%zu] = %d, want %d",
+                kname, d, g, off, k, (unsigned)fa, (unsigned)fc, (unsigned)fk, (unsigned)fh,
+                freed_a ? " (a freed before clwait)" : "", i, c->p[i], want);
             break;
         }
     }
@@ -395,15 +440,9 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
     w->ops[use_fork ? OP_FORK : OP_FORKA]++;
 }
 
-static void op_forka(worker_t* w)
-{
-    launch_and_check(w, w->axpi, 0, "axpi");
-}
+static void op_forka(worker_t* w) { launch_and_check(w, w->axpi, 0, "axpi"); }
 
-static void op_fork(worker_t* w)
-{
-    launch_and_check(w, w->axpi_fork, 1, "axpi_fork");
-}
+static void op_fork(worker_t* w) { launch_and_check(w, w->axpi_fork, 1, "axpi_fork"); }
 
 static void op_sync_device(worker_t* w)
 {
@@ -456,7 +495,8 @@ static void op_sync_host(worker_t* w)
     if ((f & CL_EVENT_NOWAIT) && join(w, d, CL_MEM_EVENT) != 0) return;
     for (size_t i = 0; i < b->n; i++)
         if (b->p[i] != w->scratch[i]) {
-            fail_result(w, "clmsync(%p + %zu ints of %zu, device %u, to host, 0x%x) after the device copy was made "
+            fail_result(w,
+                        "clmsync(%p + %zu ints of %zu, device %u, to host, 0x%x) after the device copy was made "
                         "equal: [%zu] = %d, want %d",
                         (void*)b->p, off, b->n, d, (unsigned)f, i, b->p[i], w->scratch[i]);
             break;
@@ -660,7 +700,8 @@ static int setup(void** state)
     } else {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        g_seed = (unsigned long long)ts.tv_sec * 1000003ULL ^ (unsigned long long)ts.tv_nsec ^ (unsigned long long)getpid();
+        g_seed =
+            (unsigned long long)ts.tv_sec * 1000003ULL ^ (unsigned long long)ts.tv_nsec ^ (unsigned long long)getpid();
     }
     for (unsigned d = 0; d < g_ndev; d++) {
         cl_uint bits = 0;
@@ -767,12 +808,9 @@ static void test_stress_copy_mode_mixed_calls_verified(void** state)
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stress_mixed_calls_verified),
-        cmocka_unit_test(test_stress_copy_mode_mixed_calls_verified),
-    };
-    return cmocka_run_group_tests_name("stress", tests, setup, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_stress_mixed_calls_verified),
+    cmocka_unit_test(test_stress_copy_mode_mixed_calls_verified),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "stress", tests, setup, NULL); }

@@ -21,20 +21,16 @@ enum { NTHREADS = 8 };
 
 static void* g_h;
 static void* g_th;
-static cl_kernel g_add;   /* add_int(__global int* a, int v) from memory.cl */
-static cl_kernel g_spin;  /* spin(__global int* a, int n) from threads.cl */
+static cl_kernel g_add; /* add_int(__global int* a, int v) from memory.cl */
+static cl_kernel g_spin; /* spin(__global int* a, int n) from threads.cl */
 
 static int setup(void** state)
 {
     (void)state;
+    const tu_sym memory[] = {{"add_int", &g_add}}, threads[] = {{"spin", &g_spin}};
     if (tu_need_two_cpu_devices() != 0) return -1;
-    g_h = tu_open_kernels("memory.cl");
-    if (!g_h) return -1;
-    g_add = clsym(stdcpu, g_h, "add_int", 0);
-    g_th = tu_open_kernels("threads.cl");
-    if (!g_th) return -1;
-    g_spin = clsym(stdcpu, g_th, "spin", 0);
-    return g_add && g_spin ? 0 : -1;
+    if (tu_open_kernel_syms("memory.cl", &g_h, memory, 1) != 0) return -1;
+    return tu_open_kernel_syms("threads.cl", &g_th, threads, 1);
 }
 
 static int teardown(void** state)
@@ -49,9 +45,9 @@ static int teardown(void** state)
  * asserts must not run in other threads). */
 typedef struct {
     int id;
-    int ops;          /* successful library calls */
-    int failures;     /* failed calls or wrong results */
-    char first[512];  /* the first failure */
+    int ops; /* successful library calls */
+    int failures; /* failed calls or wrong results */
+    char first[512]; /* the first failure */
 } worker_t;
 
 static void note_failure(worker_t* w, const char* what)
@@ -95,12 +91,18 @@ static void* alloc_sync_fork_free(void* arg)
         w->ops++;
         for (int i = 0; i < n; i++) a[i] = i;
         clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
-        if (clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT)) w->ops++;
-        else note_failure(w, "clmsync to device");
-        if (clforka(stdcpu, d, g_add, &ndr, CL_EVENT_WAIT, a, v)) w->ops++;
-        else note_failure(w, "clforka");
-        if (clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT)) w->ops++;
-        else note_failure(w, "clmsync to host");
+        if (clmsync(stdcpu, d, a, CL_MEM_DEVICE | CL_EVENT_WAIT))
+            w->ops++;
+        else
+            note_failure(w, "clmsync to device");
+        if (clforka(stdcpu, d, g_add, &ndr, CL_EVENT_WAIT, a, v))
+            w->ops++;
+        else
+            note_failure(w, "clforka");
+        if (clmsync(stdcpu, d, a, CL_MEM_HOST | CL_EVENT_WAIT))
+            w->ops++;
+        else
+            note_failure(w, "clmsync to host");
         for (int i = 0; i < n; i++)
             if (a[i] != i + v) {
                 char what[128];
@@ -108,8 +110,10 @@ static void* alloc_sync_fork_free(void* arg)
                 note_failure(w, what);
                 break;
             }
-        if (clfree(a) == 0) w->ops++;
-        else note_failure(w, "clfree");
+        if (clfree(a) == 0)
+            w->ops++;
+        else
+            note_failure(w, "clfree");
     }
     if (clerror()) note_failure(w, "clerror() not NULL at the end");
     return NULL;
@@ -125,10 +129,10 @@ enum { CHURN = 1500, RING = 8 };
 typedef struct {
     worker_t w;
     unsigned seed;
-    void* volatile shared;  /* the pair's pointer to free at once */
-    int freed;              /* clfree(shared) == 0 in this thread */
+    void* volatile shared; /* the pair's pointer to free at once */
+    int freed; /* clfree(shared) == 0 in this thread */
     pthread_barrier_t* bar;
-    pthread_barrier_t* all;  /* every thread's churn is done: no clmalloc runs */
+    pthread_barrier_t* all; /* every thread's churn is done: no clmalloc runs */
 } churn_t;
 
 static unsigned churn_rand(unsigned* s)
@@ -174,10 +178,10 @@ static void* registry_churn(void* arg)
      * meanwhile that could take the freed memory). */
     pthread_barrier_wait(c->all);
     for (int round = 0; round < 200; round++) {
-        pthread_barrier_wait(c->bar);  /* the pair's pointer is set */
+        pthread_barrier_wait(c->bar); /* the pair's pointer is set */
         c->freed += clfree(c->shared) == 0;
         clerror();
-        pthread_barrier_wait(c->bar);  /* both done */
+        pthread_barrier_wait(c->bar); /* both done */
     }
     return NULL;
 }
@@ -228,18 +232,37 @@ static void test_registry_churn_and_racing_clfree(void** state)
     check_workers(w, NTHREADS, NTHREADS * CHURN);
 }
 
+/* run_threads' barrier of its n threads: a thread that waits on it starts
+ * its work when all have. */
+static pthread_barrier_t g_start;
+
+/* Runs fn in n threads (n <= NTHREADS), thread i given args + i * size
+ * (element i of an array), and joins them. */
+static void run_threads(int n, void* (*fn)(void*), void* args, size_t size)
+{
+    pthread_t t[NTHREADS];
+    assert_true(n <= NTHREADS);
+    assert_int_equal(pthread_barrier_init(&g_start, NULL, (unsigned)n), 0);
+    for (int i = 0; i < n; i++) assert_int_equal(pthread_create(&t[i], NULL, fn, (char*)args + i * size), 0);
+    for (int i = 0; i < n; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    pthread_barrier_destroy(&g_start);
+}
+
+/* Runs fn in n threads, each given a worker_t of its own (ids 0 to n - 1),
+ * then check_workers. */
+static void run_workers(int n, void* (*fn)(void*), int want_ops)
+{
+    worker_t w[NTHREADS];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < n; i++) w[i].id = i;
+    run_threads(n, fn, w, sizeof w[0]);
+    check_workers(w, n, want_ops);
+}
+
 static void test_threads_alloc_sync_fork_free_concurrently(void** state)
 {
     (void)state;
-    pthread_t t[NTHREADS];
-    worker_t w[NTHREADS];
-    memset(w, 0, sizeof w);
-    for (int i = 0; i < NTHREADS; i++) {
-        w[i].id = i;
-        assert_int_equal(pthread_create(&t[i], NULL, alloc_sync_fork_free, &w[i]), 0);
-    }
-    for (int i = 0; i < NTHREADS; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
-    check_workers(w, NTHREADS, NTHREADS * ITERATIONS * OPS_PER_ITERATION);
+    run_workers(NTHREADS, alloc_sync_fork_free, NTHREADS * ITERATIONS * OPS_PER_ITERATION);
     assert_null(clerror());
 }
 
@@ -248,9 +271,9 @@ static void test_threads_alloc_sync_fork_free_concurrently(void** state)
 typedef struct {
     pthread_barrier_t step;
     int a_rc;
-    int a_null_before;        /* A's clerror() was NULL before A failed */
-    int b_saw_null_after_a;   /* B's clerror() was NULL after A failed */
-    char a_msg[512];          /* A's message, read after B failed too */
+    int a_null_before; /* A's clerror() was NULL before A failed */
+    int b_saw_null_after_a; /* B's clerror() was NULL after A failed */
+    char a_msg[512]; /* A's message, read after B failed too */
     char b_msg[512];
 } cross_t;
 
@@ -259,9 +282,9 @@ static void* thread_a(void* arg)
     cross_t* c = (cross_t*)arg;
     int x = 0;
     c->a_null_before = clerror() == NULL;
-    c->a_rc = clfree(&x);            /* fails in A */
-    pthread_barrier_wait(&c->step);  /* 1: A failed */
-    pthread_barrier_wait(&c->step);  /* 2: B checked and failed */
+    c->a_rc = clfree(&x); /* fails in A */
+    pthread_barrier_wait(&c->step); /* 1: A failed */
+    pthread_barrier_wait(&c->step); /* 2: B checked and failed */
     const char* e = clerror();
     snprintf(c->a_msg, sizeof c->a_msg, "%s", e ? e : "(NULL)");
     return NULL;
@@ -270,12 +293,12 @@ static void* thread_a(void* arg)
 static void* thread_b(void* arg)
 {
     cross_t* c = (cross_t*)arg;
-    pthread_barrier_wait(&c->step);  /* 1 */
+    pthread_barrier_wait(&c->step); /* 1 */
     c->b_saw_null_after_a = clerror() == NULL;
     clopen(stdcpu, "thread_b_missing_file_q9.cl", 0); /* fails in B */
     const char* e = clerror();
     snprintf(c->b_msg, sizeof c->b_msg, "%s", e ? e : "(NULL)");
-    pthread_barrier_wait(&c->step);  /* 2 */
+    pthread_barrier_wait(&c->step); /* 2 */
     return NULL;
 }
 
@@ -294,20 +317,18 @@ static void test_clerror_does_not_cross_threads(void** state)
     pthread_barrier_destroy(&c.step);
     assert_true(c.a_null_before);
     assert_true(c.a_rc < 0);
-    assert_true(c.b_saw_null_after_a);  /* A's failure is not B's */
+    assert_true(c.b_saw_null_after_a); /* A's failure is not B's */
     assert_contains(c.b_msg, "thread_b_missing_file_q9.cl");
-    assert_contains(c.a_msg, "clmalloc");  /* A keeps its own message */
+    assert_contains(c.a_msg, "clmalloc"); /* A keeps its own message */
     assert_not_contains(c.a_msg, "thread_b_missing_file_q9.cl");
-    assert_null(clerror());  /* and the test's thread has none */
+    assert_null(clerror()); /* and the test's thread has none */
 }
 
 /* ------------------------------------------------------------------------ */
 
-static const char* k_shared_src =
-    "__kernel void shared_src_kernel(__global int* a) { a[get_global_id(0)] *= 3; }\n";
+static const char* k_shared_src = "__kernel void shared_src_kernel(__global int* a) { a[get_global_id(0)] *= 3; }\n";
 
 typedef struct {
-    pthread_barrier_t* start;
     void* handle;
     cl_kernel kernel;
     char err[512];
@@ -316,7 +337,7 @@ typedef struct {
 static void* open_same_source(void* arg)
 {
     opener_t* o = (opener_t*)arg;
-    pthread_barrier_wait(o->start);
+    pthread_barrier_wait(&g_start);
     o->handle = clsopen(stdcpu, k_shared_src, CLLD_NOW);
     o->kernel = o->handle ? clsym(stdcpu, o->handle, "shared_src_kernel", 0) : NULL;
     if (!o->kernel) {
@@ -329,17 +350,9 @@ static void* open_same_source(void* arg)
 static void test_threads_clsopen_same_source_concurrently(void** state)
 {
     (void)state;
-    pthread_barrier_t start;
-    assert_int_equal(pthread_barrier_init(&start, NULL, NTHREADS), 0);
-    pthread_t t[NTHREADS];
     opener_t o[NTHREADS];
     memset(o, 0, sizeof o);
-    for (int i = 0; i < NTHREADS; i++) {
-        o[i].start = &start;
-        assert_int_equal(pthread_create(&t[i], NULL, open_same_source, &o[i]), 0);
-    }
-    for (int i = 0; i < NTHREADS; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
-    pthread_barrier_destroy(&start);
+    run_threads(NTHREADS, open_same_source, o, sizeof o[0]);
     for (int i = 0; i < NTHREADS; i++) {
         if (!o[i].kernel) print_error("thread %d: %s\n", i, o[i].err);
         assert_non_null(o[i].kernel);
@@ -357,11 +370,6 @@ static void test_threads_clsopen_same_source_concurrently(void** state)
 
 enum { SHARED_THREADS = 4, SHARED_ROUNDS = 40, SHARED_N = 1 << 18 };
 
-typedef struct {
-    worker_t w;
-    pthread_barrier_t* start;
-} shared_t;
-
 /* NOWAIT transfers and kernels on device 0, shared by every thread, each
  * joined by that thread's clwait: after clwait returns, the thread's own
  * results must be complete, whichever thread's clwait took its events.
@@ -369,8 +377,7 @@ typedef struct {
  * then: the timing rarely lines up.) */
 static void* nowait_then_clwait(void* arg)
 {
-    shared_t* s = (shared_t*)arg;
-    worker_t* w = &s->w;
+    worker_t* w = (worker_t*)arg;
     int* a = (int*)clmalloc(stdcpu, SHARED_N * sizeof(int), 0);
     if (!a) {
         note_failure(w, "clmalloc");
@@ -378,7 +385,7 @@ static void* nowait_then_clwait(void* arg)
     }
     for (int i = 0; i < SHARED_N; i++) a[i] = i;
     clndrange_t ndr = clndrange_init1d(0, SHARED_N, 64);
-    pthread_barrier_wait(s->start);
+    pthread_barrier_wait(&g_start);
     int total = 0;
     for (int r = 0; r < SHARED_ROUNDS; r++) {
         int v = w->id + 1;
@@ -404,21 +411,7 @@ static void* nowait_then_clwait(void* arg)
 static void test_threads_nowait_work_joined_by_clwait(void** state)
 {
     (void)state;
-    pthread_barrier_t start;
-    assert_int_equal(pthread_barrier_init(&start, NULL, SHARED_THREADS), 0);
-    pthread_t t[SHARED_THREADS];
-    shared_t s[SHARED_THREADS];
-    memset(s, 0, sizeof s);
-    for (int i = 0; i < SHARED_THREADS; i++) {
-        s[i].w.id = i;
-        s[i].start = &start;
-        assert_int_equal(pthread_create(&t[i], NULL, nowait_then_clwait, &s[i]), 0);
-    }
-    for (int i = 0; i < SHARED_THREADS; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
-    pthread_barrier_destroy(&start);
-    worker_t w[SHARED_THREADS];
-    for (int i = 0; i < SHARED_THREADS; i++) w[i] = s[i].w;
-    check_workers(w, SHARED_THREADS, SHARED_THREADS * SHARED_ROUNDS);
+    run_workers(SHARED_THREADS, nowait_then_clwait, SHARED_THREADS * SHARED_ROUNDS);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -451,7 +444,7 @@ static void test_clwait_blocks_while_another_thread_waits_too(void** state)
     pthread_t x;
     assert_int_equal(pthread_create(&x, NULL, clwait_device0, &x_rc), 0);
     struct timespec pause = {0, 100 * 1000 * 1000};
-    nanosleep(&pause, NULL);  /* X is inside clwait now */
+    nanosleep(&pause, NULL); /* X is inside clwait now */
     cl_int before = -1;
     assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof before, &before, NULL), CL_SUCCESS);
     int rc = stdcl_wait(stdcpu, 0, CL_ALL_EVENT);
@@ -470,7 +463,9 @@ static void test_clwait_blocks_while_another_thread_waits_too(void** state)
     }
     if (after != CL_COMPLETE)
         print_error("clwait returned while the kernel it should join was still %s\n",
-                    after == CL_RUNNING ? "running" : after == CL_SUBMITTED ? "submitted" : "queued");
+                    after == CL_RUNNING         ? "running"
+                        : after == CL_SUBMITTED ? "submitted"
+                                                : "queued");
     assert_int_equal(after, CL_COMPLETE);
 }
 
@@ -478,12 +473,11 @@ static void test_clwait_blocks_while_another_thread_waits_too(void** state)
 /* clclose racing a launch; a compile never blocks another program's clsym   */
 /* ------------------------------------------------------------------------ */
 
-static const char* k_close_src =
-    "__kernel void close_race(__global int* a, int v) { a[get_global_id(0)] += v; }\n";
+static const char* k_close_src = "__kernel void close_race(__global int* a, int v) { a[get_global_id(0)] += v; }\n";
 
 typedef struct {
     cl_kernel k;
-    volatile int started;  /* launches done so far (read by the main thread) */
+    volatile int started; /* launches done so far (read by the main thread) */
     int ok, released, other;
     char first_other[512];
 } close_race_t;
@@ -562,8 +556,8 @@ static void test_clclose_while_another_thread_launches(void** state)
 typedef struct {
     cl_kernel k;
     int* buf;
-    size_t step;  /* ints between aligned interior pointers (stdcl_mem_align) */
-    volatile int calls;  /* calls made so far (read by the main thread) */
+    size_t step; /* ints between aligned interior pointers (stdcl_mem_align) */
+    volatile int calls; /* calls made so far (read by the main thread) */
     int ok, released, other, after_release_ok;
     char first_other[512];
 } argset_race_t;
@@ -574,10 +568,11 @@ static void* set_args_until_released(void* arg)
     for (int i = 0; i < 200000 && c->released < 50; i++) {
         /* An interior pointer that moves (the fast path), aligned as a kernel's
          * pointers into an allocation must be. */
-        int rc = (i & 1) ? clarg_set_global(stdcpu, c->k, 0, c->buf + (i & 63) * c->step) : clarg_set(stdcpu, c->k, 1, i);
+        int rc =
+            (i & 1) ? clarg_set_global(stdcpu, c->k, 0, c->buf + (i & 63) * c->step) : clarg_set(stdcpu, c->k, 1, i);
         if (rc == 0) {
             c->ok++;
-            if (c->released) c->after_release_ok++;  /* a closed kernel came back */
+            if (c->released) c->after_release_ok++; /* a closed kernel came back */
         } else {
             const char* e = clerror();
             if (rc == STDCL_ESTATE && e && strstr(e, "was released")) {
@@ -611,7 +606,7 @@ static void test_clarg_set_while_another_thread_clcloses(void** state)
         assert_non_null(c.k);
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, set_args_until_released, &c), 0);
-        int wait_for = 1 + (r * 37) % 200;  /* the close lands after 1 to 200 calls */
+        int wait_for = 1 + (r * 37) % 200; /* the close lands after 1 to 200 calls */
         while (__atomic_load_n(&c.calls, __ATOMIC_ACQUIRE) < wait_for) sched_yield();
         assert_int_equal(clclose(stdcpu, h), 0);
         assert_int_equal(pthread_join(t, NULL), 0);
@@ -702,26 +697,22 @@ static void test_clfree_waits_for_blocking_clmsync_in_copy_mode(void** state)
     const char* args[] = {NULL};
     tu_proc r;
     tu_spawn(&r, tu_helper("helper_race"), args, env, NULL, 240);
-    if (r.status != 0) tu_proc_dump(&r, "helper_race");
-    assert_int_equal(r.status, 0);
+    tu_expect_status(&r, 0, "helper_race");
     assert_contains(r.out, "race ok");
     tu_proc_free(&r);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_threads_alloc_sync_fork_free_concurrently),
-        cmocka_unit_test(test_registry_churn_and_racing_clfree),
-        cmocka_unit_test(test_clerror_does_not_cross_threads),
-        cmocka_unit_test(test_threads_clsopen_same_source_concurrently),
-        cmocka_unit_test(test_threads_nowait_work_joined_by_clwait),
-        cmocka_unit_test(test_clwait_blocks_while_another_thread_waits_too),
-        cmocka_unit_test(test_clclose_while_another_thread_launches),
-        cmocka_unit_test(test_clarg_set_while_another_thread_clcloses),
-        cmocka_unit_test(test_clsym_does_not_wait_for_another_programs_compile),
-        cmocka_unit_test(test_clfree_waits_for_blocking_clmsync_in_copy_mode),
-    };
-    return cmocka_run_group_tests_name("threads", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_threads_alloc_sync_fork_free_concurrently),
+    cmocka_unit_test(test_registry_churn_and_racing_clfree),
+    cmocka_unit_test(test_clerror_does_not_cross_threads),
+    cmocka_unit_test(test_threads_clsopen_same_source_concurrently),
+    cmocka_unit_test(test_threads_nowait_work_joined_by_clwait),
+    cmocka_unit_test(test_clwait_blocks_while_another_thread_waits_too),
+    cmocka_unit_test(test_clclose_while_another_thread_launches),
+    cmocka_unit_test(test_clarg_set_while_another_thread_clcloses),
+    cmocka_unit_test(test_clsym_does_not_wait_for_another_programs_compile),
+    cmocka_unit_test(test_clfree_waits_for_blocking_clmsync_in_copy_mode),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "threads", tests, setup, teardown); }

@@ -15,38 +15,22 @@
 
 #include "test_util.h"
 
-static void* g_h;
 static cl_kernel g_sizes, g_sums, g_halo, g_fixed4;
 static size_t g_kmax, g_mult, g_items[3];
 static cl_ulong g_local_mem;
 
 static int setup(void** state)
 {
-    (void)state;
+    const tu_sym syms[] = {
+        {"local_sizes", &g_sizes}, {"group_sums", &g_sums}, {"halo3", &g_halo}, {"fixed4", &g_fixed4}};
     if (tu_need_two_cpu_devices() != 0) return -1;
-    g_h = tu_open_kernels("workgroup.cl");
-    if (!g_h) return -1;
-    g_sizes = clsym(stdcpu, g_h, "local_sizes", 0);
-    g_sums = clsym(stdcpu, g_h, "group_sums", 0);
-    g_halo = clsym(stdcpu, g_h, "halo3", 0);
-    g_fixed4 = clsym(stdcpu, g_h, "fixed4", 0);
-    if (!g_sizes || !g_sums || !g_halo || !g_fixed4) {
-        print_error("setup: clsym: %s\n", clerror());
-        return -1;
-    }
+    if (tu_open_kernel_syms("workgroup.cl", state, syms, tu_countof(syms)) != 0) return -1;
     cl_device_id d = stdcl_device(stdcpu, 0);
     clGetKernelWorkGroupInfo(g_sizes, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof g_kmax, &g_kmax, NULL);
     clGetKernelWorkGroupInfo(g_sizes, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof g_mult, &g_mult, NULL);
     clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof g_items, g_items, NULL);
     clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof g_local_mem, &g_local_mem, NULL);
     if (g_mult == 0) g_mult = 1;
-    return 0;
-}
-
-static int teardown(void** state)
-{
-    (void)state;
-    if (g_h) clclose(stdcpu, g_h);
     return 0;
 }
 
@@ -82,7 +66,8 @@ static void test_clndrange_fit_awkward_sizes_follow_the_rule(void** state)
 {
     (void)state;
     size_t cap = g_kmax < g_items[0] ? g_kmax : g_items[0];
-    const size_t sizes[] = {1, 2, 6, 1000, 1500, 1021 * 2, 4096, 6000, 97 * 89, 65536 + 6, 3 * 5 * 7 * 11 * 13, 1 << 20};
+    const size_t sizes[] = {1,      2, 6, 1000, 1500, 1021 * 2, 4096, 6000, 97 * 89, 65536 + 6, 3 * 5 * 7 * 11 * 13,
+                            1 << 20};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         clndrange_t ndr = clndrange_init1d(0, sizes[i], 0);
         assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
@@ -201,41 +186,59 @@ static void sums_check(const float* x, const float* sums, size_t n, size_t ls)
     }
 }
 
+/* group_sums' buffers for n items: x (its input, filled by the caller),
+ * sums, and count (the group size the kernel saw). */
+typedef struct {
+    float* x;
+    float* sums;
+    int* count;
+} sums_buffers;
+
+static sums_buffers alloc_sums(size_t n)
+{
+    sums_buffers b = {(float*)clmalloc(stdcpu, n * sizeof(float), 0), (float*)clmalloc(stdcpu, n * sizeof(float), 0),
+                      (int*)clmalloc(stdcpu, sizeof(int), 0)};
+    assert_non_null(b.x);
+    assert_non_null(b.sums);
+    assert_non_null(b.count);
+    return b;
+}
+
+/* After group_sums ran on device 0 with groups of ls items: the kernel saw
+ * ls, and each group's sum is right; frees the buffers. */
+static void check_and_free_sums(sums_buffers* b, size_t n, size_t ls)
+{
+    assert_non_null(clmsync(stdcpu, 0, b->sums, CL_MEM_HOST));
+    assert_non_null(clmsync(stdcpu, 0, b->count, CL_MEM_HOST));
+    assert_int_equal(b->count[0], (int)ls);
+    sums_check(b->x, b->sums, n, ls);
+    clfree(b->x);
+    clfree(b->sums);
+    clfree(b->count);
+}
+
 static void test_clforka_local_per_item_scales_with_the_chosen_group(void** state)
 {
     (void)state;
     size_t n = 4000;
-    float* x = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
-    float* sums = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
-    int* count = (int*)clmalloc(stdcpu, sizeof(int), 0);
-    assert_non_null(x);
-    assert_non_null(sums);
-    assert_non_null(count);
-    for (size_t i = 0; i < n; i++) x[i] = (float)(i % 17);
-    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    sums_buffers b = alloc_sums(n);
+    for (size_t i = 0; i < n; i++) b.x[i] = (float)(i % 17);
+    assert_non_null(clmsync(stdcpu, 0, b.x, CL_MEM_DEVICE));
     clndrange_t ndr = clndrange_init1d(0, n, 0);
     int per_item = 4;
-    assert_non_null(clforka(stdcpu, 0, g_sums, &ndr, 0, x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item, sums,
-                            count));
-    assert_non_null(clmsync(stdcpu, 0, sums, CL_MEM_HOST));
-    assert_non_null(clmsync(stdcpu, 0, count, CL_MEM_HOST));
+    assert_non_null(clforka(stdcpu, 0, g_sums, &ndr, 0, b.x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item,
+                            b.sums, b.count));
     assert_true(ndr.ltsz[0] > 1);
-    assert_int_equal(count[0], (int)ndr.ltsz[0]);
-    sums_check(x, sums, n, ndr.ltsz[0]);
-    clfree(x);
-    clfree(sums);
-    clfree(count);
+    check_and_free_sums(&b, n, ndr.ltsz[0]);
 }
 
 static void test_clforka_local_per_item_shrinks_the_group_to_fit(void** state)
 {
     (void)state;
     size_t n = 4096;
-    float* x = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
-    float* sums = (float*)clmalloc(stdcpu, n * sizeof(float), 0);
-    int* count = (int*)clmalloc(stdcpu, sizeof(int), 0);
-    for (size_t i = 0; i < n; i++) x[i] = 1.0f;
-    assert_non_null(clmsync(stdcpu, 0, x, CL_MEM_DEVICE));
+    sums_buffers b = alloc_sums(n);
+    for (size_t i = 0; i < n; i++) b.x[i] = 1.0f;
+    assert_non_null(clmsync(stdcpu, 0, b.x, CL_MEM_DEVICE));
     /* per work-item, a hundredth of the device's local memory: at most 100 fit */
     int per_item = (int)(g_local_mem / 100 / sizeof(float));
     clndrange_t ndr = clndrange_init1d(0, n, 0);
@@ -245,16 +248,10 @@ static void test_clforka_local_per_item_shrinks_the_group_to_fit(void** state)
     assert_int_equal(n % ndr.ltsz[0], 0);
     assert_true(ndr.ltsz[0] * per_item * sizeof(float) <= g_local_mem);
     clndrange_t run = clndrange_init1d(0, n, 0);
-    assert_non_null(clforka(stdcpu, 0, g_sums, &run, 0, x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item, sums,
-                            count));
+    assert_non_null(clforka(stdcpu, 0, g_sums, &run, 0, b.x, CLLOCAL_PER_ITEM(per_item * sizeof(float)), per_item,
+                            b.sums, b.count));
     assert_int_equal(run.ltsz[0], ndr.ltsz[0]);
-    assert_non_null(clmsync(stdcpu, 0, sums, CL_MEM_HOST));
-    assert_non_null(clmsync(stdcpu, 0, count, CL_MEM_HOST));
-    assert_int_equal(count[0], (int)run.ltsz[0]);
-    sums_check(x, sums, n, run.ltsz[0]);
-    clfree(x);
-    clfree(sums);
-    clfree(count);
+    check_and_free_sums(&b, n, run.ltsz[0]);
 }
 
 static size_t halo_bytes(const size_t* local, size_t dim, void* user)
@@ -337,24 +334,21 @@ static void test_clarg_set_local_marker_errors(void** state)
     clfree(x);
 }
 
-int main(int argc, char** argv)
-{
-    tu_filter_from_args(argc, argv);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clndrange_fit_prime_global_size_gets_one),
-        cmocka_unit_test(test_clndrange_fit_awkward_sizes_follow_the_rule),
-        cmocka_unit_test(test_clndrange_fit_2d_stays_within_the_group_limit),
-        cmocka_unit_test(test_clndrange_fit_keeps_given_sizes),
-        cmocka_unit_test(test_clndrange_fit_uses_reqd_work_group_size),
-        cmocka_unit_test(test_clndrange_fit_bad_arguments_fail_and_change_nothing),
-        cmocka_unit_test(test_clndrange_fit_kernel_of_another_context_fails),
-        cmocka_unit_test(test_clfork_zero_local_size_is_chosen_and_written_back),
-        cmocka_unit_test(test_clfork_failed_launch_leaves_the_range_unchanged),
-        cmocka_unit_test(test_clforka_local_per_item_scales_with_the_chosen_group),
-        cmocka_unit_test(test_clforka_local_per_item_shrinks_the_group_to_fit),
-        cmocka_unit_test(test_clforka_local_fn_sizes_a_tile_from_the_local_size),
-        cmocka_unit_test(test_clforka_fixed_local_marker_works_like_clarg_set_local),
-        cmocka_unit_test(test_clarg_set_local_marker_errors),
-    };
-    return cmocka_run_group_tests_name("workgroup", tests, setup, teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_clndrange_fit_prime_global_size_gets_one),
+    cmocka_unit_test(test_clndrange_fit_awkward_sizes_follow_the_rule),
+    cmocka_unit_test(test_clndrange_fit_2d_stays_within_the_group_limit),
+    cmocka_unit_test(test_clndrange_fit_keeps_given_sizes),
+    cmocka_unit_test(test_clndrange_fit_uses_reqd_work_group_size),
+    cmocka_unit_test(test_clndrange_fit_bad_arguments_fail_and_change_nothing),
+    cmocka_unit_test(test_clndrange_fit_kernel_of_another_context_fails),
+    cmocka_unit_test(test_clfork_zero_local_size_is_chosen_and_written_back),
+    cmocka_unit_test(test_clfork_failed_launch_leaves_the_range_unchanged),
+    cmocka_unit_test(test_clforka_local_per_item_scales_with_the_chosen_group),
+    cmocka_unit_test(test_clforka_local_per_item_shrinks_the_group_to_fit),
+    cmocka_unit_test(test_clforka_local_fn_sizes_a_tile_from_the_local_size),
+    cmocka_unit_test(test_clforka_fixed_local_marker_works_like_clarg_set_local),
+    cmocka_unit_test(test_clarg_set_local_marker_errors),
+};
+
+int main(int argc, char** argv) { return tu_run_tests(argc, argv, "workgroup", tests, setup, tu_close_kernels); }

@@ -14,16 +14,20 @@
 #                                         tests/check_man.sh,
 #                                         tests/check_install.sh,
 #                                         tests/check_spdx.sh,
-#                                         tests/check_run_tests.sh and
+#                                         tests/check_run_tests.sh,
 #                                         tools/check_faults.sh at a stride
-#                                         ($FAULTS_STRIDE, default 40)
+#                                         ($FAULTS_STRIDE, default 40) and
+#                                         the fuzz targets for a few seconds
+#                                         each (tests/fuzz/run_fuzz.sh,
+#                                         $FUZZ_SECONDS, default 5; skipped
+#                                         in one line without clang)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
 #                                         check_exports, check_man,
 #                                         check_install, check_spdx,
-#                                         check_run_tests and check_faults
-#                                         are six), passing
+#                                         check_run_tests, check_faults and
+#                                         check_fuzz are seven), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -57,6 +61,7 @@ run_install=0
 run_spdx=0
 run_self=0
 run_faults=0
+run_fuzz=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
@@ -68,6 +73,7 @@ if [ $# -ge 1 ]; then
             check_spdx|check_spdx.sh) run_spdx=1 ;;
             check_run_tests|check_run_tests.sh) run_self=1 ;;
             check_faults|check_faults.sh) run_faults=1 ;;
+            check_fuzz|run_fuzz.sh) run_fuzz=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -82,6 +88,7 @@ else
     run_spdx=1
     run_self=1
     run_faults=1
+    run_fuzz=1
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         case ",${TEST_SKIP:-}," in
@@ -230,6 +237,12 @@ check() {
 # a few injection points per memory mode and kind, one pass or one failure.
 [ $run_faults -eq 1 ] &&
     check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
+# The libFuzzer targets of tests/fuzz, a few seconds each (make fuzz runs them
+# longer): one pass or one failure; a pass with one line when clang++ cannot
+# build them.
+[ $run_fuzz -eq 1 ] &&
+    check "check_fuzz (${FUZZ_SECONDS:-5} s per target)" bash "$top/tests/fuzz/run_fuzz.sh" \
+        --seconds "${FUZZ_SECONDS:-5}" --seeds-only --skip-without-clang
 
 echo "=== time per program"
 for t in "${times[@]+"${times[@]}"}"; do

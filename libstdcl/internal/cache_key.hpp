@@ -16,9 +16,9 @@ namespace stdcl {
 
 // One file reached from the source through #include.
 struct IncludeRecord {
-    std::string spelled;   // as written: "val.h" or <val.h> (or the macro text)
-    std::string path;      // where it was found; empty when not found
-    std::string digest;    // SHA-256 of its content; empty when not found
+    std::string spelled;  // as written: "val.h" or <val.h> (or the macro text)
+    std::string path;  // where it was found; empty when not found
+    std::string digest;  // SHA-256 of its content; empty when not found
 };
 
 // Follows #include "x" and #include <x> from source, transitively, the way
@@ -26,33 +26,19 @@ struct IncludeRecord {
 // file's folder (none for the top-level source), then in dirs in order; an
 // angled one in dirs only.  Each file is read once.  Names that resolve to
 // no file are recorded by name.  Directives inside comments are skipped.
-std::vector<IncludeRecord> scan_includes(const std::string& source,
-                                         const std::vector<std::string>& dirs);
-
-// The -I folders named in a build option string ("-I dir", "-Idir", quoted
-// or not), in order.
-std::vector<std::string> include_dirs_from_options(const std::string& options);
-
-// The options as they enter the key: split into words (so that spacing does
-// not matter) and, when drop_include_dirs is set, without the -I folders,
-// whose whole effect is which files the #includes find, and the key holds
-// those files (path and content) already.  Then a program run from another
-// folder (-I <current folder> differs) still hits.  Callers keep the -I
-// folders when an include is computed (#include MACRO), which the scan
-// cannot follow.
-std::string key_options(const std::string& options, bool drop_include_dirs);
+std::vector<IncludeRecord> scan_includes(const std::string& source, const std::vector<std::string>& dirs);
 
 // Environment variables read by OpenCL compilers that change the binary
 // (POCL_EXTRA_BUILD_FLAGS, ...), as NAME=value for those that are set.
 std::vector<std::string> compiler_environment();
 
 struct KeyParts {
-    std::string library;               // STDCL_VERSION_STRING
-    std::string platform;              // name | version
+    std::string library;  // STDCL_VERSION_STRING
+    std::string platform;  // name | version
     std::vector<std::string> devices;  // per device: name | vendor | version | driver
-    std::string options;               // complete build options
-    std::vector<std::string> env;      // compiler_environment()
-    std::string source;                // the program text
+    std::string options;  // complete build options
+    std::vector<std::string> env;  // compiler_environment()
+    std::string source;  // the program text
     std::vector<IncludeRecord> includes;
 };
 

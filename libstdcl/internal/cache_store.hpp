@@ -49,18 +49,14 @@ constexpr std::uint64_t cache_default_max_bytes = 256ull << 20;
 
 struct CacheConfig {
     bool enabled = false;
-    std::string dir;               // the folder (not yet checked for writing)
+    std::string dir;  // the folder (not yet checked for writing)
     std::uint64_t max_bytes = cache_default_max_bytes;  // 0: no bound
-    std::string off_reason;        // why enabled is false
+    std::string off_reason;  // why enabled is false
     std::vector<std::string> warnings;  // malformed variables (defaults used)
 };
 
 // Reads STDCL_CACHE, STDCL_CACHE_DIR, XDG_CACHE_HOME, HOME and STDCL_CACHE_MAX.
 CacheConfig cache_config_from_env();
-
-// Parses "123", "64K", "256M", "1G", "2T" (also "256MB", "256MiB"; powers of
-// 1024).  False for anything else.
-bool parse_size(const char* text, std::uint64_t* bytes);
 
 // The cache folder, open.  Every file of the cache is reached through this
 // descriptor (openat/renameat/unlinkat/fstatat with O_NOFOLLOW,
@@ -116,10 +112,10 @@ bool prepare_cache_dir(CacheDir* dir, const std::string& path, std::string* reas
 // One decoded entry.
 struct CacheEntry {
     std::string key_text;
-    std::string origin;                   // e.g. the kernel file's path
+    std::string origin;  // e.g. the kernel file's path
     std::vector<std::uint32_t> device_blob;  // per device: index into blobs
     std::vector<std::string> blobs;
-    std::vector<std::string> logs;        // per device (or none): compiler logs
+    std::vector<std::string> logs;  // per device (or none): compiler logs
 };
 
 // The entry's bytes (blobs deduplicated by the caller or not; any layout that
@@ -131,20 +127,18 @@ std::string encode_entry(const CacheEntry& e);
 // and count read from the bytes is checked against their size before it is
 // used.  False with a short reason ("truncated", "checksum mismatch", "not
 // an entry", ...).
-bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
-                  CacheEntry* out, std::string* reason);
+bool decode_entry(const std::string& bytes, const std::string& expect_key_hex, CacheEntry* out, std::string* reason);
 
 // Reads only an entry's header, key text and origin (no checksum check);
 // reads no more than the file holds.
 struct EntryHeader {
-    std::string key_hex;       // from the header
+    std::string key_hex;  // from the header
     std::string key_text;
     std::string origin;
     std::uint32_t ndevices = 0;
     std::uint32_t nblobs = 0;
 };
-bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader* out,
-                       std::string* reason);
+bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader* out, std::string* reason);
 
 // Names of the files of key key_hex.
 std::string entry_name(const std::string& key_hex);
@@ -154,15 +148,14 @@ std::string lock_name(const std::string& key_hex);
 // opened with O_NOFOLLOW | O_NONBLOCK (a FIFO does not block) and checked
 // with fstat before a byte is read.
 enum class ReadStatus { ok, absent, not_regular, too_large, error };
-ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::uint64_t max_bytes,
-                           std::string* out, std::string* reason);
+ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::uint64_t max_bytes, std::string* out,
+                           std::string* reason);
 
 // Writes bytes to a temporary file of the folder and renames it onto name,
 // so that readers see the old file or the new one, never a part; a symbolic
 // link or FIFO at name is replaced, not written through.  On failure (disk
 // full, file size limit) the temporary is removed and reason says why.
-bool publish_file(const CacheDir& dir, const std::string& name, const std::string& bytes,
-                  std::string* reason);
+bool publish_file(const CacheDir& dir, const std::string& name, const std::string& bytes, std::string* reason);
 
 // Marks an entry as just used (its mtime is the LRU clock).  Best effort.
 void touch_entry(const CacheDir& dir, const std::string& name);
@@ -184,8 +177,7 @@ public:
     // error or timeout (then the caller goes on without it).  waited_ms
     // says how long it waited.  Something other than a regular file at name
     // (a symbolic link, dangling or not) is removed and noted in dir.
-    bool acquire(CacheDir& dir, const std::string& name, double timeout_s, double* waited_ms,
-                 std::string* reason);
+    bool acquire(CacheDir& dir, const std::string& name, double timeout_s, double* waited_ms, std::string* reason);
     void release();
     bool held() const { return fd_ >= 0; }
 
@@ -197,7 +189,7 @@ private:
 
 // One file of the folder named like an entry.
 struct EntryFile {
-    std::string name;          // "<64 hex>.clbin"
+    std::string name;  // "<64 hex>.clbin"
     std::uint64_t bytes = 0;
     struct timespec mtime {};
     const char* odd = nullptr;  // not a regular file: what it is instead
@@ -210,8 +202,7 @@ std::vector<EntryFile> list_entry_files(const CacheDir& dir, bool include_odd = 
 // most max_bytes (0: no bound), never the entry named keep.  Also removes
 // temporaries older than an hour.  Skipped when another process is
 // evicting.  Returns the names removed.
-std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes,
-                                       const std::string& keep);
+std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes, const std::string& keep);
 
 // Hit and miss counters.
 struct CacheStats {

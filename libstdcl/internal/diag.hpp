@@ -52,8 +52,7 @@ int record_current_exception();
 std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Runs f(); any exception becomes a recorded error and `on_error` is returned.
-template <class R, class F>
-R guarded(R on_error, F&& f) noexcept
+template <class R, class F> R guarded(R on_error, F&& f) noexcept
 {
     try {
         return f();
@@ -64,8 +63,7 @@ R guarded(R on_error, F&& f) noexcept
 }
 
 // As guarded, for int-returning calls: the error's own negative code.
-template <class F>
-int guarded_int(F&& f) noexcept
+template <class F> int guarded_int(F&& f) noexcept
 {
     try {
         return f();

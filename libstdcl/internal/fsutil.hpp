@@ -9,10 +9,10 @@ namespace stdcl {
 
 // Why read_file failed.
 struct ReadError {
-    int err = 0;                  // an errno value
-    bool opened = false;          // false: open() failed; true: a later step
-    const char* kind = nullptr;   // not a regular file: "a directory", "a FIFO",
-                                  // "a socket", "a device" (err EISDIR or EINVAL)
+    int err = 0;  // an errno value
+    bool opened = false;  // false: open() failed; true: a later step
+    const char* kind = nullptr;  // not a regular file: "a directory", "a FIFO",
+        // "a socket", "a device" (err EISDIR or EINVAL)
 };
 
 // Reads the whole regular file at path into *out.  It is opened with

@@ -11,9 +11,9 @@
 namespace stdcl {
 
 struct IncludeDirective {
-    char delim;          // '"', '<', or 0 for a computed include (#include MACRO)
-    std::string name;    // between the delimiters, or the rest of the line
-    int line;            // 1-based line of the directive
+    char delim;  // '"', '<', or 0 for a computed include (#include MACRO)
+    std::string name;  // between the delimiters, or the rest of the line
+    int line;  // 1-based line of the directive
     bool after_comment;  // the line starts inside a /* comment that ends before '#'
 };
 

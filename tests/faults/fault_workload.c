@@ -42,8 +42,8 @@ enum { EXIT_WRONG = 10, EXIT_NOMSG = 11, EXIT_UNNAMED = 12 };
 enum { ROUND_OK = 0, ROUND_FAILED = 1, ROUND_WRONG = 2 };
 enum { N = 4096, W = 8, H = 8, PRUNE = 4096 };
 
-static int g_exit;            /* the worst verdict so far */
-static int g_round;           /* the round running */
+static int g_exit; /* the worst verdict so far */
+static int g_round; /* the round running */
 static const char* g_kfile;
 
 static void verdict(int code)
@@ -70,7 +70,7 @@ static int names_injection(const char* msg, const char* fn, const char* code)
 {
     if (*fn && strstr(msg, fn)) return 1;
     if (*code && strstr(msg, code)) return 1;
-    if (!*code)  /* an allocation */
+    if (!*code) /* an allocation */
         return strstr(msg, "memory") || strstr(msg, "ENOMEM") || strstr(msg, "bad_alloc");
     return 0;
 }
@@ -118,7 +118,10 @@ static int run_round(CLCONTEXT* cp)
     cl_kernel k_axpb, k_scale, k_image, k_noop;
     const float s = 3.0f, two = 2.0f, one = 1.0f;
 
-    if (!(h = clopen(cp, g_kfile, CLLD_NOW))) { rc = failed("clopen"); goto done; }
+    if (!(h = clopen(cp, g_kfile, CLLD_NOW))) {
+        rc = failed("clopen");
+        goto done;
+    }
     /* A build that fails: NULL, with the compiler's log (or the injected failure). */
     bad = clsopen(cp, "__kernel void fk_bad(__global int* x) { x[0] = fk_undeclared; }\n", CLLD_NOW);
     if (bad) {
@@ -139,60 +142,141 @@ static int run_round(CLCONTEXT* cp)
             verdict(before ? EXIT_UNNAMED : EXIT_WRONG);
         }
     }
-    if (!(k_axpb = clsym(cp, h, "fk_axpb", CLLD_NOW))) { rc = failed("clsym(fk_axpb)"); goto done; }
-    if (!(k_scale = clsym(cp, h, "fk_scale", CLLD_NOW))) { rc = failed("clsym(fk_scale)"); goto done; }
-    if (!(k_noop = clsym(cp, h, "fk_noop", CLLD_NOW))) { rc = failed("clsym(fk_noop)"); goto done; }
-    if (!(k_image = clsym(cp, h, "fk_image", CLLD_NOW))) { rc = failed("clsym(fk_image)"); goto done; }
+    if (!(k_axpb = clsym(cp, h, "fk_axpb", CLLD_NOW))) {
+        rc = failed("clsym(fk_axpb)");
+        goto done;
+    }
+    if (!(k_scale = clsym(cp, h, "fk_scale", CLLD_NOW))) {
+        rc = failed("clsym(fk_scale)");
+        goto done;
+    }
+    if (!(k_noop = clsym(cp, h, "fk_noop", CLLD_NOW))) {
+        rc = failed("clsym(fk_noop)");
+        goto done;
+    }
+    if (!(k_image = clsym(cp, h, "fk_image", CLLD_NOW))) {
+        rc = failed("clsym(fk_image)");
+        goto done;
+    }
 
-    if (!(a = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(a)"); goto done; }
-    if (!(b = (float*)clmalloc(cp, N * sizeof(float), CL_MEM_RO))) { rc = failed("clmalloc(b)"); goto done; }
-    if (!(c = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(c)"); goto done; }
+    if (!(a = (float*)clmalloc(cp, N * sizeof(float), 0))) {
+        rc = failed("clmalloc(a)");
+        goto done;
+    }
+    if (!(b = (float*)clmalloc(cp, N * sizeof(float), CL_MEM_RO))) {
+        rc = failed("clmalloc(b)");
+        goto done;
+    }
+    if (!(c = (float*)clmalloc(cp, N * sizeof(float), 0))) {
+        rc = failed("clmalloc(c)");
+        goto done;
+    }
     for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(2 * i), c[i] = -1.0f;
 
     /* c = 3a + b: device d computes half d. */
     for (unsigned d = 0; d < 2; d++) {
         clndrange_t ndr = clndrange_init1d(d * (N / 2), N / 2, 64);
-        if (!clmsync(cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(a, device)"); goto done; }
-        if (!clmsync(cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(b, device)"); goto done; }
-        if (!clforka(cp, d, k_axpb, &ndr, CL_EVENT_NOWAIT, a, b, c, s)) { rc = failed("clforka(fk_axpb)"); goto done; }
+        if (!clmsync(cp, d, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) {
+            rc = failed("clmsync(a, device)");
+            goto done;
+        }
+        if (!clmsync(cp, d, b, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) {
+            rc = failed("clmsync(b, device)");
+            goto done;
+        }
+        if (!clforka(cp, d, k_axpb, &ndr, CL_EVENT_NOWAIT, a, b, c, s)) {
+            rc = failed("clforka(fk_axpb)");
+            goto done;
+        }
     }
     for (unsigned d = 0; d < 2; d++)
-        if (stdcl_wait(cp, d, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+        if (stdcl_wait(cp, d, CL_ALL_EVENT) != 0) {
+            rc = failed("clwait");
+            goto done;
+        }
     /* Device 1 doubles its half through an interior pointer (a sub-buffer). */
     {
         clndrange_t ndr = clndrange_init1d(0, N / 2, 64);
-        if (!clforka(cp, 1, k_scale, &ndr, CL_EVENT_NOWAIT, c + N / 2, two)) { rc = failed("clforka(fk_scale)"); goto done; }
+        if (!clforka(cp, 1, k_scale, &ndr, CL_EVENT_NOWAIT, c + N / 2, two)) {
+            rc = failed("clforka(fk_scale)");
+            goto done;
+        }
         /* A second interior pointer (a newer sub-buffer of the same buffer), scaled by
          * one: clfree releases it first and waits until it is destroyed. */
         size_t al = stdcl_mem_align(cp) / sizeof(float);
         clndrange_t one_group = clndrange_init1d(0, 64, 64);
-        if (al == 0 || al + 64 > N / 2) { rc = failed("stdcl_mem_align"); goto done; }
-        if (!clforka(cp, 1, k_scale, &one_group, CL_EVENT_NOWAIT, c + N / 2 + al, one)) { rc = failed("clforka(fk_scale, second)"); goto done; }
+        if (al == 0 || al + 64 > N / 2) {
+            rc = failed("stdcl_mem_align");
+            goto done;
+        }
+        if (!clforka(cp, 1, k_scale, &one_group, CL_EVENT_NOWAIT, c + N / 2 + al, one)) {
+            rc = failed("clforka(fk_scale, second)");
+            goto done;
+        }
     }
     /* Back: device 0's copy whole, then device 1's half from the interior pointer. */
-    if (!clmsync(cp, 0, c, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(c, host)"); goto done; }
-    if (!clmsync(cp, 1, c + N / 2, CL_MEM_HOST | CL_EVENT_NOWAIT)) { rc = failed("clmsync(c + N/2, host)"); goto done; }
-    if (stdcl_wait(cp, 1, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    if (!clmsync(cp, 0, c, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(c, host)");
+        goto done;
+    }
+    if (!clmsync(cp, 1, c + N / 2, CL_MEM_HOST | CL_EVENT_NOWAIT)) {
+        rc = failed("clmsync(c + N/2, host)");
+        goto done;
+    }
+    if (stdcl_wait(cp, 1, CL_ALL_EVENT) != 0) {
+        rc = failed("clwait");
+        goto done;
+    }
     for (int i = 0; i < N; i++) {
         float want = (float)(5 * i) * (i < N / 2 ? 1.0f : 2.0f);
-        if (c[i] != want) { rc = wrong("c", i, c[i], want); goto done; }
+        if (c[i] != want) {
+            rc = wrong("c", i, c[i], want);
+            goto done;
+        }
     }
 
     /* clmcopy a -> dup on device 0, then back to the host. */
-    if (!(dup = (float*)clmalloc(cp, N * sizeof(float), 0))) { rc = failed("clmalloc(dup)"); goto done; }
+    if (!(dup = (float*)clmalloc(cp, N * sizeof(float), 0))) {
+        rc = failed("clmalloc(dup)");
+        goto done;
+    }
     for (int i = 0; i < N; i++) dup[i] = -1.0f;
-    if (!clmsync(cp, 0, dup, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(dup, device)"); goto done; }
-    if (!clmcopy(cp, 0, a, dup, CL_EVENT_NOWAIT)) { rc = failed("clmcopy"); goto done; }
-    if (!clmsync(cp, 0, dup, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(dup, host)"); goto done; }
-    if (stdcl_wait(cp, 0, CL_ALL_EVENT) != 0) { rc = failed("clwait"); goto done; }
+    if (!clmsync(cp, 0, dup, CL_MEM_DEVICE | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(dup, device)");
+        goto done;
+    }
+    if (!clmcopy(cp, 0, a, dup, CL_EVENT_NOWAIT)) {
+        rc = failed("clmcopy");
+        goto done;
+    }
+    if (!clmsync(cp, 0, dup, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(dup, host)");
+        goto done;
+    }
+    if (stdcl_wait(cp, 0, CL_ALL_EVENT) != 0) {
+        rc = failed("clwait");
+        goto done;
+    }
     /* STDCL 1.6's clwait with nothing pending: a completed user event. */
-    if (!clwait(cp, 0, CL_ALL_EVENT)) { rc = failed("clwait (cl_event)"); goto done; }
+    if (!clwait(cp, 0, CL_ALL_EVENT)) {
+        rc = failed("clwait (cl_event)");
+        goto done;
+    }
     for (int i = 0; i < N; i++)
-        if (dup[i] != (float)i) { rc = wrong("dup", i, dup[i], i); goto done; }
+        if (dup[i] != (float)i) {
+            rc = wrong("dup", i, dup[i], i);
+            goto done;
+        }
 
     /* An image, written to each device, read by a kernel, and read back. */
-    if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) { rc = failed("clmalloc(image)"); goto done; }
-    if (!(out = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), 0))) { rc = failed("clmalloc(out)"); goto done; }
+    if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) {
+        rc = failed("clmalloc(image)");
+        goto done;
+    }
+    if (!(out = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), 0))) {
+        rc = failed("clmalloc(out)");
+        goto done;
+    }
     if (clmctl(img, CL_MCTL_SET_IMAGE2D, (size_t)W, (size_t)H, (const cl_image_format*)NULL) != 0) {
         rc = failed("clmctl(CL_MCTL_SET_IMAGE2D)");
         goto done;
@@ -203,40 +287,85 @@ static int run_round(CLCONTEXT* cp)
             img[i].s[0] = (float)i, img[i].s[1] = (float)d, img[i].s[2] = (float)(i / W), img[i].s[3] = 0.5f;
             out[i].s[0] = out[i].s[1] = out[i].s[2] = out[i].s[3] = -1.0f;
         }
-        if (!clmsync(cp, d, img, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(image, device)"); goto done; }
-        if (!clmsync(cp, d, out, CL_MEM_DEVICE | CL_EVENT_WAIT)) { rc = failed("clmsync(out, device)"); goto done; }
-        if (!clforka(cp, d, k_image, &ndr, CL_EVENT_WAIT, img, out, (int)W)) { rc = failed("clforka(fk_image)"); goto done; }
-        if (!clmsync(cp, d, out, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(out, host)"); goto done; }
+        if (!clmsync(cp, d, img, CL_MEM_DEVICE | CL_EVENT_WAIT)) {
+            rc = failed("clmsync(image, device)");
+            goto done;
+        }
+        if (!clmsync(cp, d, out, CL_MEM_DEVICE | CL_EVENT_WAIT)) {
+            rc = failed("clmsync(out, device)");
+            goto done;
+        }
+        if (!clforka(cp, d, k_image, &ndr, CL_EVENT_WAIT, img, out, (int)W)) {
+            rc = failed("clforka(fk_image)");
+            goto done;
+        }
+        if (!clmsync(cp, d, out, CL_MEM_HOST | CL_EVENT_WAIT)) {
+            rc = failed("clmsync(out, host)");
+            goto done;
+        }
         for (int i = 0; i < W * H; i++) img[i].s[0] = -2.0f;
-        if (!clmsync(cp, d, img, CL_MEM_HOST | CL_EVENT_WAIT)) { rc = failed("clmsync(image, host)"); goto done; }
+        if (!clmsync(cp, d, img, CL_MEM_HOST | CL_EVENT_WAIT)) {
+            rc = failed("clmsync(image, host)");
+            goto done;
+        }
         for (int i = 0; i < W * H; i++) {
-            if (out[i].s[0] != (float)i) { rc = wrong("image kernel out", i, out[i].s[0], i); goto done; }
-            if (out[i].s[1] != (float)d) { rc = wrong("image kernel out .y", i, out[i].s[1], d); goto done; }
-            if (img[i].s[0] != (float)i) { rc = wrong("image read back", i, img[i].s[0], i); goto done; }
+            if (out[i].s[0] != (float)i) {
+                rc = wrong("image kernel out", i, out[i].s[0], i);
+                goto done;
+            }
+            if (out[i].s[1] != (float)d) {
+                rc = wrong("image kernel out .y", i, out[i].s[1], d);
+                goto done;
+            }
+            if (img[i].s[0] != (float)i) {
+                rc = wrong("image read back", i, img[i].s[0], i);
+                goto done;
+            }
         }
     }
 
     /* Enough NOWAIT transfers that device 0's event list is pruned. */
-    if (!(tick = (float*)clmalloc(cp, sizeof(float), 0))) { rc = failed("clmalloc(tick)"); goto done; }
+    if (!(tick = (float*)clmalloc(cp, sizeof(float), 0))) {
+        rc = failed("clmalloc(tick)");
+        goto done;
+    }
     *tick = 1.0f;
     for (int i = 0; i < PRUNE; i++)
-        if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) { rc = failed("clmsync(tick) x 4096"); goto done; }
-    if (stdcl_wait(cp, 0, CL_MEM_EVENT) != 0) { rc = failed("clwait(after 4096 transfers)"); goto done; }
+        if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) {
+            rc = failed("clmsync(tick) x 4096");
+            goto done;
+        }
+    if (stdcl_wait(cp, 0, CL_MEM_EVENT) != 0) {
+        rc = failed("clwait(after 4096 transfers)");
+        goto done;
+    }
 
     /* A chosen local size, and the times of the launch's event. */
     {
         clndrange_t ndr = clndrange_init1d(0, 1, 0);
         /* NOWAIT: the event stays the library's, released by clwait */
         cl_event ev = clforka(cp, 0, k_noop, &ndr, CL_EVENT_NOWAIT, 1);
-        if (!ev) { rc = failed("clforka(fk_noop, local size 0)"); goto done; }
+        if (!ev) {
+            rc = failed("clforka(fk_noop, local size 0)");
+            goto done;
+        }
         clWaitForEvents(1, &ev);
         cl_ulong t0, t1;
         int trc = clevent_times(ev, &t0, &t1);
-        if (stdcl_wait(cp, 0, CL_KERNEL_EVENT) != 0) { rc = failed("clwait(after the chosen local size)"); goto done; }
+        if (stdcl_wait(cp, 0, CL_KERNEL_EVENT) != 0) {
+            rc = failed("clwait(after the chosen local size)");
+            goto done;
+        }
         if (trc == STDCL_ESTATE) {
             const char* m = clerror();
-            if (!m || !strstr(m, "does not profile")) { rc = failed("clevent_times"); goto done; }
-        } else if (trc != 0) { rc = failed("clevent_times"); goto done; }
+            if (!m || !strstr(m, "does not profile")) {
+                rc = failed("clevent_times");
+                goto done;
+            }
+        } else if (trc != 0) {
+            rc = failed("clevent_times");
+            goto done;
+        }
     }
 
 done:

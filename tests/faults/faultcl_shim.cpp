@@ -96,7 +96,8 @@ int collect_range(struct dl_phdr_info* info, size_t, void*)
 {
     const char* n = info->dlpi_name;
     int lib = -1;
-    if (name_has(n, "/libstdcl.so")) lib = kStdcl;
+    if (name_has(n, "/libstdcl.so"))
+        lib = kStdcl;
     else if (name_has(n, "/libstdc++.so") || name_has(n, "/libc.so") || name_has(n, "/libgcc_s.so") ||
              name_has(n, "/libm.so"))
         lib = kRuntime;
@@ -247,8 +248,7 @@ void count_fn(const char* fn)
 }
 
 // Counts the call if libstdcl made it; true (and *code) when it is the one to fail.
-template <size_t N>
-bool inject(const char* fn, const void* ra, const cl_int (&codes)[N], cl_int* code)
+template <size_t N> bool inject(const char* fn, const void* ra, const cl_int (&codes)[N], cl_int* code)
 {
     if (!from_stdcl(ra)) return false;
     long k = ++g_calls;
@@ -276,8 +276,7 @@ void* real_sym(const char* name)
     return p;
 }
 
-template <class T>
-T load_real(T& slot, const char* name)
+template <class T> T load_real(T& slot, const char* name)
 {
     T p = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
     if (!p) {
@@ -574,8 +573,14 @@ SHIM_API void* memalign(size_t align, size_t n)
     return r_memalign(align, n);
 }
 
-__attribute__((visibility("default"))) void* operator new(size_t n) { return new_or_throw(n, __builtin_return_address(0)); }
-__attribute__((visibility("default"))) void* operator new[](size_t n) { return new_or_throw(n, __builtin_return_address(0)); }
+__attribute__((visibility("default"))) void* operator new(size_t n)
+{
+    return new_or_throw(n, __builtin_return_address(0));
+}
+__attribute__((visibility("default"))) void* operator new[](size_t n)
+{
+    return new_or_throw(n, __builtin_return_address(0));
+}
 __attribute__((visibility("default"))) void* operator new(size_t n, const std::nothrow_t&) noexcept
 {
     return do_malloc(n ? n : 1, "operator new (nothrow)", __builtin_return_address(0));
@@ -596,7 +601,8 @@ __attribute__((visibility("default"))) void* operator new(size_t n, std::align_v
 {
     return do_aligned(size_t(a), n ? n : 1, "operator new (aligned, nothrow)", __builtin_return_address(0));
 }
-__attribute__((visibility("default"))) void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept
+__attribute__((visibility("default"))) void* operator new[](size_t n, std::align_val_t a,
+                                                            const std::nothrow_t&) noexcept
 {
     return do_aligned(size_t(a), n ? n : 1, "operator new[] (aligned, nothrow)", __builtin_return_address(0));
 }
@@ -610,8 +616,14 @@ __attribute__((visibility("default"))) void operator delete(void* p, std::align_
 __attribute__((visibility("default"))) void operator delete[](void* p, std::align_val_t) noexcept { free(p); }
 __attribute__((visibility("default"))) void operator delete(void* p, size_t, std::align_val_t) noexcept { free(p); }
 __attribute__((visibility("default"))) void operator delete[](void* p, size_t, std::align_val_t) noexcept { free(p); }
-__attribute__((visibility("default"))) void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { free(p); }
-__attribute__((visibility("default"))) void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { free(p); }
+__attribute__((visibility("default"))) void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+    free(p);
+}
+__attribute__((visibility("default"))) void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept
+{
+    free(p);
+}
 
 // ---------------------------------------------------------------------------
 // Exit handlers: the final report runs after libstdcl's
@@ -864,8 +876,8 @@ SHIM_API cl_command_queue clCreateCommandQueue(cl_context c, cl_device_id d, cl_
     return q;
 }
 
-SHIM_API cl_command_queue clCreateCommandQueueWithProperties(cl_context c, cl_device_id d,
-                                                             const cl_queue_properties* p, cl_int* err)
+SHIM_API cl_command_queue clCreateCommandQueueWithProperties(cl_context c, cl_device_id d, const cl_queue_properties* p,
+                                                             cl_int* err)
 {
     cl_int e;
     if (inject("clCreateCommandQueueWithProperties", RA, kHost, &e)) return set_err(err, e), nullptr;
@@ -898,8 +910,7 @@ SHIM_API cl_mem clCreateBuffer(cl_context c, cl_mem_flags f, size_t size, void* 
     return m;
 }
 
-SHIM_API cl_mem clCreateSubBuffer(cl_mem parent, cl_mem_flags f, cl_buffer_create_type t, const void* info,
-                                  cl_int* err)
+SHIM_API cl_mem clCreateSubBuffer(cl_mem parent, cl_mem_flags f, cl_buffer_create_type t, const void* info, cl_int* err)
 {
     cl_int e;
     if (inject("clCreateSubBuffer", RA, kSubBuffer, &e)) return set_err(err, e), nullptr;
@@ -940,8 +951,7 @@ SHIM_API cl_int clGetMemObjectInfo(cl_mem m, cl_mem_info what, size_t sz, void* 
     return REAL(clGetMemObjectInfo)(m, what, sz, v, ret);
 }
 
-SHIM_API cl_program clCreateProgramWithSource(cl_context c, cl_uint n, const char** src, const size_t* len,
-                                              cl_int* err)
+SHIM_API cl_program clCreateProgramWithSource(cl_context c, cl_uint n, const char** src, const size_t* len, cl_int* err)
 {
     cl_int e;
     if (inject("clCreateProgramWithSource", RA, kHost, &e)) return set_err(err, e), nullptr;
@@ -1141,8 +1151,8 @@ SHIM_API cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool block,
     return r;
 }
 
-SHIM_API cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool block, size_t off, size_t n,
-                                     const void* p, cl_uint nw, const cl_event* wl, cl_event* ev)
+SHIM_API cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool block, size_t off, size_t n, const void* p,
+                                     cl_uint nw, const cl_event* wl, cl_event* ev)
 {
     cl_int e;
     if (inject("clEnqueueWriteBuffer", RA, kEnqueueMem, &e)) return e;

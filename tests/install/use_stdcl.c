@@ -5,10 +5,9 @@
 #include <stdcl.h>
 #include <stdio.h>
 
-static const char* src =
-    "#include <stdcl.h>\n"
-    "__kernel void add(__global const int* a, __global const int* b, __global int* c)\n"
-    "{ int i = get_global_id(0); c[i] = a[i] + b[i]; }\n";
+static const char* src = "#include <stdcl.h>\n"
+                         "__kernel void add(__global const int* a, __global const int* b, __global int* c)\n"
+                         "{ int i = get_global_id(0); c[i] = a[i] + b[i]; }\n";
 
 int main(void)
 {

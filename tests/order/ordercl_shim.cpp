@@ -198,8 +198,7 @@ void* real_sym(const char* name)
     return p;
 }
 
-template <class T>
-T load_real(T& slot, const char* name)
+template <class T> T load_real(T& slot, const char* name)
 {
     T p = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
     if (!p) {
@@ -265,10 +264,7 @@ struct Held {
     cl_event gate;
 };
 struct Later {
-    bool operator()(const Held& a, const Held& b) const
-    {
-        return a.when != b.when ? a.when > b.when : a.seq > b.seq;
-    }
+    bool operator()(const Held& a, const Held& b) const { return a.when != b.when ? a.when > b.when : a.seq > b.seq; }
 };
 
 struct Releaser {
@@ -298,8 +294,10 @@ Releaser& rel()
     Releaser* r = g_rel.load(std::memory_order_acquire);
     if (!r) {
         Releaser* mine = make_releaser(cfg().seed);
-        if (g_rel.compare_exchange_strong(r, mine)) r = mine;
-        else delete mine;  // another thread's came first; nobody saw this one
+        if (g_rel.compare_exchange_strong(r, mine))
+            r = mine;
+        else
+            delete mine;  // another thread's came first; nobody saw this one
     }
     return *r;
 }
@@ -429,8 +427,7 @@ __attribute__((constructor)) void shim_init()
 // even if the releaser has opened it by then.
 class Gate {
 public:
-    Gate(cl_command_queue q, cl_uint n, const cl_event* list, bool empty_means_all = false)
-        : n_(n), list_(list)
+    Gate(cl_command_queue q, cl_uint n, const cl_event* list, bool empty_means_all = false) : n_(n), list_(list)
     {
         const Config& c = cfg();
         if (c.off) return;
@@ -486,7 +483,7 @@ private:
 
 struct MemObject {
     uint64_t gen;  // this object's generation: a reused handle gets a new one
-    long refs;     // the process's references (create and retain, less release)
+    long refs;  // the process's references (create and retain, less release)
 };
 struct ArgRecord {
     cl_mem mem;
@@ -506,8 +503,8 @@ struct ArgTable {
     std::map<cl_mem, MemObject> live;
     std::map<std::pair<cl_kernel, cl_uint>, ArgRecord> args;
     uint64_t next_sub = 0;
-    std::map<uint64_t, SubBuffer> subs;     // by creation order, until destroyed
-    std::map<cl_mem, uint64_t> live_subs;   // handle -> id, until released
+    std::map<uint64_t, SubBuffer> subs;  // by creation order, until destroyed
+    std::map<cl_mem, uint64_t> live_subs;  // handle -> id, until released
 };
 ArgTable& args_table()
 {
@@ -569,8 +566,10 @@ void note_arg(cl_kernel k, cl_uint i, size_t size, const void* value)
     cl_mem m = nullptr;
     if (size == sizeof(cl_mem) && value) memcpy(&m, value, sizeof m);
     auto it = m ? t.live.find(m) : t.live.end();
-    if (it == t.live.end()) t.args.erase(key);
-    else t.args[key] = ArgRecord{m, it->second.gen};
+    if (it == t.live.end())
+        t.args.erase(key);
+    else
+        t.args[key] = ArgRecord{m, it->second.gen};
 }
 
 // The driver destroyed sub-buffer `id`: it counts as existing for a random
@@ -646,7 +645,8 @@ void check_args(cl_kernel k)
     if (!cfg().argcheck) return;
     ArgTable& t = args_table();
     std::lock_guard<std::mutex> lock(t.mu);
-    for (auto it = t.args.lower_bound(std::make_pair(k, cl_uint(0))); it != t.args.end() && it->first.first == k; ++it) {
+    for (auto it = t.args.lower_bound(std::make_pair(k, cl_uint(0))); it != t.args.end() && it->first.first == k;
+         ++it) {
         if (cfg().subcheck) {
             auto ls = t.live_subs.find(it->second.mem);
             if (ls != t.live_subs.end()) t.subs.at(ls->second).launched = true;
@@ -769,8 +769,8 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k)
     return REAL(clReleaseKernel)(k);
 }
 
-SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint n,
-                                                       const cl_event* list, cl_event* ev)
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueTask(cl_command_queue q, cl_kernel k, cl_uint n, const cl_event* list,
+                                                       cl_event* ev)
 {
     Gate g(q, n, list);
     return REAL(clEnqueueTask)(q, k, g.n(), g.list(), ev);
@@ -822,8 +822,7 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_que
 {
     Gate g(q, n, list);
     return REAL(clEnqueueWriteBufferRect)(q, buf, blocking, buf_origin, host_origin, region, buf_row_pitch,
-                                          buf_slice_pitch, host_row_pitch, host_slice_pitch, ptr, g.n(), g.list(),
-                                          ev);
+                                          buf_slice_pitch, host_row_pitch, host_slice_pitch, ptr, g.n(), g.list(), ev);
 }
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
@@ -847,8 +846,8 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queu
 }
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void* pattern,
-                                                             size_t pattern_size, size_t offset, size_t size,
-                                                             cl_uint n, const cl_event* list, cl_event* ev)
+                                                             size_t pattern_size, size_t offset, size_t size, cl_uint n,
+                                                             const cl_event* list, cl_event* ev)
 {
     Gate g(q, n, list);
     return REAL(clEnqueueFillBuffer)(q, buf, pattern, pattern_size, offset, size, g.n(), g.list(), ev);
@@ -856,12 +855,11 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q,
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue q, cl_mem img, cl_bool blocking,
                                                             const size_t* origin, const size_t* region,
-                                                            size_t row_pitch, size_t slice_pitch, void* ptr,
-                                                            cl_uint n, const cl_event* list, cl_event* ev)
+                                                            size_t row_pitch, size_t slice_pitch, void* ptr, cl_uint n,
+                                                            const cl_event* list, cl_event* ev)
 {
     Gate g(q, n, list);
-    return REAL(clEnqueueReadImage)(q, img, blocking, origin, region, row_pitch, slice_pitch, ptr, g.n(), g.list(),
-                                    ev);
+    return REAL(clEnqueueReadImage)(q, img, blocking, origin, region, row_pitch, slice_pitch, ptr, g.n(), g.list(), ev);
 }
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue q, cl_mem img, cl_bool blocking,
@@ -885,8 +883,8 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue q, 
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
                                                                     const size_t* src_origin, const size_t* region,
-                                                                    size_t dst_offset, cl_uint n,
-                                                                    const cl_event* list, cl_event* ev)
+                                                                    size_t dst_offset, cl_uint n, const cl_event* list,
+                                                                    cl_event* ev)
 {
     Gate g(q, n, list);
     return REAL(clEnqueueCopyImageToBuffer)(q, src, dst, src_origin, region, dst_offset, g.n(), g.list(), ev);
@@ -919,13 +917,13 @@ SHIM_API CL_API_ENTRY void* CL_API_CALL clEnqueueMapBuffer(cl_command_queue q, c
 
 SHIM_API CL_API_ENTRY void* CL_API_CALL clEnqueueMapImage(cl_command_queue q, cl_mem img, cl_bool blocking,
                                                           cl_map_flags flags, const size_t* origin,
-                                                          const size_t* region, size_t* row_pitch,
-                                                          size_t* slice_pitch, cl_uint n, const cl_event* list,
-                                                          cl_event* ev, cl_int* errcode_ret)
+                                                          const size_t* region, size_t* row_pitch, size_t* slice_pitch,
+                                                          cl_uint n, const cl_event* list, cl_event* ev,
+                                                          cl_int* errcode_ret)
 {
     Gate g(q, n, list);
-    return REAL(clEnqueueMapImage)(q, img, blocking, flags, origin, region, row_pitch, slice_pitch, g.n(), g.list(),
-                                   ev, errcode_ret);
+    return REAL(clEnqueueMapImage)(q, img, blocking, flags, origin, region, row_pitch, slice_pitch, g.n(), g.list(), ev,
+                                   errcode_ret);
 }
 
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue q, cl_mem mem, void* mapped,

@@ -2,6 +2,7 @@
 // cache_key.cpp: the program cache's key: include scanning, key text, and
 // the description of what changed between two keys.
 #include "internal/cache_key.hpp"
+#include "internal/config.hpp"
 
 #include "internal/digest.hpp"
 #include "internal/fsutil.hpp"
@@ -36,16 +37,13 @@ std::string escape(const std::string& s)
     return out;
 }
 
-void scan_file(const std::string& text, const std::string& own_dir,
-               const std::vector<std::string>& dirs, int depth, std::set<std::string>& seen,
-               std::vector<IncludeRecord>& out)
+void scan_file(const std::string& text, const std::string& own_dir, const std::vector<std::string>& dirs, int depth,
+               std::set<std::string>& seen, std::vector<IncludeRecord>& out)
 {
     if (depth > k_max_include_depth) return;
     for (const IncludeDirective& d : find_includes(text)) {
         IncludeRecord rec;
-        rec.spelled = d.delim == '"' ? "\"" + d.name + "\""
-                      : d.delim == '<' ? "<" + d.name + ">"
-                                       : d.name;
+        rec.spelled = d.delim == '"' ? "\"" + d.name + "\"" : d.delim == '<' ? "<" + d.name + ">" : d.name;
         std::string content;
         if (d.delim) {
             std::string found = resolve_include(own_dir, d.delim, d.name, dirs);
@@ -101,8 +99,7 @@ std::map<std::string, std::string> components(const std::string& text)
 
 }  // namespace
 
-std::vector<IncludeRecord> scan_includes(const std::string& source,
-                                         const std::vector<std::string>& dirs)
+std::vector<IncludeRecord> scan_includes(const std::string& source, const std::vector<std::string>& dirs)
 {
     std::vector<IncludeRecord> out;
     std::set<std::string> seen;
@@ -110,100 +107,21 @@ std::vector<IncludeRecord> scan_includes(const std::string& source,
     return out;
 }
 
-namespace {
-
-// Splits an option string into words like a shell would for simple quoting.
-std::vector<std::string> split_options(const std::string& options)
-{
-    std::vector<std::string> words;
-    std::string w;
-    bool in_word = false;
-    char quote = 0;
-    for (std::size_t i = 0; i < options.size(); ++i) {
-        char c = options[i];
-        if (quote) {
-            if (c == quote)
-                quote = 0;
-            else if (c == '\\' && quote == '"' && i + 1 < options.size())
-                w += options[++i];
-            else
-                w += c;
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-            in_word = true;
-        } else if (c == '\\' && i + 1 < options.size()) {
-            w += options[++i];
-            in_word = true;
-        } else if (c == ' ' || c == '\t' || c == '\n') {
-            if (in_word) words.push_back(w);
-            w.clear();
-            in_word = false;
-        } else {
-            w += c;
-            in_word = true;
-        }
-    }
-    if (in_word) words.push_back(w);
-    return words;
-}
-
-}  // namespace
-
-std::vector<std::string> include_dirs_from_options(const std::string& options)
-{
-    std::vector<std::string> words = split_options(options);
-    std::vector<std::string> dirs;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        if (words[i] == "-I" && i + 1 < words.size())
-            dirs.push_back(words[++i]);
-        else if (words[i].size() > 2 && words[i].compare(0, 2, "-I") == 0)
-            dirs.push_back(words[i].substr(2));
-    }
-    return dirs;
-}
-
-std::string key_options(const std::string& options, bool drop_include_dirs)
-{
-    std::vector<std::string> words = split_options(options);
-    // Each word quoted, so that no two different word lists look alike.
-    std::string out;
-    for (std::size_t i = 0; i < words.size(); ++i) {
-        if (drop_include_dirs) {
-            if (words[i] == "-I") {
-                ++i;
-                continue;
-            }
-            if (words[i].size() > 2 && words[i].compare(0, 2, "-I") == 0) continue;
-        }
-        if (!out.empty()) out += ' ';
-        out += '"';
-        for (char c : words[i]) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        out += '"';
-    }
-    return out;
-}
-
 std::vector<std::string> compiler_environment()
 {
-    static const char* const names[] = {
-        // PoCL
-        "POCL_EXTRA_BUILD_FLAGS", "POCL_WORK_GROUP_METHOD", "POCL_WORK_GROUP_SPECIALIZATION",
-        "POCL_FULL_REPLICATION_THRESHOLD", "POCL_WILOOPS_MAX_UNROLL_COUNT",
-        "POCL_BITCODE_FINALIZER", "POCL_MAX_WORK_GROUP_SIZE", "POCL_VECTORIZER_REMARKS",
-        // Which work-group variants PoCL puts in the binaries we store
-        "POCL_BINARY_SPECIALIZE_WG",
-        // AMD, Intel, Mesa
-        "AMD_OCL_BUILD_OPTIONS", "AMD_OCL_BUILD_OPTIONS_APPEND", "IGC_Options",
-        "CLOVER_EXTRA_COMPILE_OPTIONS", "RUSTICL_CL_VERSION",
-        // NVIDIA: the JIT target follows these
-        "CUDA_FORCE_PTX_JIT", "CUDA_DISABLE_PTX_JIT"};
-    std::vector<std::string> env;
-    for (const char* name : names)
-        if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
-    return env;
+    static const char* const names[] = {// PoCL
+                                        "POCL_EXTRA_BUILD_FLAGS", "POCL_WORK_GROUP_METHOD",
+                                        "POCL_WORK_GROUP_SPECIALIZATION", "POCL_FULL_REPLICATION_THRESHOLD",
+                                        "POCL_WILOOPS_MAX_UNROLL_COUNT", "POCL_BITCODE_FINALIZER",
+                                        "POCL_MAX_WORK_GROUP_SIZE", "POCL_VECTORIZER_REMARKS",
+                                        // Which work-group variants PoCL puts in the binaries we store
+                                        "POCL_BINARY_SPECIALIZE_WG",
+                                        // AMD, Intel, Mesa
+                                        "AMD_OCL_BUILD_OPTIONS", "AMD_OCL_BUILD_OPTIONS_APPEND", "IGC_Options",
+                                        "CLOVER_EXTRA_COMPILE_OPTIONS", "RUSTICL_CL_VERSION",
+                                        // NVIDIA: the JIT target follows these
+                                        "CUDA_FORCE_PTX_JIT", "CUDA_DISABLE_PTX_JIT"};
+    return env_values(names, sizeof names / sizeof names[0]);
 }
 
 std::string make_key_text(const KeyParts& p)

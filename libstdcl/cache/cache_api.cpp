@@ -14,9 +14,9 @@
 
 struct stdcl_cache {
     stdcl::CacheConfig cfg;
-    stdcl::CacheDir dir;             // not open when the folder does not exist
-    std::deque<std::string> notes;   // not yet handed out
-    std::string note;                // the one last handed out
+    stdcl::CacheDir dir;  // not open when the folder does not exist
+    std::deque<std::string> notes;  // not yet handed out
+    std::string note;  // the one last handed out
 };
 
 namespace stdcl {
@@ -74,8 +74,7 @@ STDCL_API const char* stdcl_cache_dir(void)
     return guarded<const char*>(nullptr, [&]() -> const char* {
         thread_local std::string dir;
         CacheConfig cfg = cache_config_from_env();
-        if (cfg.dir.empty())
-            fail(STDCL_ENOENT, "stdcl_cache_dir: no cache folder (set STDCL_CACHE_DIR or HOME)");
+        if (cfg.dir.empty()) fail(STDCL_ENOENT, "stdcl_cache_dir: no cache folder (set STDCL_CACHE_DIR or HOME)");
         dir = cfg.dir;
         return dir.c_str();
     });
@@ -91,8 +90,7 @@ STDCL_API stdcl_cache* stdcl_cache_open(const char* dir)
             if (!*dir) fail(STDCL_EINVAL, "stdcl_cache_open: the folder name is empty");
             c->cfg.dir = dir;
         }
-        if (c->cfg.dir.empty())
-            fail(STDCL_ENOENT, "stdcl_cache_open: no cache folder (set STDCL_CACHE_DIR or HOME)");
+        if (c->cfg.dir.empty()) fail(STDCL_ENOENT, "stdcl_cache_open: no cache folder (set STDCL_CACHE_DIR or HOME)");
         std::string why;
         if (!c->dir.open(c->cfg.dir, false, &why) && !c->dir.missing())
             fail(STDCL_EINVAL, "stdcl_cache_open: %s; not used as a cache folder", why.c_str());
@@ -100,10 +98,7 @@ STDCL_API stdcl_cache* stdcl_cache_open(const char* dir)
     });
 }
 
-STDCL_API void stdcl_cache_close(stdcl_cache* cache)
-{
-    delete cache;
-}
+STDCL_API void stdcl_cache_close(stdcl_cache* cache) { delete cache; }
 
 STDCL_API int stdcl_cache_list(stdcl_cache* cache, stdcl_cache_entry_fn fn, void* arg)
 {
@@ -156,8 +151,7 @@ STDCL_API int stdcl_cache_stat(stdcl_cache* cache, stdcl_cache_info* info)
     });
 }
 
-STDCL_API long stdcl_cache_verify(stdcl_cache* cache, int remove, stdcl_cache_entry_fn fn,
-                                  void* arg)
+STDCL_API long stdcl_cache_verify(stdcl_cache* cache, int remove, stdcl_cache_entry_fn fn, void* arg)
 {
     return guarded<long>(STDCL_EINVAL, [&]() -> long {
         try {
@@ -171,9 +165,8 @@ STDCL_API long stdcl_cache_verify(stdcl_cache* cache, int remove, stdcl_cache_en
                 EntryHeader h;
                 // Anything the library would not load is damaged here too.
                 bool good = !f.odd &&
-                            read_cache_file(cache->dir, f.name, k_max_entry_bytes, &bytes, &why) ==
-                                ReadStatus::ok &&
-                            decode_entry(bytes, e.key, &ce, &why);
+                    read_cache_file(cache->dir, f.name, k_max_entry_bytes, &bytes, &why) == ReadStatus::ok &&
+                    decode_entry(bytes, e.key, &ce, &why);
                 if (good) {
                     device = first_device(ce.key_text);
                     e.device = device.c_str();
@@ -209,8 +202,7 @@ STDCL_API long stdcl_cache_clear(stdcl_cache* cache)
         try {
             check_handle(cache, "stdcl_cache_clear");
             if (!cache->dir.is_open())
-                fail(STDCL_ENOENT, "stdcl_cache_clear: %s does not exist",
-                     cache->cfg.dir.c_str());
+                fail(STDCL_ENOENT, "stdcl_cache_clear: %s does not exist", cache->cfg.dir.c_str());
             long n = clear_cache_dir(cache->dir);
             take_notes(cache);
             return n;

@@ -9,6 +9,7 @@
 // atomically.  A damaged, foreign or rejected entry is a miss and is
 // replaced.  Anything that goes wrong with the cache itself falls back to a
 // plain compile: the cache never makes a build fail.
+#include "internal/cl_util.hpp"
 #include "internal/program_build.hpp"
 
 #include "internal/cache_key.hpp"
@@ -40,10 +41,7 @@ constexpr double k_lock_timeout_s = 600.0;
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::string short_key(const std::string& key_hex) { return key_hex.substr(0, 16); }
 
@@ -59,19 +57,6 @@ std::string human_bytes(std::uint64_t n)
     return buf;
 }
 
-// BuildRequest may carry the program's origin (its file, or how it was
-// opened), shown in traces and listings; it is not part of the key.
-template <class R>
-auto origin_of(const R& r, int) -> decltype(std::string(r.origin))
-{
-    return r.origin;
-}
-template <class R>
-std::string origin_of(const R&, long)
-{
-    return std::string();
-}
-
 // A key part the driver would not give: no key can be trusted, so the build goes
 // on without the cache (build_program catches it).
 struct KeyQueryFailed : std::runtime_error {
@@ -80,63 +65,32 @@ struct KeyQueryFailed : std::runtime_error {
 
 void key_query(cl_int err, const char* what)
 {
-    if (err != CL_SUCCESS)
-        throw KeyQueryFailed(strprintf("%s failed: %s (%d)", what, cl_error_name(err), int(err)));
+    if (err != CL_SUCCESS) throw KeyQueryFailed(strprintf("%s failed: %s (%d)", what, cl_error_name(err), int(err)));
 }
 
 std::string platform_info(cl_platform_id p, cl_platform_info what)
 {
-    size_t n = 0;
-    key_query(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
-    std::string s(n, '\0');
-    if (n) key_query(clGetPlatformInfo(p, what, n, &s[0], nullptr), "clGetPlatformInfo");
-    while (!s.empty() && s.back() == '\0') s.pop_back();
+    std::string s;
+    key_query(platform_string(p, what, &s), "clGetPlatformInfo");
     return s;
 }
 
 std::string device_info(cl_device_id d, cl_device_info what)
 {
-    size_t n = 0;
-    key_query(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
-    std::string s(n, '\0');
-    if (n) key_query(clGetDeviceInfo(d, what, n, &s[0], nullptr), "clGetDeviceInfo");
-    while (!s.empty() && s.back() == '\0') s.pop_back();
+    std::string s;
+    key_query(device_string(d, what, &s), "clGetDeviceInfo");
     return s;
 }
 
-// Owns a cl_program until release(): a failure (out of memory) between making a
-// program and handing it over releases it instead of leaking it.
-class ProgramRef {
-public:
-    explicit ProgramRef(cl_program p = nullptr) : p_(p) {}
-    ProgramRef(const ProgramRef&) = delete;
-    ProgramRef& operator=(const ProgramRef&) = delete;
-    ~ProgramRef() { reset(nullptr); }
-    void reset(cl_program p)
-    {
-        if (p_) clReleaseProgram(p_);
-        p_ = p;
-    }
-    cl_program get() const { return p_; }
-    cl_program release()
-    {
-        cl_program p = p_;
-        p_ = nullptr;
-        return p;
-    }
-private:
-    cl_program p_;
-};
+using ProgramRef = ClRef<cl_program>;
 
 // Runs bookkeeping (counters, traces, eviction) whose failure must not fail a
 // build that succeeded.
-template <class F>
-void quietly(F&& f) noexcept
+template <class F> void quietly(F&& f) noexcept
 {
     try {
         f();
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 // What the cache needs to know about one build.
@@ -154,23 +108,15 @@ KeyInfo compute_key(const BuildRequest& req)
     if (!platform && !req.devices.empty())
         key_query(clGetDeviceInfo(req.devices[0], CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr),
                   "clGetDeviceInfo");
-    parts.platform = platform ? platform_info(platform, CL_PLATFORM_NAME) + " | " +
-                                    platform_info(platform, CL_PLATFORM_VERSION)
-                              : "?";
+    parts.platform = platform
+        ? platform_info(platform, CL_PLATFORM_NAME) + " | " + platform_info(platform, CL_PLATFORM_VERSION)
+        : "?";
     for (cl_device_id d : req.devices)
-        parts.devices.push_back(device_info(d, CL_DEVICE_NAME) + " | " +
-                                device_info(d, CL_DEVICE_VENDOR) + " | " +
-                                device_info(d, CL_DEVICE_VERSION) + " | " +
-                                device_info(d, CL_DRIVER_VERSION));
+        parts.devices.push_back(device_info(d, CL_DEVICE_NAME) + " | " + device_info(d, CL_DEVICE_VENDOR) + " | " +
+                                device_info(d, CL_DEVICE_VERSION) + " | " + device_info(d, CL_DRIVER_VERSION));
     parts.env = compiler_environment();
     parts.source = req.source;
-    std::vector<std::string> dirs = req.include_dirs;
-    for (const std::string& d : include_dirs_from_options(req.options)) {
-        bool have = false;
-        for (const std::string& e : dirs) have = have || e == d;
-        if (!have) dirs.push_back(d);
-    }
-    parts.includes = scan_includes(req.source, dirs);
+    parts.includes = scan_includes(req.source, search_dirs(req.options));
     // The -I folders matter only through the files found, which the key
     // holds; unless an include is computed (#include MACRO).
     bool computed = false;
@@ -182,8 +128,7 @@ KeyInfo compute_key(const BuildRequest& req)
     k.text = make_key_text(parts);
     k.hex = digest_hex(k.text);
     k.identical_devices = parts.devices.size() > 1;
-    for (const std::string& d : parts.devices)
-        k.identical_devices = k.identical_devices && d == parts.devices[0];
+    for (const std::string& d : parts.devices) k.identical_devices = k.identical_devices && d == parts.devices[0];
     return k;
 }
 
@@ -228,8 +173,8 @@ bool usable_config(CacheConfig* cfg, CacheDir* dir)
 
 // Binaries of program for devices, in that order.  The program may hold
 // more devices (a program from source holds the context's).
-bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devices,
-                      std::vector<std::string>* out, std::string* why)
+bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devices, std::vector<std::string>* out,
+                      std::string* why)
 {
     cl_uint n = 0;
     cl_int err = clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, nullptr);
@@ -239,11 +184,9 @@ bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devic
     }
     std::vector<cl_device_id> pdev(n);
     std::vector<size_t> sizes(n);
-    err = clGetProgramInfo(program, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), pdev.data(),
-                           nullptr);
+    err = clGetProgramInfo(program, CL_PROGRAM_DEVICES, n * sizeof(cl_device_id), pdev.data(), nullptr);
     if (err == CL_SUCCESS)
-        err = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, n * sizeof(size_t),
-                               sizes.data(), nullptr);
+        err = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, n * sizeof(size_t), sizes.data(), nullptr);
     if (err != CL_SUCCESS) {
         *why = "CL_PROGRAM_BINARY_SIZES failed (" + std::to_string(err) + ")";
         return false;
@@ -267,8 +210,7 @@ bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devic
         bins[j].assign(sizes[j], '\0');
         ptrs[j] = sizes[j] ? reinterpret_cast<unsigned char*>(&bins[j][0]) : nullptr;
     }
-    err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, n * sizeof(unsigned char*),
-                           ptrs.data(), nullptr);
+    err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, n * sizeof(unsigned char*), ptrs.data(), nullptr);
     if (err != CL_SUCCESS) {
         *why = "CL_PROGRAM_BINARIES failed (" + std::to_string(err) + ")";
         return false;
@@ -279,8 +221,8 @@ bool extract_binaries(cl_program program, const std::vector<cl_device_id>& devic
 }
 
 // One entry holding binaries (one per device, identical ones stored once).
-CacheEntry make_entry(const KeyInfo& key, const std::string& origin,
-                      std::vector<std::string> binaries, std::vector<std::string> logs = {})
+CacheEntry make_entry(const KeyInfo& key, const std::string& origin, std::vector<std::string> binaries,
+                      std::vector<std::string> logs = {})
 {
     CacheEntry e;
     e.key_text = key.text;
@@ -295,8 +237,9 @@ CacheEntry make_entry(const KeyInfo& key, const std::string& origin,
     return e;
 }
 
-// A program built from an entry's binaries, or nullptr (err set).
-cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_int* err)
+// A program built from an entry's binaries, or nullptr (err set); *used: the
+// options it was built with.
+cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_int* err, std::string* used)
 {
     std::size_t n = req.devices.size();
     if (e.device_blob.size() != n) {
@@ -311,19 +254,14 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
         ptrs[i] = reinterpret_cast<const unsigned char*>(b.data());
     }
     std::vector<cl_int> status(n, CL_SUCCESS);
-    cl_program p = clCreateProgramWithBinary(req.context, static_cast<cl_uint>(n),
-                                             req.devices.data(), lengths.data(), ptrs.data(),
-                                             status.data(), err);
+    cl_program p = clCreateProgramWithBinary(req.context, static_cast<cl_uint>(n), req.devices.data(), lengths.data(),
+                                             ptrs.data(), status.data(), err);
     ProgramRef ref(p);
     if (!p || *err != CL_SUCCESS) {
         if (*err == CL_SUCCESS) *err = CL_INVALID_BINARY;
         return nullptr;
     }
-    {
-        BuildStateGuard keep_state;
-        *err = clBuildProgram(p, static_cast<cl_uint>(n), req.devices.data(), req.options.c_str(),
-                              nullptr, nullptr);
-    }
+    *err = build_binary(p, req, used);
     if (*err != CL_SUCCESS) return nullptr;
     return ref.release();
 }
@@ -331,8 +269,7 @@ cl_program program_from_entry(const BuildRequest& req, const CacheEntry& e, cl_i
 // Publishes an entry and keeps the folder within its bound.  A write that
 // fails (disk full, file size limit, a folder in the entry's place) leaves
 // no file behind and gives one warning; the build goes on uncached.
-void store(const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key, const CacheEntry& e,
-           const char* verb)
+void store(const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key, const CacheEntry& e, const char* verb)
 {
     std::string bytes = encode_entry(e);
     if (cfg.max_bytes && bytes.size() > cfg.max_bytes) {
@@ -345,11 +282,10 @@ void store(const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key, const Cach
         warn_once(("program-cache-write:" + cfg.dir).c_str(), "program cache: %s", why.c_str());
         return;
     }
-    trace(Trace::cache, "%s %s (%s)", verb, short_key(key.hex).c_str(),
-          human_bytes(bytes.size()).c_str());
+    trace(Trace::cache, "%s %s (%s)", verb, short_key(key.hex).c_str(), human_bytes(bytes.size()).c_str());
     for (const std::string& name : evict_entries(dir, cfg.max_bytes, entry_name(key.hex)))
-        trace(Trace::cache, "evicted %s (least recently used; bound %s)",
-              name.substr(0, 16).c_str(), human_bytes(cfg.max_bytes).c_str());
+        trace(Trace::cache, "evicted %s (least recently used; bound %s)", name.substr(0, 16).c_str(),
+              human_bytes(cfg.max_bytes).c_str());
     trace_notes(dir);
 }
 
@@ -366,8 +302,7 @@ std::string what_changed(const CacheDir& dir, const KeyInfo& key, const std::str
         std::string why;
         if (it->name.compare(0, 64, key.hex) == 0) continue;
         if (!read_entry_header(dir, it->name, &h, &why)) continue;
-        bool same_program = !origin.empty() ? h.origin == origin
-                                            : key_source_digest(h.key_text) == src;
+        bool same_program = !origin.empty() ? h.origin == origin : key_source_digest(h.key_text) == src;
         if (!same_program) continue;
         std::string change = describe_key_change(h.key_text, key.text);
         if (change.empty()) continue;
@@ -379,8 +314,8 @@ std::string what_changed(const CacheDir& dir, const KeyInfo& key, const std::str
 // The miss path, under the key's lock: compile and store.  When all
 // devices are alike, compiles for the first only and loads its binary on
 // the others (the compiler runs once instead of once per device).
-BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, CacheDir& dir,
-                              const KeyInfo& key, const std::string& origin)
+BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, CacheDir& dir, const KeyInfo& key,
+                              const std::string& origin)
 {
     auto t0 = Clock::now();
     BuildResult r;
@@ -400,9 +335,11 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
             if (!r1.logs.empty()) r.logs.assign(req.devices.size(), r1.logs[0]);
             CacheEntry e = make_entry(key, origin, bins);
             cl_int err = CL_SUCCESS;
-            prog.reset(program_from_entry(req, e, &err));
-            if (prog.get()) have_bins = true;
-            else trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
+            prog.reset(program_from_entry(req, e, &err, &r.options));
+            if (prog.get())
+                have_bins = true;
+            else
+                trace(Trace::cache, "binary of device 0 not accepted by the others (%d)", err);
         }
         if (!prog.get()) bins.clear();
     }
@@ -416,8 +353,8 @@ BuildResult compile_and_store(const BuildRequest& req, const CacheConfig& cfg, C
     double compile_ms = ms_since(t0);
     r.from_cache = false;
     if (!have_bins) {
-        trace(Trace::cache, "compiled %s in %.0f ms; not stored: %s", short_key(key.hex).c_str(),
-              compile_ms, why.c_str());
+        trace(Trace::cache, "compiled %s in %.0f ms; not stored: %s", short_key(key.hex).c_str(), compile_ms,
+              why.c_str());
     } else {
         quietly([&] { store(cfg, dir, key, make_entry(key, origin, std::move(bins), r.logs), "stored"); });
         trace(Trace::cache, "compiled %s in %.0f ms", short_key(key.hex).c_str(), compile_ms);
@@ -435,41 +372,32 @@ constexpr std::uint64_t k_max_entry_bytes = 4ull << 30;
 // Tries the entry of key; on success r holds the program.  Anything but a
 // regular file of the right size, format and key is a damaged entry: not
 // loaded, rebuilt and replaced.
-Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& key,
-                 BuildResult* r, std::string* why)
+Lookup try_entry(const BuildRequest& req, const CacheDir& dir, const KeyInfo& key, BuildResult* r, std::string* why)
 {
     std::string name = entry_name(key.hex);
     std::string bytes;
     switch (read_cache_file(dir, name, k_max_entry_bytes, &bytes, why)) {
-    case ReadStatus::ok:
-        break;
-    case ReadStatus::absent:
-        *why = "no entry";
-        return Lookup::absent;
+    case ReadStatus::ok: break;
+    case ReadStatus::absent: *why = "no entry"; return Lookup::absent;
     case ReadStatus::not_regular:
     case ReadStatus::too_large:
-        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(),
-              why->c_str());
+        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(), why->c_str());
         *why = "damaged entry: " + *why;
         return Lookup::bad;
-    case ReadStatus::error:
-        *why = "cannot read entry: " + *why;
-        return Lookup::bad;
+    case ReadStatus::error: *why = "cannot read entry: " + *why; return Lookup::bad;
     }
     CacheEntry e;
     std::string reason;
     if (!decode_entry(bytes, key.hex, &e, &reason)) {
         *why = "damaged entry: " + reason;
-        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(),
-              reason.c_str());
+        trace(Trace::cache, "entry %s is damaged (%s): rebuilding it", short_key(key.hex).c_str(), reason.c_str());
         return Lookup::bad;
     }
     cl_int err = CL_SUCCESS;
-    ProgramRef p(program_from_entry(req, e, &err));  // released here if anything below throws
+    ProgramRef p(program_from_entry(req, e, &err, &r->options));  // released here if anything below throws
     if (!p.get()) {
         *why = "driver rejected the stored binary (error " + std::to_string(err) + ")";
-        trace(Trace::cache, "entry %s: %s: rebuilding it", short_key(key.hex).c_str(),
-              why->c_str());
+        trace(Trace::cache, "entry %s: %s: rebuilding it", short_key(key.hex).c_str(), why->c_str());
         return Lookup::bad;
     }
     quietly([&] { touch_entry(dir, name); });
@@ -487,14 +415,13 @@ BuildResult build_with_cache(const BuildRequest& req)
     CacheConfig cfg;
     CacheDir dir;
     if (req.devices.empty() || !usable_config(&cfg, &dir)) {
-        if (!req.devices.empty())
-            trace(Trace::cache, "off (%s): compiling", cfg.off_reason.c_str());
+        if (!req.devices.empty()) trace(Trace::cache, "off (%s): compiling", cfg.off_reason.c_str());
         BuildResult r = compile_program(req);
         return r;
     }
     KeyInfo key = compute_key(req);
     double key_ms = ms_since(t0);
-    std::string origin = origin_of(req, 0);
+    const std::string& origin = req.origin;
     std::string label = origin.empty() ? std::string() : origin + ", ";
     label += std::to_string(req.devices.size()) + (req.devices.size() == 1 ? " device" : " devices");
 
@@ -505,8 +432,8 @@ BuildResult build_with_cache(const BuildRequest& req)
         quietly([&] {
             record_stat(dir, true);
             trace_notes(dir);
-            trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(),
-                  label.c_str(), ms_since(t0), key_ms);
+            trace(Trace::cache, "hit %s (%s; %.1f ms, key %.1f ms)", short_key(key.hex).c_str(), label.c_str(),
+                  ms_since(t0), key_ms);
         });
         r.cache_on = true;
         return r;
@@ -518,9 +445,7 @@ BuildResult build_with_cache(const BuildRequest& req)
     std::string lock_why;
     bool locked = lock.acquire(dir, lock_name(key.hex), k_lock_timeout_s, &waited_ms, &lock_why);
     trace_notes(dir);
-    if (!locked)
-        trace(Trace::cache, "building %s without its lock: %s", short_key(key.hex).c_str(),
-              lock_why.c_str());
+    if (!locked) trace(Trace::cache, "building %s without its lock: %s", short_key(key.hex).c_str(), lock_why.c_str());
     // Look again under the lock: another process may have published the
     // entry while this one waited (or just before it locked).  A damaged
     // entry is not read twice unless someone else held the lock meanwhile.
@@ -531,8 +456,8 @@ BuildResult build_with_cache(const BuildRequest& req)
                 lock.release();
                 record_stat(dir, true);
                 trace_notes(dir);
-                trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)",
-                      short_key(key.hex).c_str(), label.c_str(), waited_ms);
+                trace(Trace::cache, "hit %s (%s; built by another process, waited %.0f ms)", short_key(key.hex).c_str(),
+                      label.c_str(), waited_ms);
             });
             r.cache_on = true;
             return r;

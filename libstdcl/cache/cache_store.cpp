@@ -2,6 +2,7 @@
 // cache_store.cpp: the program cache's files: folder rules, entry format,
 // atomic publication, flock-based key locks, LRU eviction, counters.
 #include "internal/cache_store.hpp"
+#include "internal/config.hpp"
 
 #include "internal/digest.hpp"
 
@@ -13,13 +14,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <memory>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <random>
 #include <thread>
@@ -49,8 +50,7 @@ void put_u64(std::string& s, std::uint64_t v)
 
 std::uint32_t get_u32(const unsigned char* p)
 {
-    return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) |
-           (std::uint32_t(p[3]) << 24);
+    return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) | (std::uint32_t(p[3]) << 24);
 }
 
 std::uint64_t get_u64(const unsigned char* p)
@@ -76,30 +76,24 @@ bool is_hex64(const std::string& s, std::size_t len)
 
 bool is_entry_name(const std::string& name)
 {
-    return ends_with(name, k_entry_suffix) &&
-           is_hex64(name, name.size() - (sizeof k_entry_suffix - 1));
+    return ends_with(name, k_entry_suffix) && is_hex64(name, name.size() - (sizeof k_entry_suffix - 1));
 }
 
 bool is_lock_name(const std::string& name)
 {
-    return ends_with(name, k_lock_suffix) &&
-           is_hex64(name, name.size() - (sizeof k_lock_suffix - 1));
+    return ends_with(name, k_lock_suffix) && is_hex64(name, name.size() - (sizeof k_lock_suffix - 1));
 }
 
-bool is_tmp_name(const std::string& name)
-{
-    return name.compare(0, sizeof k_tmp_prefix - 1, k_tmp_prefix) == 0;
-}
+bool is_tmp_name(const std::string& name) { return name.compare(0, sizeof k_tmp_prefix - 1, k_tmp_prefix) == 0; }
 
 // A name no other writer (thread or process) can pick at the same time.
 std::string unique_suffix()
 {
     static std::atomic<unsigned long> counter{0};
-    thread_local std::mt19937_64 rng{std::random_device{}() ^
-                                     static_cast<std::uint64_t>(getpid())};
+    thread_local std::mt19937_64 rng{std::random_device{}() ^ static_cast<std::uint64_t>(getpid())};
     char buf[80];
-    std::snprintf(buf, sizeof buf, "%ld-%lu-%llx", static_cast<long>(getpid()),
-                  counter.fetch_add(1), static_cast<unsigned long long>(rng()));
+    std::snprintf(buf, sizeof buf, "%ld-%lu-%llx", static_cast<long>(getpid()), counter.fetch_add(1),
+                  static_cast<unsigned long long>(rng()));
     return buf;
 }
 
@@ -207,8 +201,7 @@ int open_own_file(CacheDir& dir, const std::string& name, int flags, std::string
         int fd = open_regular(dir.fd(), name, flags | O_CREAT, 0600, &odd);
         if (fd >= 0) return fd;
         int e = errno;
-        if (!odd || attempt > 0 || std::strcmp(odd, "a folder") == 0 ||
-            ::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+        if (!odd || attempt > 0 || std::strcmp(odd, "a folder") == 0 || ::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
             if (reason)
                 *reason = odd ? dir.path_of(name) + " is " + odd + ", not a cache file"
                               : "cannot open " + dir.path_of(name) + ": " + errno_text(e);
@@ -220,15 +213,6 @@ int open_own_file(CacheDir& dir, const std::string& name, int flags, std::string
     }
 }
 
-bool equal_ci(const char* a, const char* b)
-{
-    for (; *a && *b; ++a, ++b)
-        if (std::tolower(static_cast<unsigned char>(*a)) !=
-            std::tolower(static_cast<unsigned char>(*b)))
-            return false;
-    return *a == *b;
-}
-
 bool mtime_before(const EntryFile& a, const EntryFile& b)
 {
     if (a.mtime.tv_sec != b.mtime.tv_sec) return a.mtime.tv_sec < b.mtime.tv_sec;
@@ -238,63 +222,32 @@ bool mtime_before(const EntryFile& a, const EntryFile& b)
 
 }  // namespace
 
-bool parse_size(const char* text, std::uint64_t* bytes)
-{
-    if (!text) return false;
-    const char* p = text;
-    while (*p == ' ') ++p;
-    if (*p < '0' || *p > '9') return false;
-    std::uint64_t v = 0;
-    for (; *p >= '0' && *p <= '9'; ++p) {
-        if (v > (UINT64_MAX - 9) / 10) return false;
-        v = v * 10 + static_cast<std::uint64_t>(*p - '0');
-    }
-    int shift = 0;
-    switch (*p) {
-    case 'k': case 'K': shift = 10; ++p; break;
-    case 'm': case 'M': shift = 20; ++p; break;
-    case 'g': case 'G': shift = 30; ++p; break;
-    case 't': case 'T': shift = 40; ++p; break;
-    default: break;
-    }
-    if (shift && (*p == 'i' || *p == 'I')) {
-        ++p;
-        if (*p != 'b' && *p != 'B') return false;
-    }
-    if (*p == 'b' || *p == 'B') ++p;
-    while (*p == ' ') ++p;
-    if (*p != '\0') return false;
-    if (shift && v > (UINT64_MAX >> shift)) return false;
-    *bytes = v << shift;
-    return true;
-}
-
 CacheConfig cache_config_from_env()
 {
     CacheConfig c;
     c.enabled = true;
-    if (const char* on = std::getenv("STDCL_CACHE"); on && *on) {
-        if (!std::strcmp(on, "0") || equal_ci(on, "off") || equal_ci(on, "no") ||
-            equal_ci(on, "false")) {
-            c.enabled = false;
-            c.off_reason = "STDCL_CACHE=0";
-        } else if (std::strcmp(on, "1") && !equal_ci(on, "on") && !equal_ci(on, "yes") &&
-                   !equal_ci(on, "true")) {
-            c.warnings.push_back(std::string("STDCL_CACHE='") + on +
-                                 "' is not 0 or 1; the program cache stays on");
-        }
+    const char* on = env_value("STDCL_CACHE");
+    switch (parse_switch(on)) {
+    case Switch::off:
+        c.enabled = false;
+        c.off_reason = "STDCL_CACHE=0";
+        break;
+    case Switch::invalid:
+        c.warnings.push_back(std::string("STDCL_CACHE='") + on +
+                             "' is not on or off (1/0, on/off, yes/no, true/false); the program cache stays on");
+        break;
+    default: break;
     }
-    if (const char* d = std::getenv("STDCL_CACHE_DIR"); d && *d) {
+    if (const char* d = env_value("STDCL_CACHE_DIR"); d && *d) {
         c.dir = d;
-    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/') {
+    } else if (const char* x = env_value("XDG_CACHE_HOME"); x && x[0] == '/') {
         c.dir = std::string(x) + "/stdcl";
-    } else if (const char* h = std::getenv("HOME"); h && *h) {
+    } else if (const char* h = env_value("HOME"); h && *h) {
         c.dir = std::string(h) + "/.cache/stdcl";
     } else {
         struct passwd pw, *res = nullptr;
         char buf[4096];
-        if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir &&
-            res->pw_dir[0])
+        if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res && res->pw_dir && res->pw_dir[0])
             c.dir = std::string(res->pw_dir) + "/.cache/stdcl";
     }
     while (c.dir.size() > 1 && c.dir.back() == '/') c.dir.pop_back();
@@ -302,13 +255,12 @@ CacheConfig cache_config_from_env()
         c.enabled = false;
         c.off_reason = "no cache folder (set STDCL_CACHE_DIR or HOME)";
     }
-    if (const char* m = std::getenv("STDCL_CACHE_MAX"); m && *m) {
+    if (const char* m = env_value("STDCL_CACHE_MAX"); m && *m) {
         std::uint64_t v;
         if (parse_size(m, &v))
             c.max_bytes = v;
         else
-            c.warnings.push_back(std::string("STDCL_CACHE_MAX='") + m +
-                                 "' is not a size such as 256M; using 256M");
+            c.warnings.push_back(std::string("STDCL_CACHE_MAX='") + m + "' is not a size such as 256M; using 256M");
     }
     return c;
 }
@@ -347,16 +299,15 @@ bool CacheDir::open(const std::string& dir, bool create, std::string* reason)
     }
     char buf[160];
     if (st.st_uid != ::geteuid()) {
-        std::snprintf(buf, sizeof buf, " is owned by uid %ld, not by this user (uid %ld)",
-                      static_cast<long>(st.st_uid), static_cast<long>(::geteuid()));
+        std::snprintf(buf, sizeof buf, " is owned by uid %ld, not by this user (uid %ld)", static_cast<long>(st.st_uid),
+                      static_cast<long>(::geteuid()));
         *reason = dir + buf;
         ::close(fd);
         return false;
     }
     if (st.st_mode & (S_IWGRP | S_IWOTH)) {
         std::snprintf(buf, sizeof buf, " is writable by %s (mode %04o)",
-                      (st.st_mode & S_IWOTH) ? "others" : "its group",
-                      static_cast<unsigned>(st.st_mode & 07777));
+                      (st.st_mode & S_IWOTH) ? "others" : "its group", static_cast<unsigned>(st.st_mode & 07777));
         *reason = dir + buf;
         ::close(fd);
         return false;
@@ -369,8 +320,7 @@ bool prepare_cache_dir(CacheDir* dir, const std::string& path, std::string* reas
 {
     if (!dir->open(path, true, reason)) return false;
     std::string probe = std::string(k_tmp_prefix) + "probe-" + unique_suffix();
-    int fd = ::openat(dir->fd(), probe.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = ::openat(dir->fd(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *reason = "cannot write in " + path + ": " + errno_text(errno);
         dir->close();
@@ -386,8 +336,8 @@ std::string encode_entry(const CacheEntry& e)
     std::string s;
     std::size_t payload = 0;
     for (const std::string& b : e.blobs) payload += b.size();
-    s.reserve(k_header_size + e.key_text.size() + e.origin.size() + 4 * e.device_blob.size() +
-              8 * e.blobs.size() + payload + k_sum_size);
+    s.reserve(k_header_size + e.key_text.size() + e.origin.size() + 4 * e.device_blob.size() + 8 * e.blobs.size() +
+              payload + k_sum_size);
     s.append(k_magic, sizeof k_magic);
     put_u32(s, k_format_version);
     put_u32(s, static_cast<std::uint32_t>(e.key_text.size()));
@@ -415,8 +365,7 @@ namespace {
 
 // Parses the fixed header and the variable-length fields after it, with
 // every length checked against the file size.
-bool parse_header(const unsigned char* p, std::size_t size, EntryHeader* h,
-                  std::size_t* after, std::string* reason)
+bool parse_header(const unsigned char* p, std::size_t size, EntryHeader* h, std::size_t* after, std::string* reason)
 {
     if (size < sizeof k_magic || std::memcmp(p, k_magic, sizeof k_magic - 1) != 0) {
         *reason = size < sizeof k_magic ? "truncated" : "not a program-cache entry";
@@ -448,8 +397,7 @@ bool parse_header(const unsigned char* p, std::size_t size, EntryHeader* h,
 
 }  // namespace
 
-bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
-                  CacheEntry* out, std::string* reason)
+bool decode_entry(const std::string& bytes, const std::string& expect_key_hex, CacheEntry* out, std::string* reason)
 {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(bytes.data());
     std::size_t size = bytes.size();
@@ -532,8 +480,7 @@ bool decode_entry(const std::string& bytes, const std::string& expect_key_hex,
     return true;
 }
 
-bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader* out,
-                       std::string* reason)
+bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader* out, std::string* reason)
 {
     const char* odd = nullptr;
     int fd = open_regular(dir.fd(), name, O_RDONLY, 0, &odd);
@@ -563,8 +510,7 @@ bool read_entry_header(const CacheDir& dir, const std::string& name, EntryHeader
         have += static_cast<std::size_t>(r);
         std::size_t after;
         std::string why;
-        if (parse_header(reinterpret_cast<const unsigned char*>(buf.data()), have, out, &after,
-                         &why)) {
+        if (parse_header(reinterpret_cast<const unsigned char*>(buf.data()), have, out, &after, &why)) {
             ok = true;
             break;
         }
@@ -594,8 +540,8 @@ std::string entry_name(const std::string& key_hex) { return key_hex + k_entry_su
 
 std::string lock_name(const std::string& key_hex) { return key_hex + k_lock_suffix; }
 
-ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::uint64_t max_bytes,
-                           std::string* out, std::string* reason)
+ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::uint64_t max_bytes, std::string* out,
+                           std::string* reason)
 {
     const char* odd = nullptr;
     int fd = open_regular(dir.fd(), name, O_RDONLY, 0, &odd);
@@ -631,8 +577,7 @@ ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::ui
                     status = ReadStatus::too_large;
                     break;
                 }
-                out->resize(static_cast<std::size_t>(
-                    std::min<std::uint64_t>(max_bytes, out->size() + 65536)));
+                out->resize(static_cast<std::size_t>(std::min<std::uint64_t>(max_bytes, out->size() + 65536)));
             }
             ssize_t r = ::read(fd, &(*out)[have], out->size() - have);
             if (r < 0 && errno == EINTR) continue;
@@ -654,12 +599,10 @@ ReadStatus read_cache_file(const CacheDir& dir, const std::string& name, std::ui
     return status;
 }
 
-bool publish_file(const CacheDir& dir, const std::string& name, const std::string& bytes,
-                  std::string* reason)
+bool publish_file(const CacheDir& dir, const std::string& name, const std::string& bytes, std::string* reason)
 {
     std::string tmp = std::string(k_tmp_prefix) + name + "-" + unique_suffix();
-    int fd = ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                      0600);
+    int fd = ::openat(dir.fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         *reason = "cannot create " + dir.path_of(tmp) + ": " + errno_text(errno);
         return false;
@@ -695,14 +638,11 @@ bool remove_cache_file(const CacheDir& dir, const std::string& name, std::string
     return false;
 }
 
-bool KeyLock::acquire(CacheDir& dir, const std::string& name, double timeout_s,
-                      double* waited_ms, std::string* reason)
+bool KeyLock::acquire(CacheDir& dir, const std::string& name, double timeout_s, double* waited_ms, std::string* reason)
 {
     release();
     auto start = std::chrono::steady_clock::now();
-    auto elapsed_s = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
+    auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     int sleep_us = 1000;
     for (;;) {
         int fd = open_own_file(dir, name, O_RDWR, reason);
@@ -731,8 +671,7 @@ bool KeyLock::acquire(CacheDir& dir, const std::string& name, double timeout_s,
         // The previous holder may have removed the file after we opened it:
         // then the lock we hold is on a dead inode; retry on the live one.
         struct stat held, live;
-        if (::fstat(fd, &held) == 0 &&
-            ::fstatat(dir.fd(), name.c_str(), &live, AT_SYMLINK_NOFOLLOW) == 0 &&
+        if (::fstat(fd, &held) == 0 && ::fstatat(dir.fd(), name.c_str(), &live, AT_SYMLINK_NOFOLLOW) == 0 &&
             held.st_ino == live.st_ino && held.st_dev == live.st_dev) {
             dirfd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
             if (dirfd_ < 0) {
@@ -808,8 +747,7 @@ std::vector<EntryFile> list_entry_files(const CacheDir& dir, bool include_odd)
     return files;
 }
 
-std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes,
-                                       const std::string& keep)
+std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes, const std::string& keep)
 {
     std::vector<std::string> removed;
     int fd = open_own_file(dir, "evict.lock", O_RDWR, nullptr);
@@ -823,8 +761,8 @@ std::vector<std::string> evict_entries(CacheDir& dir, std::uint64_t max_bytes,
     for (const std::string& name : names_in(dir)) {
         if (!is_tmp_name(name)) continue;
         struct stat st;
-        if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            !S_ISDIR(st.st_mode) && now - st.st_mtime > 3600)
+        if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+            now - st.st_mtime > 3600)
             ::unlinkat(dir.fd(), name.c_str(), 0);
     }
     if (max_bytes > 0) {
@@ -856,7 +794,8 @@ void record_stat(CacheDir& dir, bool hit)
         std::string out;
         put_u64(out, hits);
         put_u64(out, misses);
-        if (::pwrite(fd, out.data(), out.size(), 0) != 16) { /* best effort */ }
+        if (::pwrite(fd, out.data(), out.size(), 0) != 16) { /* best effort */
+        }
     }
     ::close(fd);
 }

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// events.hpp: event flags, the end of every command, and the profile (events.cpp,
+// profile.cpp).
+#pragma once
+
+#include "internal/context.hpp"
+
+namespace stdcl {
+
+// The flags that say what becomes of a command's event.
+constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
+
+// Events: track, wait, return per the event flags.
+int event_flags_check(int flags);  // throws on WAIT|NOWAIT
+// What an enqueued command was, for the profile at exit.
+struct CommandTag {
+    enum Kind { kernel, to_device, to_host, copy } kind;
+    const std::string* name;  // the kernel's (kind kernel), else nullptr
+    size_t bytes;  // transfers: bytes given to the command
+    bool moved;  // false: a zero-copy sync (a marker: nothing copied)
+};
+// Waits for, tracks or hands over ev (the command on device devnum) as flags say.
+cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
+
+// Event profiling (profile.cpp): whether new queues profile (STDCL_PROFILE on,
+// or COPRTHR_OPENCL_PROFILING_ENABLE).
+bool queue_profiling_wanted();
+// The profile at exit (STDCL_PROFILE=1 or =path).  None of these throws; when the
+// profile is off (cp->prof null) they return at once.  A command the profile could
+// not time (no memory, a failed query) is counted as "not timed", never dropped.
+bool profile_report_wanted();
+// A new profile for cp (its devices set up), or null when the report is off.
+std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept;
+// Counts an enqueued command; done: it has completed (timed now), else its event is
+// kept (retained) and timed when it completes.
+void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandTag& tag, bool done) noexcept;
+// Times the kept events of device devnum (all devices when devnum < 0) that have
+// completed; with finished (the queues are finished) the rest are counted untimed.
+void profile_harvest(CLCONTEXT* cp, int devnum, bool finished) noexcept;
+// A program build: ms of build_program, whether a compiler ran, whether the
+// program cache was consulted.
+void profile_build(CLCONTEXT* cp, double ms, bool compiled, bool cache_on) noexcept;
+// clopen/clsopen of a program already open in cp (no build).
+void profile_reopen(CLCONTEXT* cp) noexcept;
+// Prints the report (stderr, or the STDCL_PROFILE file) of every context profiled,
+// first timing the commands of contexts still alive.  Called once, at exit.
+void profile_report_at_exit() noexcept;
+
+// Releases the events clwait handed out for cp (events.cpp).
+void wait_forget_context(CLCONTEXT* cp) noexcept;
+
+}  // namespace stdcl

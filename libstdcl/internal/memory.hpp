@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// memory.hpp: allocations, their registry, guard zones and command order (memory.cpp,
+// registry.cpp, guard.cpp).
+#pragma once
+
+#include "internal/context.hpp"
+
+#include <condition_variable>
+#include <map>
+
+namespace stdcl {
+
+// One host allocation and its per-device copies.
+struct Allocation {
+    char* host = nullptr;
+    size_t size = 0;
+    char* block = nullptr;  // what posix_memalign returned (host, or before it: STDCL_CHECK)
+    size_t guard = 0;  // STDCL_CHECK: guard bytes behind host + size (0: off)
+    cl_mem pin = nullptr;  // pinned: the CL_MEM_ALLOC_HOST_PTR buffer block lies in,
+    char* pin_map = nullptr;  //   its mapping (block is its first page boundary),
+    cl_command_queue pin_queue = nullptr;  //   and the queue it was mapped on (retained)
+    int flags = 0;  // clmalloc flags
+    std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
+    std::atomic<bool> dead{false};
+    std::atomic<bool> in_kernel{false};  // a launch set one of its memory objects as an argument
+
+    // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
+    bool is_image = false;
+    size_t img_w = 0, img_h = 0;
+    cl_image_format img_fmt{CL_RGBA, CL_FLOAT};
+
+    std::mutex mu;  // guards everything below
+    std::condition_variable idle;  // signalled when users drops to 0
+    int users = 0;  // calls using the memory now (AllocUse)
+    std::vector<cl_mem> mem;  // per device of cp, created on first use
+    std::vector<std::uint64_t> mem_serial;  // per device: mem's serial (mem_serial_next)
+    std::vector<cl_event> last;  // per device: last CL_EVENT_NOWAIT command using it
+    std::mutex order;  // two-queue devices: held from reading `last` to noting the new command
+    // (device, offset) -> sub-buffer and its serial
+    std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
+    std::vector<cl_mem> subs_made;  // the sub-buffers, oldest first
+    std::string last_kernel;  // STDCL_CHECK: the last kernel launched with it
+
+    Allocation() = default;
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
+    // Frees the host memory (pinned or not) if clfree did not: an allocation that
+    // never reached the registry, when clmalloc fails after allocating it.
+    ~Allocation();
+
+    // Device devnum's cl_mem (created if needed); offset > 0 gives a sub-buffer.
+    // *serial (when given) receives the object's serial number: unlike the handle,
+    // which a driver may hand out again once the object is released, a serial
+    // names one object for the life of the process.
+    cl_mem device_mem(unsigned devnum, size_t offset, std::uint64_t* serial = nullptr);
+    // Remembers ev as the latest command on devnum touching this allocation.
+    void note_event(unsigned devnum, cl_event ev);
+    // Adds to out the last command on devnum that a new command must wait for, if
+    // it is not finished (order held).
+    void add_wait(unsigned devnum, std::vector<cl_event>& out);
+    // Waits for every command still using this allocation.
+    void wait_idle();
+    // Waits for and releases the events taken out of `last` (allocates nothing).
+    void finish_events(std::vector<cl_event>& pending, CLCONTEXT* owner) noexcept;
+    // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
+    void wait_unused(std::unique_lock<std::mutex>& lock);
+    // Releases device objects (after wait_idle).
+    void release_device_objects();
+};
+
+// A call's claim on an allocation while it enqueues and waits for commands on it:
+// clfree and clmdetach wait for every claim to end before they release memory, so
+// a blocking clmsync in one thread never reads memory another thread freed.
+// Throws STDCL_ENOENT if the allocation was freed, STDCL_ESTATE if detached.
+class AllocUse {
+public:
+    AllocUse() = default;
+    explicit AllocUse(std::shared_ptr<Allocation> a);
+    AllocUse(AllocUse&& o) noexcept : a_(std::move(o.a_)) {}
+    AllocUse& operator=(AllocUse&&) = delete;
+    AllocUse(const AllocUse&) = delete;
+    ~AllocUse();
+    Allocation* operator->() const { return a_.get(); }
+    Allocation& operator*() const { return *a_; }
+
+private:
+    std::shared_ptr<Allocation> a_;
+};
+
+// The one path by which every command libstdcl enqueues is ordered after the
+// commands on the memory it uses.  A device with a transfer queue beside its
+// kernel queue runs the two queues at once, so a command must wait for the last
+// CL_EVENT_NOWAIT command on each allocation it touches (it may be on the other
+// queue).  Make a CommandOrder before enqueuing: it locks each allocation's order
+// mutex (once, in address order: no other command slips in between) and collects
+// the events to wait for; pass count() and list() as the command's wait list;
+// after the enqueue, enqueued(ev, flags) notes a NOWAIT command on every
+// allocation (clfree and the next command wait for it; a waited command is
+// complete when its call returns).  The locks are held until the CommandOrder
+// goes.  On a device with one queue the queue's own order suffices: nothing is
+// locked or waited for.
+class CommandOrder {
+public:
+    CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs);
+    CommandOrder(const CommandOrder&) = delete;
+    CommandOrder& operator=(const CommandOrder&) = delete;
+    cl_uint count() const { return cl_uint(waits_.size()); }
+    const cl_event* list() const { return waits_.empty() ? nullptr : waits_.data(); }
+    void enqueued(cl_event ev, int flags);
+
+private:
+    unsigned devnum_;
+    std::vector<Allocation*> allocs_;  // sorted, each once
+    std::vector<std::unique_lock<std::mutex>> locks_;
+    std::vector<cl_event> waits_;
+};
+
+// The registry (registry.cpp): address -> allocation in constant time, lock-free for
+// registry_lookup, never reads user memory.
+std::shared_ptr<Allocation> registry_find(const void* p, size_t* offset);
+// Base and size of the allocation containing p, without touching the allocation.
+bool registry_lookup(const void* p, uintptr_t* base, size_t* size);
+// Enters a new allocation (moved in); on failure the record, and so its memory, goes.
+void registry_insert(std::shared_ptr<Allocation> a);
+// Removes the allocation that starts at p, in one locked step.  For an interior
+// pointer nothing is removed: *out is its allocation and *offset the offset.
+enum class RegistryTake { removed, interior, absent };
+RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size_t* offset);
+std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp);
+// Detaches every allocation of cp (before cp is destroyed).
+void memory_forget_context(CLCONTEXT* cp);
+
+// The overrun check mode, STDCL_CHECK=1 (guard.cpp).
+bool check_mode();
+size_t guard_front_bytes(size_t page);  // before the host memory
+size_t guard_back_bytes(size_t size, size_t page);  // from host + size on
+void guard_init_host(Allocation& a, size_t front);
+void guard_init_device(Allocation& a, const Device& d, cl_mem m);
+// Throws STDCL_EOVERRUN (and restores the zone) when a zone of a was written: the
+// host's, and device devnum's (-1: every device).
+void guard_check(Allocation& a, int devnum, const char* call);
+
+// A range of an allocation to device devnum or back (memory.cpp): len bytes
+// from ptr, or to the end of the allocation when whole is true.
+cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call);
+
+}  // namespace stdcl
