@@ -346,29 +346,23 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
             : (flags & CL_MEM_WO)             ? CL_MEM_WRITE_ONLY
                                               : CL_MEM_READ_WRITE;
         cl_int err = CL_SUCCESS;
-        cl_mem m = nullptr;
-        if (kind == CL_MEM_GLBUF)
-            m = gl.from_buffer(cp->ctx, mf, glbufobj, &err);
-        else if (kind == CL_MEM_GLRBUF)
-            m = gl.from_renderbuffer(cp->ctx, mf, glbufobj, &err);
-        else
-            m = gl.from_texture(cp->ctx, mf, target, miplevel, glbufobj, &err);
+        ClRef<cl_mem> m(kind == CL_MEM_GLBUF        ? gl.from_buffer(cp->ctx, mf, glbufobj, &err)
+                            : kind == CL_MEM_GLRBUF ? gl.from_renderbuffer(cp->ctx, mf, glbufobj, &err)
+                                                    : gl.from_texture(cp->ctx, mf, target, miplevel, glbufobj, &err));
         check_cl(err, "clglmalloc: creating the OpenCL object of the GL object");
         size_t size = 0;
-        err = gl.mem_info(m, CL_MEM_SIZE, sizeof size, &size, nullptr);
-        if (err != CL_SUCCESS || size == 0) {
-            clReleaseMemObject(m);
+        err = gl.mem_info(m.get(), CL_MEM_SIZE, sizeof size, &size, nullptr);
+        if (err != CL_SUCCESS || size == 0)
             fail_cl(err ? err : CL_INVALID_GL_OBJECT, "clglmalloc: the GL object's size");
-        }
         void* p = clmalloc(cp, size, flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO));
         if (!p) {
-            clReleaseMemObject(m);
             std::string why = take_error("clmalloc failed");
             fail(STDCL_ENOMEM, "clglmalloc: %s", why.c_str());
         }
         auto& g = gl_objects();
         std::lock_guard<std::mutex> lock(g.mu);
-        g.mem[p] = m;
+        g.mem[p] = m.get();
+        m.release();  // g.mem holds it now
         return p;
     });
 }

@@ -143,19 +143,12 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             mem_serial[devnum] = mem_serial_next();
         } else {
             bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
-            cl_mem m =
-                clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard, zc ? host : nullptr, &err);
+            ClRef<cl_mem> m(clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
+                                           zc ? host : nullptr, &err));
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
-            if (guard) {
-                try {
-                    guard_init_device(*this, d, m);
-                } catch (...) {
-                    clReleaseMemObject(m);
-                    throw;
-                }
-            }
-            mem[devnum] = m;
+            if (guard) guard_init_device(*this, d, m.get());  // m is released if it throws
+            mem[devnum] = m.release();
             mem_serial[devnum] = mem_serial_next();
             trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
                   zc ? ": host memory, zero-copy" : "");
@@ -407,37 +400,39 @@ bool want_pinned(CLCONTEXT* cp, size_t size, int flags)
 // of `bytes`; false (nothing held) when any step fails: the caller allocates pageable
 // memory instead.  The buffer has one page more than the block: a driver may map it
 // at any alignment (PoCL: 128 bytes; NVIDIA: a page).
+// Unmaps p (the mapping of m on q) and waits for it.
+void unmap_and_wait(cl_command_queue q, cl_mem m, void* p) noexcept
+{
+    cl_event ev = nullptr;
+    if (clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev) != CL_SUCCESS) return;
+    ClRef<cl_event> done(ev);
+    clWaitForEvents(1, &ev);
+}
+
 bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
 {
     if (bytes > SIZE_MAX - ps) return false;
     bytes += ps;
     cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
-    if (err != CL_SUCCESS || !m) {
+    ClRef<cl_mem> m(clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err));
+    if (err != CL_SUCCESS || !m.get()) {
         trace(Trace::mem, "pinned %zu bytes: clCreateBuffer(CL_MEM_ALLOC_HOST_PTR): %s; pageable instead", bytes,
               cl_error_name(err));
         return false;
     }
     cl_command_queue q = cp->devs[0].queue;
-    void* p = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
+    void* p = clEnqueueMapBuffer(q, m.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
     const char* why = nullptr;
     if (err != CL_SUCCESS || !p)
         why = "clEnqueueMapBuffer failed";
     else if (clRetainCommandQueue(q) != CL_SUCCESS)
         why = "clRetainCommandQueue failed";
     if (why) {
-        if (err == CL_SUCCESS && p) {
-            cl_event ev = nullptr;
-            if (clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev) == CL_SUCCESS) {
-                clWaitForEvents(1, &ev);
-                clReleaseEvent(ev);
-            }
-        }
-        clReleaseMemObject(m);
+        if (err == CL_SUCCESS && p) unmap_and_wait(q, m.get(), p);
         trace(Trace::mem, "pinned %zu bytes: %s; pageable instead", bytes, why);
-        return false;
+        return false;  // m released
     }
-    a.pin = m;
+    a.pin = m.release();
     a.pin_queue = q;
     a.pin_map = static_cast<char*>(p);
     a.block = a.pin_map + (ps - uintptr_t(p) % ps) % ps;
@@ -448,11 +443,7 @@ bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
 void release_block(Allocation& a) noexcept
 {
     if (a.pin) {
-        cl_event ev = nullptr;
-        if (clEnqueueUnmapMemObject(a.pin_queue, a.pin, a.pin_map, 0, nullptr, &ev) == CL_SUCCESS) {
-            clWaitForEvents(1, &ev);
-            clReleaseEvent(ev);
-        }
+        unmap_and_wait(a.pin_queue, a.pin, a.pin_map);
         clReleaseMemObject(a.pin);
         clReleaseCommandQueue(a.pin_queue);
         a.pin = nullptr;

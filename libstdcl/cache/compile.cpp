@@ -118,6 +118,25 @@ bool arg_info_may_be_why(cl_int status)
         status == CL_INVALID_COMPILER_OPTIONS;
 }
 
+// The log of a failed build: the first failing device's, with the options.
+std::string failure_log(cl_program prog, const BuildRequest& req, const std::string& opts, cl_int err)
+{
+    for (cl_device_id d : req.devices) {
+        cl_build_status bs = CL_BUILD_NONE;
+        cl_int ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
+        if (ierr == CL_SUCCESS && bs == CL_BUILD_SUCCESS) continue;
+        std::string log;
+        if (ierr == CL_SUCCESS) ierr = cl_string(build_log_query(prog, d), &log);
+        if (ierr != CL_SUCCESS)
+            log = strprintf("(no compiler log: clGetProgramBuildInfo failed: %s (%d))", cl_error_name(ierr), int(ierr));
+        std::string dname;
+        device_string(d, CL_DEVICE_NAME, &dname);
+        return strprintf("build failed on device '%s' (%s) with options '%s':\n%s", dname.c_str(), cl_error_name(err),
+                         opts.c_str(), log.c_str());
+    }
+    return strprintf("clBuildProgram: %s (%d) with options '%s'", cl_error_name(err), int(err), opts.c_str());
+}
+
 // One compilation with the option string opts.
 BuildResult compile_with(const BuildRequest& req, const std::string& opts)
 {
@@ -125,7 +144,7 @@ BuildResult compile_with(const BuildRequest& req, const std::string& opts)
     const char* src = req.source.c_str();
     size_t len = req.source.size();
     cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(req.context, 1, &src, &len, &err);
+    ClRef<cl_program> prog(clCreateProgramWithSource(req.context, 1, &src, &len, &err));
     if (err != CL_SUCCESS) {
         r.status = err;
         r.log = strprintf("clCreateProgramWithSource: %s (%d)", cl_error_name(err), int(err));
@@ -133,40 +152,22 @@ BuildResult compile_with(const BuildRequest& req, const std::string& opts)
     }
     {
         BuildStateGuard keep_state;
-        err = clBuildProgram(prog, cl_uint(req.devices.size()), req.devices.data(), opts.c_str(), nullptr, nullptr);
+        err =
+            clBuildProgram(prog.get(), cl_uint(req.devices.size()), req.devices.data(), opts.c_str(), nullptr, nullptr);
     }
     if (err != CL_SUCCESS) {
         r.status = err;
-        std::string logs;
-        for (cl_device_id d : req.devices) {
-            cl_build_status bs = CL_BUILD_NONE;
-            cl_int ierr = clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, nullptr);
-            if (ierr == CL_SUCCESS && bs == CL_BUILD_SUCCESS) continue;
-            std::string log;
-            if (ierr == CL_SUCCESS) ierr = cl_string(build_log_query(prog, d), &log);
-            if (ierr != CL_SUCCESS)
-                log = strprintf("(no compiler log: clGetProgramBuildInfo failed: %s (%d))", cl_error_name(ierr),
-                                int(ierr));
-            std::string dname;
-            device_string(d, CL_DEVICE_NAME, &dname);
-            logs += strprintf("build failed on device '%s' (%s) with options '%s':\n%s", dname.c_str(),
-                              cl_error_name(err), opts.c_str(), log.c_str());
-            break;  // the first failing device's log says what is wrong
-        }
-        if (logs.empty())
-            logs = strprintf("clBuildProgram: %s (%d) with options '%s'", cl_error_name(err), int(err), opts.c_str());
-        r.log = logs;
-        clReleaseProgram(prog);
-        return r;
+        r.log = failure_log(prog.get(), req, opts, err);
+        return r;  // prog released
     }
     // The logs of a build that succeeded: warnings (clbuildlog, STDCL_TRACE=log).
     for (cl_device_id d : req.devices) {
         std::string log;
-        cl_string(build_log_query(prog, d), &log);
+        cl_string(build_log_query(prog.get(), d), &log);
         r.logs.push_back(std::move(log));
     }
-    r.program = prog;
     r.options = opts;
+    r.program = prog.release();
     return r;
 }
 
