@@ -5,85 +5,128 @@
 
 #include "internal/fsutil.hpp"
 
+#include <algorithm>
+
 namespace stdcl {
+
+namespace {
+
+// The text as the preprocessor reads it after joining lines: every backslash at
+// the end of a line removed with its line break.  line_of[k] is the 1-based line
+// of the text that character k of the result comes from.
+std::string join_lines(const std::string& text, std::vector<int>* line_of)
+{
+    std::string s;
+    s.reserve(text.size());
+    line_of->reserve(text.size());
+    int line = 1;
+    for (std::size_t i = 0, n = text.size(); i < n; ++i) {
+        if (text[i] == '\\') {
+            std::size_t j = i + 1;
+            if (j + 1 < n && text[j] == '\r' && text[j + 1] == '\n') ++j;
+            if (j < n && text[j] == '\n') {
+                ++line;
+                i = j;
+                continue;
+            }
+        }
+        s += text[i];
+        line_of->push_back(line);
+        if (text[i] == '\n') ++line;
+    }
+    return s;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+// A reading of s (joined lines) in which comments are spaces: a block comment
+// ends at "*/" whatever lines it spans, a line comment at the line's end.
+struct Reader {
+    const std::string& s;
+    const std::vector<int>& line_of;
+    std::size_t i = 0;
+    int spans_to = 0;  // the last line a block comment from an earlier line ended on
+
+    // Skips spaces and comments, but no line break; true when it skipped any.
+    bool skip_blank()
+    {
+        std::size_t start = i;
+        while (i < s.size()) {
+            if (is_space(s[i])) {
+                ++i;
+            } else if (s.compare(i, 2, "/*") == 0) {
+                int from = line_of[i];
+                std::size_t e = s.find("*/", i + 2);
+                i = e == std::string::npos ? s.size() : e + 2;
+                if (line_of[i - 1] > from) spans_to = line_of[i - 1];
+            } else if (s.compare(i, 2, "//") == 0) {
+                while (i < s.size() && s[i] != '\n') ++i;
+            } else {
+                break;
+            }
+        }
+        return i != start;
+    }
+};
+
+}  // namespace
 
 std::vector<IncludeDirective> find_includes(const std::string& text)
 {
+    std::vector<int> line_of;
+    const std::string s = join_lines(text, &line_of);
+    const std::size_t n = s.size();
     std::vector<IncludeDirective> found;
-    bool in_block = false;
-    int line = 0;
-    std::size_t i = 0, n = text.size();
-    while (i < n) {
-        // One line: the directive counts if only spaces and comments precede '#'.
-        ++line;
-        bool at_start = true;
-        bool started_in_block = in_block;
-        while (i < n && text[i] != '\n') {
-            char c = text[i];
-            if (in_block) {
-                if (c == '*' && i + 1 < n && text[i + 1] == '/') {
-                    in_block = false;
-                    i += 2;
-                } else {
-                    ++i;
-                }
-                continue;
-            }
-            if (c == '/' && i + 1 < n && text[i + 1] == '*') {
-                in_block = true;
-                i += 2;
-                continue;
-            }
-            if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-                while (i < n && text[i] != '\n') ++i;
-                break;
-            }
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-                ++i;
-                continue;
-            }
-            if (c == '#' && at_start) {
-                std::size_t j = i + 1;
-                while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
-                if (text.compare(j, 7, "include") == 0 &&
-                    (j + 7 >= n || text[j + 7] == ' ' || text[j + 7] == '\t' || text[j + 7] == '"' ||
-                     text[j + 7] == '<')) {
-                    j += 7;
-                    while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
-                    IncludeDirective d{0, {}, line, started_in_block};
-                    if (j < n && (text[j] == '"' || text[j] == '<')) {
-                        char close = text[j] == '"' ? '"' : '>';
-                        std::size_t e = text.find_first_of(std::string(1, close) + "\n", j + 1);
-                        if (e != std::string::npos && text[e] == close) {
-                            d.delim = text[j];
-                            d.name = text.substr(j + 1, e - j - 1);
-                        }
+    Reader r{s, line_of};
+    while (r.i < n) {
+        // One line: a directive when only spaces and comments precede '#' (or
+        // its digraph "%:"); a block comment's line breaks do not end it.
+        r.skip_blank();
+        if (r.i >= n) break;
+        bool hash = s[r.i] == '#' || s.compare(r.i, 2, "%:") == 0;
+        if (hash) {
+            int line = line_of[r.i];
+            bool after_comment = r.spans_to == line;
+            r.i += s[r.i] == '#' ? 1 : 2;
+            r.skip_blank();
+            if (s.compare(r.i, 7, "include") == 0 && (r.i + 7 >= n || !is_ident(s[r.i + 7]))) {
+                r.i += 7;
+                r.skip_blank();
+                IncludeDirective d{0, {}, line, after_comment, line};
+                if (r.i < n && (s[r.i] == '"' || s[r.i] == '<')) {
+                    char close = s[r.i] == '"' ? '"' : '>';
+                    std::size_t e = s.find_first_of(std::string(1, close) + "\n", r.i + 1);
+                    if (e != std::string::npos && s[e] == close) {
+                        d.delim = s[r.i];
+                        d.name = s.substr(r.i + 1, e - r.i - 1);
+                        r.i = e + 1;
                     }
-                    if (!d.delim) {
-                        std::size_t e = text.find('\n', j);
-                        d.name = text.substr(j, e == std::string::npos ? n - j : e - j);
-                    }
-                    found.push_back(d);
                 }
-                // The rest of a directive line holds no comment start we
-                // need to track except a block comment; scan on normally.
-                at_start = false;
-                ++i;
-                continue;
-            }
-            at_start = false;
-            if (c == '"' || c == '\'') {
-                ++i;
-                while (i < n && text[i] != c && text[i] != '\n') {
-                    if (text[i] == '\\' && i + 1 < n) ++i;
-                    ++i;
+                if (!d.delim) {
+                    std::size_t e = s.find('\n', r.i);
+                    d.name = s.substr(r.i, e == std::string::npos ? n - r.i : e - r.i);
                 }
-                if (i < n && text[i] == c) ++i;
-                continue;
+                std::size_t last = r.i > 0 ? r.i - 1 : 0;
+                if (!d.delim) last = std::min(n, s.find('\n', r.i)) - 1;
+                d.end_line = last < n ? line_of[last] : line;
+                if (d.end_line < line) d.end_line = line;
+                found.push_back(d);
             }
-            ++i;
         }
-        if (i < n) ++i;  // the newline
+        // The rest of the line: strings, and comments that may run on.
+        while (r.i < n && s[r.i] != '\n') {
+            if (r.skip_blank()) continue;
+            char c = s[r.i];
+            if (c == '"' || c == '\'') {
+                ++r.i;
+                while (r.i < n && s[r.i] != c && s[r.i] != '\n') r.i += s[r.i] == '\\' && r.i + 1 < n ? 2 : 1;
+                if (r.i < n && s[r.i] == c) ++r.i;
+                continue;
+            }
+            ++r.i;
+        }
+        if (r.i < n) ++r.i;  // the line break
     }
     return found;
 }

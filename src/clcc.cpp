@@ -215,10 +215,16 @@ private:
         std::string line;
         int lineno = 0;
         bool in_block = false;
+        int joined_to = 0;  // the lines of an inlined directive joined with '\\' end here
+        bool joined_keep = false;  // ... and are kept as empty lines (no #line follows)
         while (std::getline(in, line)) {
             ++lineno;
             bool starts_in_block = in_block;
             track_comments(line, &in_block);
+            if (lineno <= joined_to) {
+                if (joined_keep) out += "\n";
+                continue;
+            }
             std::string rest, word = starts_in_block ? std::string() : directive(line, &rest);
             if (word == "pragma") {
                 std::size_t p = rest.find_first_not_of(" \t");
@@ -251,10 +257,13 @@ private:
                     std::string fc = canonical(found);
                     bool cycle = false;
                     for (const std::string& s : stack_) cycle = cycle || s == fc;
+                    joined_to = d.end_line;
                     if (once_.count(fc) || cycle) {
+                        joined_keep = true;
                         out += close;
                         continue;
                     }
+                    joined_keep = false;
                     std::string inc;
                     if (!read_text(found, &inc)) {
                         std::fprintf(stderr, "%s: %s:%d: cannot read %s\n", g_prog, path.c_str(), lineno,
@@ -266,7 +275,7 @@ private:
                     if (d.after_comment) out += "*/\n";
                     out += expand(found, inc, depth + 1);
                     if (!out.empty() && out.back() != '\n') out += "\n";
-                    out += "#line " + std::to_string(lineno + 1) + " " + quoted(path) + "\n";
+                    out += "#line " + std::to_string(d.end_line + 1) + " " + quoted(path) + "\n";
                     continue;
                 }
             }

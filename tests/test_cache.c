@@ -319,6 +319,31 @@ static void test_clopen_cache_header_edit_rebuilds(void** state)
     tu_proc_free(&r);
 }
 
+/* Every spelling of #include that the OpenCL compiler obeys puts the header in
+ * the key: a comment inside the directive, a line splice, the "%:" digraph.  An
+ * edited header is a miss, never the binary of the old one. */
+static void test_clopen_cache_header_edit_rebuilds_for_every_spelling(void** state)
+{
+    fixture* f = *state;
+    static const char* const spellings[] = {"#/**/include \"val.h\"\n", "# /* c */ include \"val.h\"\n",
+                                            "#inc\\\nlude \"val.h\"\n", "%:include \"val.h\"\n"};
+    for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; ++k) {
+        char kernel[512];
+        snprintf(kernel, sizeof kernel, "%s%s", spellings[k], strchr(k_kernel, '\n') + 1);
+        assert_int_equal(tu_write_file(f->kfile, kernel), 0);
+        write_header(f, 3);
+        tu_proc r;
+        run_helper(f, &r, 3);
+        tu_proc_free(&r);
+        write_header(f, 5);
+        run_helper(f, &r, 5); /* the new VAL: the build used the edited header */
+        if (!strstr(r.err, MISS)) print_message("spelling %zu: %s", k, spellings[k]);
+        assert_contains(r.err, MISS);
+        assert_contains(r.err, "content changed");
+        tu_proc_free(&r);
+    }
+}
+
 static void test_clopen_cache_option_change_named_in_trace(void** state)
 {
     fixture* f = *state;
@@ -1401,6 +1426,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clopen_cache_hit_in_second_process, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clsopen_cache_hit_in_second_process, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds_for_every_spelling, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup, teardown),

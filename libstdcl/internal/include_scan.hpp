@@ -15,13 +15,15 @@ struct IncludeDirective {
     std::string name;  // between the delimiters, or the rest of the line
     int line;  // 1-based line of the directive
     bool after_comment;  // the line starts inside a /* comment that ends before '#'
+    int end_line;  // the line the directive ends on (later than line when lines are joined with '\\')
 };
 
-// The #include directives of text, in order.  A directive counts when only
-// spaces and comments precede its '#' on the line, as the preprocessor sees
-// it (a comment is a space); "#include" inside a comment or a string
-// literal does not.  A quoted name ends at the first '"', an angled one at
-// the first '>'.
+// The #include directives of text, in order, as the preprocessor reads them:
+// lines ending in a backslash joined to the next, comments as spaces (a block
+// comment's line breaks go with it), "%:" as '#'.  A directive counts when
+// only spaces and comments precede its '#' on the line; "#include" inside a
+// comment or a string literal does not.  A quoted name ends at the first '"',
+// an angled one at the first '>' (no comment inside it).
 std::vector<IncludeDirective> find_includes(const std::string& text);
 
 // The file an #include names, or "" if none is a regular file: an absolute
