@@ -468,6 +468,12 @@ $(BUILD)/bench/nbody_raw_opencl $(BUILD)/bench/nbody_native: $(BUILD)/examples/n
 
 $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 	$(LINK_PROG) $(OPENMP_CFLAGS) $(PNG_LINK)
+# bench_startup's children link as small programs do: startup_empty with
+# -lstdcl, startup_raw with OpenCL alone, neither with OpenMP or libpng, so
+# that each loads only what it needs.
+$(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private OPENMP_CFLAGS =
+$(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private PNG_LINK =
+$(BUILD)/bench/startup_raw: private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
 
 .PHONY: bench bench-cuda
 bench: $(BENCHES)
