@@ -339,6 +339,9 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_MEM_NOFORCE   0x4000 /* clmsync: skip a transfer known to be
                                    unneeded; libstdcl keeps no such record
                                    and always transfers (accepted) */
+#define CL_MEM_DEVONLY   0x8000 /* memory on the devices only: the address
+                                   is unique but not dereferenceable; for
+                                   kernels and clmcopy, not clmsync */
 
 /* clglmalloc kinds (exactly one) and clglmsync directions. */
 #define CL_MEM_CLBUF     0x00100000 /* clglmsync: GL object -> host memory */
@@ -373,18 +376,36 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_MCTL_SET_USRFLAGS  6 /* args: int flags (detached only) */
 #define CL_MCTL_CLR_USRFLAGS  7 /* args: int flags (detached only) */
 
-/* Allocates `size` bytes of host memory (page aligned, not cleared) that C
- * code uses like malloc() memory and kernels use as __global memory in cp's
- * devices.  Each device holds its own copy, made consistent with clmsync()
- * (on devices that share host memory the copy is the host memory itself).
- * NULL for size 0, for more than a device can allocate, or without memory. */
+/* Allocates `size` bytes of host memory (not cleared) that C code uses like
+ * malloc() memory and kernels use as __global memory in cp's devices.  Each
+ * device holds its own copy, made consistent with clmsync() (on devices
+ * that share host memory the copy is the host memory itself).  Allocations
+ * of a page or more are page aligned; smaller ones share pages, aligned to
+ * stdcl_mem_align(cp) (at least 128 bytes), and cost their size rounded up
+ * to it.  With CL_MEM_DEVONLY the memory exists only on the devices (no
+ * host memory): the pointer names it in kernel arguments, clmcopy and
+ * stdcl_mem, and clmsync refuses it.  NULL for size 0, for more than a
+ * device can allocate, or without memory. */
 STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags);
+
+/* Registers `size` bytes at ptr, memory the program owns (malloc, a static
+ * array, a mapping), so that libstdcl calls take it as they take clmalloc
+ * memory: kernel arguments, clmsync, clmcopy.  Devices that share host
+ * memory use it in place when ptr is aligned to stdcl_mem_align(cp);
+ * otherwise each device holds a copy made consistent with clmsync.  flags:
+ * CL_MEM_RW, CL_MEM_RO, CL_MEM_WO, CL_MEM_NOCOPY, CL_MEM_DETACHED.  The
+ * program keeps the memory: clfree(ptr) unregisters it (after its pending
+ * commands) without freeing it, and the program frees it after that.
+ * Returns 0, or STDCL_EINVAL (NULL, size 0, other flags, a range that meets
+ * memory already registered). */
+STDCL_API int clmadopt(CLCONTEXT* cp, void* ptr, size_t size, int flags);
 
 /* Resizes an allocation, keeping min(old, new) bytes of host contents.
  * Returns the new pointer (the old one is freed) or NULL (old unchanged). */
 STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags);
 
-/* Frees a clmalloc allocation after its pending transfers and kernels.
+/* Frees a clmalloc allocation after its pending transfers and kernels
+ * (clmadopt memory: unregisters it).
  * NULL: no-op, returns 0.  A pointer not returned by clmalloc (foreign,
  * already freed, or interior): returns STDCL_ENOENT and touches nothing. */
 STDCL_API int clfree(void* ptr);
@@ -394,7 +415,7 @@ STDCL_API size_t clsizeofmem(void* ptr);
 
 /* The start of the clmalloc allocation that contains ptr (any address inside
  * it), and in *offset (if not NULL) ptr's offset from it; NULL if ptr is in
- * no allocation.  O(log n) in the number of live allocations. */
+ * no allocation.  Constant time in the number of live allocations. */
 STDCL_API void* stdcl_mem_base(const void* ptr, size_t* offset);
 
 /* The start of the clmalloc allocation that contains ptr (STDCL 1.6's name

@@ -79,7 +79,7 @@ void guard_init_host(Allocation& a, size_t front)
 
 void guard_init_device(Allocation& a, const Device& d, cl_mem m)
 {
-    if (!a.guard || a.is_image || d.zero_copy || (a.flags & CL_MEM_NOCOPY)) return;  // host memory holds the zone
+    if (!a.guard || a.is_image || a.zero_copy_on(d) || (a.flags & CL_MEM_NOCOPY)) return;  // host memory holds the zone
     std::vector<unsigned char> zone(a.guard);
     fill(zone.data(), zone.size(), 0);
     check_cl(clEnqueueWriteBuffer(d.queue, m, CL_TRUE, a.size, a.guard, zone.data(), 0, nullptr, nullptr),
@@ -109,7 +109,7 @@ void guard_check(Allocation& a, int devnum, const char* call)
             std::lock_guard<std::mutex> lock(a.mu);
             if (d < a.mem.size()) m = a.mem[d];
         }
-        if (!m || dev.zero_copy) continue;
+        if (!m || a.zero_copy_on(dev)) continue;
         std::vector<unsigned char> zone(a.guard);
         check_cl(clEnqueueReadBuffer(dev.queue, m, CL_TRUE, a.size, a.guard, zone.data(), 0, nullptr, nullptr),
                  "clEnqueueReadBuffer (STDCL_CHECK guard zone)");

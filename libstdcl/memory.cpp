@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // memory.cpp: the allocation registry and clmalloc, clfree, clmsync and friends.
 //
-// An allocation is page-aligned host memory plus, per device of its context, a cl_mem
-// created on first use: on devices that work on host memory (probed at context creation)
-// a CL_MEM_USE_HOST_PTR buffer over the host memory, elsewhere a device buffer that
-// clmsync fills and reads back.
+// An allocation is host memory (blocks.cpp: a slab chunk below a page, mapped pages
+// above; the program's own for clmadopt; none for CL_MEM_DEVONLY) plus, per device of
+// its context, a cl_mem created on first use: on devices that work on host memory
+// (probed at context creation) a CL_MEM_USE_HOST_PTR buffer over the host memory when
+// it is aligned as the device needs, elsewhere a device buffer that clmsync fills and
+// reads back.
 //
 // Pinned host memory: when a device of the context has memory of its own, an
 // allocation of at least STDCL_PIN_MIN bytes (256 KiB) is the mapping of a
@@ -31,7 +33,8 @@ namespace stdcl {
 
 namespace {
 
-constexpr int kAllocFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D;
+constexpr int kAllocFlags =
+    CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D | CL_MEM_DEVONLY;
 
 size_t page_size()
 {
@@ -142,7 +145,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             check_cl(err, "clCreateImage (image2d allocation)");
             mem_serial[devnum] = mem_serial_next();
         } else {
-            bool zc = d.zero_copy || (flags & CL_MEM_NOCOPY);
+            bool zc = zero_copy_on(d) || (flags & CL_MEM_NOCOPY);
             ClRef<cl_mem> m(clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
                                            zc ? host : nullptr, &err));
             if (err != CL_SUCCESS)
@@ -432,6 +435,7 @@ bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
         trace(Trace::mem, "pinned %zu bytes: %s; pageable instead", bytes, why);
         return false;  // m released
     }
+    a.backing = Backing::pinned;
     a.pin = m.release();
     a.pin_queue = q;
     a.pin_map = static_cast<char*>(p);
@@ -439,20 +443,64 @@ bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
     return true;
 }
 
-// Frees a's block: unmaps and releases a pinned buffer, or free()s pageable memory.
+// Frees a's block: unmaps and releases a pinned buffer, returns a slab chunk or
+// pages; the program's own memory (adopted) stays.
 void release_block(Allocation& a) noexcept
 {
-    if (a.pin) {
+    switch (a.backing) {
+    case Backing::pinned:
         unmap_and_wait(a.pin_queue, a.pin, a.pin_map);
         clReleaseMemObject(a.pin);
         clReleaseCommandQueue(a.pin_queue);
         a.pin = nullptr;
         a.pin_map = nullptr;
         a.pin_queue = nullptr;
-    } else {
-        free(a.block);
+        break;
+    case Backing::slab: slab_free(a.block, a.slab); break;
+    case Backing::pages:
+    case Backing::devonly: pages_free(a.block, a.block_bytes, true); break;
+    case Backing::heap: pages_free(a.block, a.block_bytes, false); break;
+    case Backing::adopted: break;
     }
     a.block = nullptr;  // host stays: it is read without a lock (bind_global's fast path; messages)
+}
+
+// The alignment of small detached allocations: the largest a default context needs.
+size_t detached_align()
+{
+    size_t al = 128;
+    for (CLCONTEXT* c : {stddev, stdcpu, stdgpu, stdacc, stdrpu, stdnpu})
+        if (c && c->mem_align > al) al = c->mem_align;
+    return al;
+}
+
+// Host memory for a new allocation of size bytes: a's block and backing.
+void host_block(Allocation& a, CLCONTEXT* cp, size_t size, size_t bytes, bool paged, int flags, const char* call)
+{
+    size_t ps = page_size();
+    if (flags & CL_MEM_DEVONLY) {
+        a.block = reserve_addresses(bytes);
+        if (!a.block) fail(STDCL_ENOMEM, "%s: no address range for %zu bytes of device-only memory", call, size);
+        a.block_bytes = bytes;
+        a.backing = Backing::devonly;
+        return;
+    }
+    if (want_pinned(cp, size, flags) && pin_block(a, cp, bytes, ps)) return;
+    if (!paged) {
+        unsigned cls = slab_class(size, cp ? std::max<size_t>(cp->mem_align, 128) : detached_align());
+        if (cls) {
+            a.block = slab_alloc(cls);
+            if (!a.block) fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
+            a.slab = cls;
+            a.backing = Backing::slab;
+            return;
+        }
+    }
+    bool mapped = false;
+    a.block = pages_alloc(bytes, &mapped);
+    if (!a.block) fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
+    a.block_bytes = bytes;
+    a.backing = mapped ? Backing::pages : Backing::heap;
 }
 
 }  // namespace
@@ -470,6 +518,9 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     if (flags & ~kAllocFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kAllocFlags));
     int access = flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO);
     if (access & (access - 1)) fail(STDCL_EINVAL, "%s: CL_MEM_RW, CL_MEM_RO and CL_MEM_WO exclude each other", call);
+    if ((flags & CL_MEM_DEVONLY) && (flags & (CL_MEM_DETACHED | CL_MEM_NOCOPY)))
+        fail(STDCL_EINVAL, "%s: CL_MEM_DEVONLY memory lives on the devices of a context: not with %s", call,
+             (flags & CL_MEM_DETACHED) ? "CL_MEM_DETACHED" : "CL_MEM_NOCOPY (host memory for the devices)");
     if (flags & CL_MEM_DETACHED) {
         cp = nullptr;  // STDCL 1.6 ignores the context of detached memory
     } else {
@@ -479,19 +530,16 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     size_t ps = page_size();
     if (size > SIZE_MAX - ps) fail(STDCL_ENOMEM, "%s: %zu bytes cannot be allocated", call, size);
     size_t rounded = (size + ps - 1) / ps * ps;
-    size_t front = guard_front_bytes(ps), back = guard_back_bytes(size, ps);  // 0, 0 unless STDCL_CHECK=1
+    bool devonly = flags & CL_MEM_DEVONLY;
+    size_t front = 0, back = 0;  // STDCL_CHECK=1: guard zones (host memory only)
+    if (!devonly) front = guard_front_bytes(ps), back = guard_back_bytes(size, ps);
     size_t bytes = back ? front + size + back : rounded;
     std::shared_ptr<Allocation> a = std::make_shared<Allocation>();
-    if (!(want_pinned(cp, size, flags) && pin_block(*a, cp, bytes, ps))) {
-        void* block = nullptr;
-        if (posix_memalign(&block, ps, bytes) != 0 || !block)
-            fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-        a->block = static_cast<char*>(block);
-    }
+    host_block(*a, cp, size, bytes, back != 0, flags, call);
     a->host = a->block + front;
     a->guard = back;
     a->size = size;
-    guard_init_host(*a, front);
+    if (!devonly) guard_init_host(*a, front);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;
@@ -545,6 +593,10 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     Device& d = context_device(cp, devnum);
     size_t off = 0;
     AllocUse a(attached(cp, ptr, call, &off));
+    if (a->backing == Backing::devonly)
+        fail(STDCL_EINVAL, "%s: the allocation at %p is device-only (CL_MEM_DEVONLY): it has no host memory to sync",
+             call, (void*)a->host);
+    const bool zc = a->zero_copy_on(d);
     if (whole) {
         len = a->size - off;
     } else {
@@ -560,7 +612,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
     CommandOrder order(d, devnum, {&*a});
-    cl_command_queue q = d.zero_copy ? d.queue : d.xfer;
+    cl_command_queue q = zc ? d.queue : d.xfer;
     cl_uint nw = order.count();
     const cl_event* wl = order.list();
     cl_event ev = nullptr;
@@ -570,7 +622,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
         err = dir == CL_MEM_DEVICE ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
                                    : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
-    } else if (d.zero_copy) {
+    } else if (zc) {
         // The device works on the host memory itself: nothing to copy; the marker
         // keeps the queue's order and gives the caller an event.
         err = clEnqueueMarkerWithWaitList(q, nw, wl, &ev);
@@ -593,12 +645,12 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
-          ptr, d.zero_copy ? " (zero-copy, no transfer)" : "");
+          ptr, zc ? " (zero-copy, no transfer)" : "");
     order.enqueued(ev, flags);
     cl_event done;
     if (!no_event) {
         CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
-                       a->is_image || !d.zero_copy};
+                       a->is_image || !zc};
         done = event_finish(cp, devnum, ev, flags, tag);
     } else {
         // The blocking transfer without an event (above) is done.  The documented
@@ -621,7 +673,11 @@ STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
     return guarded<void*>(nullptr, [&]() -> void* {
         auto a = new_allocation(cp, size, flags, "clmalloc");
         char* host = a->host;
-        const char* kind = a->cp ? (a->pin ? " (pinned)" : "") : " (detached)";
+        const char* kind = !a->cp            ? " (detached)"
+            : a->backing == Backing::pinned  ? " (pinned)"
+            : a->backing == Backing::slab    ? " (slab)"
+            : a->backing == Backing::devonly ? " (device-only)"
+                                             : "";
         registry_insert(std::move(a));  // on failure the record's destructor frees the memory
         trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)host, kind);
         return host;
@@ -656,6 +712,13 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         size_t off = 0;
         auto old = registry_find(ptr, &off);
         if (!old || off) fail(STDCL_ENOENT, "clmrealloc: %p is not memory returned by clmalloc", ptr);
+        if (old->backing == Backing::adopted)
+            fail(STDCL_EINVAL, "clmrealloc: %p is the program's memory (clmadopt): clfree it and adopt the new memory",
+                 ptr);
+        if (old->backing == Backing::devonly || (flags & CL_MEM_DEVONLY))
+            fail(STDCL_EINVAL,
+                 "clmrealloc: device-only memory (CL_MEM_DEVONLY) has no host copy to move: clmalloc "
+                 "the new size and clmcopy");
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
         std::memcpy(a->host, old->host, std::min(size, old->size));
@@ -664,6 +727,38 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         if (registry_take(ptr, &same, &off) == RegistryTake::removed) destroy_allocation(old);
         trace(Trace::mem, "clmrealloc %p (%zu bytes) -> %p (%zu bytes)", ptr, old->size, (void*)a->host, size);
         return a->host;
+    });
+}
+
+STDCL_API int clmadopt(CLCONTEXT* cp, void* ptr, size_t size, int flags)
+{
+    return guarded_int([&] {
+        constexpr int kAdoptFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY;
+        if (!ptr) fail(STDCL_EINVAL, "clmadopt: the pointer is NULL");
+        if (size == 0) fail(STDCL_EINVAL, "clmadopt: size is 0");
+        if (flags & ~kAdoptFlags)
+            fail(STDCL_EINVAL, "clmadopt: flags 0x%x cannot be adopted (RW, RO, WO, NOCOPY and DETACHED can)",
+                 unsigned(flags & ~kAdoptFlags));
+        int access = flags & (CL_MEM_RW | CL_MEM_RO | CL_MEM_WO);
+        if (access & (access - 1))
+            fail(STDCL_EINVAL, "clmadopt: CL_MEM_RW, CL_MEM_RO and CL_MEM_WO exclude each other");
+        if (uintptr_t(ptr) > UINTPTR_MAX - size)
+            fail(STDCL_EINVAL, "clmadopt: %zu bytes at %p pass the end of the address space", size, ptr);
+        if (flags & CL_MEM_DETACHED) {
+            cp = nullptr;
+        } else {
+            context_check(cp);
+            check_size_fits(cp, size, "clmadopt");
+        }
+        auto a = std::make_shared<Allocation>();
+        a->block = a->host = static_cast<char*>(ptr);
+        a->size = size;
+        a->backing = Backing::adopted;
+        a->flags = flags & ~CL_MEM_DETACHED;
+        a->cp = cp;
+        registry_insert(std::move(a));
+        trace(Trace::mem, "clmadopt %zu bytes at %p%s", size, ptr, cp ? "" : " (detached)");
+        return 0;
     });
 }
 
@@ -714,6 +809,9 @@ STDCL_API int clmdetach(void* ptr)
         {
             std::unique_lock<std::mutex> lock(a->mu);
             if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
+            if (a->backing == Backing::devonly)
+                fail(STDCL_EINVAL, "clmdetach: %p is device-only (CL_MEM_DEVONLY): its contents live on the devices",
+                     ptr);
             a->cp = nullptr;  // no new AllocUse from here on
             a->wait_unused(lock);
         }
@@ -754,8 +852,10 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
         case CL_MCTL_CLR_USRFLAGS: {
             int f = va_arg(ap, int);
             if (a->cp) fail(STDCL_ESTATE, "clmctl: user flags can only change on a detached allocation");
-            if (f & (~kAllocFlags | CL_MEM_DETACHED))
-                fail(STDCL_EINVAL, "clmctl: 0x%x is not a set of allocation flags (CL_MEM_DETACHED is clmdetach's)",
+            if (f & (~kAllocFlags | CL_MEM_DETACHED | CL_MEM_DEVONLY))
+                fail(STDCL_EINVAL,
+                     "clmctl: 0x%x is not a set of user flags (CL_MEM_DETACHED is clmdetach's; CL_MEM_DEVONLY is fixed "
+                     "at clmalloc)",
                      unsigned(f));
             a->flags = op == CL_MCTL_SET_USRFLAGS ? (a->flags | f) : (a->flags & ~f);
             return 0;

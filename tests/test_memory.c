@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -47,14 +48,19 @@ static cl_uint base_align_bytes(unsigned d)
 
 /* ------------------------------------------------------------------------ */
 
-static void test_clmalloc_returns_page_aligned_memory(void** state)
+static void test_clmalloc_aligns_small_blocks_to_mem_align_and_large_to_pages(void** state)
 {
     (void)state;
-    size_t sizes[] = {1, 1000, 4096, 1 << 20};
+    size_t al = stdcl_mem_align(stdcpu);
+    assert_true(al >= 128);
+    size_t sizes[] = {1, 1000, 3000, 4095, 4096, 1 << 20};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        unsigned char* keep = (unsigned char*)clmalloc(stdcpu, sizes[s], 0); /* not the first of its slab */
         unsigned char* p = (unsigned char*)clmalloc(stdcpu, sizes[s], 0);
+        assert_non_null(keep);
         assert_non_null(p);
-        assert_int_equal((uintptr_t)p % 4096, 0);
+        assert_int_equal((uintptr_t)p % (sizes[s] >= 4096 ? 4096 : al), 0);
+        assert_int_equal(clfree(keep), 0);
         memset(p, 0xA5, sizes[s]);
         assert_int_equal(p[sizes[s] - 1], 0xA5);
         assert_int_equal(clsizeofmem(p), sizes[s]);
@@ -115,9 +121,9 @@ static void test_stdcl_mem_base_keeps_many_small_allocations_apart(void** state)
         assert_ptr_equal(stdcl_mem_base(a[i] + n - 1, &off), a[i]);
         assert_int_equal(off, n - 1);
         assert_int_equal(clsizeofmem(a[i]), n);
-        /* the rest of its page is no one's (when n fills its pages, the next byte
-         * may be another allocation's first: sanitizer allocators pack them) */
-        if (n % 4096) assert_null(stdcl_mem_base(a[i] + n, NULL));
+        /* the rest of its block is no one's (when n is a multiple of the alignment
+         * the next byte may be another allocation's first) */
+        if (n % stdcl_mem_align(stdcpu)) assert_null(stdcl_mem_base(a[i] + n, NULL));
     }
     for (int i = 0; i < K; i += 2) assert_int_equal(clfree(a[i]), 0);
     for (int i = 0; i < K; i++) {
@@ -717,6 +723,174 @@ static void test_clmalloc_nocopy_roundtrip(void** state)
     assert_int_equal(clfree(a), 0);
 }
 
+/* Small allocations share pages: each one's kernel writes stay inside it. */
+static void test_small_allocations_sharing_pages_work_on_both_devices(void** state)
+{
+    (void)state;
+    enum { K = 96, N = 64 }; /* 256 bytes each */
+    int* a[K];
+    for (int k = 0; k < K; k++) {
+        a[k] = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+        assert_non_null(a[k]);
+        for (int i = 0; i < N; i++) a[k][i] = k * 1000 + i;
+    }
+    for (int k = 0; k < K; k++) add_on_device(a[k], N, (unsigned)k % 2, k + 1, k % 3 == 0);
+    if (stdcl_wait(stdcpu, 0, 0) != 0 || stdcl_wait(stdcpu, 1, 0) != 0) fail_msg("clwait: %s", clerror());
+    for (int k = 0; k < K; k++)
+        for (int i = 0; i < N; i++) assert_int_equal(a[k][i], k * 1000 + i + k + 1);
+    for (int k = 0; k < K; k++) assert_int_equal(clfree(a[k]), 0);
+}
+
+/* Memory the program owns, adopted at an address no device needs (1 byte past
+ * malloc's alignment) and at an aligned one: kernels see it on both devices, and
+ * clfree gives it back to the program. */
+static void test_clmadopt_memory_works_in_kernels_and_stays_the_programs(void** state)
+{
+    (void)state;
+    enum { N = 1000 };
+    char* raw = malloc(N * sizeof(int) + 4096);
+    assert_non_null(raw);
+    uintptr_t al = stdcl_mem_align(stdcpu);
+    int* views[2] = {(int*)(((uintptr_t)raw + al) / al * al), NULL};
+    char* odd = malloc(N * sizeof(int) + 1);
+    assert_non_null(odd);
+    views[1] = (int*)(odd + 1);
+    for (int v = 0; v < 2; v++) {
+        int* a = views[v];
+        for (int i = 0; i < N; i++) a[i] = i;
+        assert_int_equal(clmadopt(stdcpu, a, N * sizeof(int), 0), 0);
+        size_t off = 0;
+        assert_ptr_equal(stdcl_mem_base(&a[N - 1], &off), a);
+        assert_int_equal(off, (N - 1) * sizeof(int));
+        assert_int_equal(clsizeofmem(a), N * sizeof(int));
+        add_on_device(a, N, 0, 3, 0);
+        add_on_device(a, N, 1, 4, 1);
+        assert_int_equal(stdcl_wait(stdcpu, 1, 0), 0);
+        for (int i = 0; i < N; i++) assert_int_equal(a[i], i + 7);
+        assert_int_equal(clfree(a), 0);
+        assert_null(stdcl_mem_base(a, NULL));
+        a[0] = 42; /* still the program's */
+        assert_int_equal(a[0], 42);
+    }
+    free(odd);
+    free(raw);
+}
+
+static void test_clmadopt_bad_input_fails_with_a_message(void** state)
+{
+    (void)state;
+    char* m = malloc(4096);
+    assert_non_null(m);
+    assert_int_equal(clmadopt(stdcpu, NULL, 16, 0), STDCL_EINVAL);
+    assert_contains(clerror(), "clmadopt: the pointer is NULL");
+    assert_int_equal(clmadopt(stdcpu, m, 0, 0), STDCL_EINVAL);
+    assert_contains(clerror(), "clmadopt: size is 0");
+    assert_int_equal(clmadopt(stdcpu, m, 16, CL_MEM_DEVONLY), STDCL_EINVAL);
+    assert_contains(clerror(), "cannot be adopted");
+    assert_int_equal(clmadopt(stdcpu, m, 16, CL_MEM_IMAGE2D), STDCL_EINVAL);
+    assert_contains(clerror(), "cannot be adopted");
+    assert_int_equal(clmadopt(stdcpu, m, 16, CL_MEM_RO | CL_MEM_WO), STDCL_EINVAL);
+    assert_contains(clerror(), "exclude each other");
+    assert_int_equal(clmadopt(stdcpu, m + 100, 1000, 0), 0);
+    /* overlaps: inside, across the start, across the end, around */
+    size_t at[][2] = {{200, 10}, {50, 100}, {1000, 200}, {0, 4096}};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(clmadopt(stdcpu, m + at[i][0], at[i][1], 0), STDCL_EINVAL);
+        assert_contains(clerror(), "overlap memory already registered");
+    }
+    assert_int_equal(clmadopt(stdcpu, m + 1100, 100, 0), 0); /* right after it: fine */
+    char* c = clmalloc(stdcpu, 300, 0);
+    assert_non_null(c);
+    assert_int_equal(clmadopt(stdcpu, c + 8, 8, 0), STDCL_EINVAL);
+    assert_contains(clerror(), "overlap memory already registered");
+    assert_null(clmrealloc(stdcpu, m + 100, 2000, 0));
+    {
+        const char* e = clerror();
+        assert_contains(e, "clmrealloc:");
+        assert_contains(e, "clmadopt");
+    }
+    assert_ptr_equal(stdcl_mem_base(m + 150, NULL), m + 100); /* still registered */
+    assert_int_equal(clfree(c), 0);
+    assert_int_equal(clfree(m + 1100), 0);
+    assert_int_equal(clfree(m + 100), 0);
+    assert_int_equal(clmadopt(stdcpu, m, 4096, CL_MEM_DETACHED), 0);
+    assert_int_equal(clmattach(stdcpu, m), 0);
+    assert_int_equal(clfree(m), 0);
+    free(m);
+}
+
+/* CL_MEM_DEVONLY: filled by a kernel, copied to host memory by clmcopy. */
+static void test_clmalloc_devonly_works_in_kernels_and_clmcopy(void** state)
+{
+    (void)state;
+    enum { N = 4096 };
+    for (unsigned d = 0; d < 2; d++) {
+        int* dev = (int*)clmalloc(stdcpu, N * sizeof(int), CL_MEM_DEVONLY);
+        int* out = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+        int* small = (int*)clmalloc(stdcpu, 64 * sizeof(int), CL_MEM_DEVONLY);
+        assert_non_null(dev);
+        assert_non_null(out);
+        assert_non_null(small);
+        assert_true(dev != small);
+        assert_int_equal(clsizeofmem(dev), N * sizeof(int));
+        assert_ptr_equal(stdcl_mem_base(dev + 10, NULL), dev);
+        assert_int_equal(clmctl(dev, CL_MCTL_GET_STATUS) & CL_MEM_DEVONLY, CL_MEM_DEVONLY);
+        clndrange_t ndr = clndrange_init1d(0, N, 0);
+        assert_non_null(clforka(stdcpu, d, g_fill, &ndr, CL_EVENT_NOWAIT, dev, 5));
+        assert_non_null(clforka(stdcpu, d, g_add, &ndr, CL_EVENT_NOWAIT, dev, 2));
+        assert_non_null(clmcopy(stdcpu, d, dev, out, CL_EVENT_NOWAIT));
+        assert_non_null(clmsync(stdcpu, d, out, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) assert_int_equal(out[i], i + 7);
+        assert_non_null(stdcl_mem(stdcpu, d, dev));
+        assert_int_equal(clfree(small), 0);
+        assert_int_equal(clfree(dev), 0);
+        assert_int_equal(clfree(out), 0);
+    }
+}
+
+static void test_clmalloc_devonly_bad_uses_fail_with_a_message(void** state)
+{
+    (void)state;
+    assert_null(clmalloc(NULL, 64, CL_MEM_DEVONLY | CL_MEM_DETACHED));
+    assert_contains(clerror(), "CL_MEM_DETACHED");
+    assert_null(clmalloc(stdcpu, 64, CL_MEM_DEVONLY | CL_MEM_NOCOPY));
+    assert_contains(clerror(), "CL_MEM_NOCOPY");
+    int* d = (int*)clmalloc(stdcpu, 1024, CL_MEM_DEVONLY);
+    assert_non_null(d);
+    assert_null(clmsync(stdcpu, 0, d, CL_MEM_DEVICE));
+    {
+        const char* e = clerror();
+        assert_contains(e, "clmsync: the allocation at");
+        assert_contains(e, "device-only (CL_MEM_DEVONLY)");
+    }
+    assert_null(clmsyncn(stdcpu, 0, d + 4, 16, CL_MEM_HOST));
+    {
+        const char* e = clerror();
+        assert_contains(e, "clmsyncn:");
+        assert_contains(e, "CL_MEM_DEVONLY");
+    }
+    assert_null(clmrealloc(stdcpu, d, 2048, 0));
+    assert_contains(clerror(), "clmrealloc: device-only memory (CL_MEM_DEVONLY)");
+    assert_int_equal(clmdetach(d), STDCL_EINVAL);
+    {
+        const char* e = clerror();
+        assert_contains(e, "clmdetach:");
+        assert_contains(e, "CL_MEM_DEVONLY");
+    }
+    assert_ptr_equal(stdcl_mem_base(d, NULL), d); /* all refused: still there */
+    int* h = (int*)clmalloc(stdcpu, 1024, 0);
+    assert_non_null(h);
+    assert_null(clmrealloc(stdcpu, h, 2048, CL_MEM_DEVONLY));
+    assert_contains(clerror(), "CL_MEM_DEVONLY");
+    assert_int_equal(clfree(h), 0);
+    void* x = clmalloc(NULL, 64, CL_MEM_DETACHED);
+    assert_non_null(x);
+    assert_int_equal(clmctl(x, CL_MCTL_SET_USRFLAGS, CL_MEM_DEVONLY), STDCL_EINVAL);
+    assert_contains(clerror(), "CL_MEM_DEVONLY is fixed at clmalloc");
+    assert_int_equal(clfree(x), 0);
+    assert_int_equal(clfree(d), 0);
+}
+
 static void test_clfree_after_nowait_kernel_is_safe(void** state)
 {
     (void)state;
@@ -886,7 +1060,7 @@ static void test_clmsyncn_bad_ranges_fail_with_a_message(void** state)
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_clmalloc_returns_page_aligned_memory),
+    cmocka_unit_test(test_clmalloc_aligns_small_blocks_to_mem_align_and_large_to_pages),
     cmocka_unit_test(test_clsizeofmem_not_an_allocation_start_is_zero),
     cmocka_unit_test(test_stdcl_mem_base_finds_every_page_of_a_large_allocation),
     cmocka_unit_test(test_stdcl_mem_base_keeps_many_small_allocations_apart),
@@ -913,6 +1087,11 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stdcl_mem_returns_real_buffer),
     cmocka_unit_test(test_clmalloc_image2d_reads_in_kernel),
     cmocka_unit_test(test_clmalloc_nocopy_roundtrip),
+    cmocka_unit_test(test_small_allocations_sharing_pages_work_on_both_devices),
+    cmocka_unit_test(test_clmadopt_memory_works_in_kernels_and_stays_the_programs),
+    cmocka_unit_test(test_clmadopt_bad_input_fails_with_a_message),
+    cmocka_unit_test(test_clmalloc_devonly_works_in_kernels_and_clmcopy),
+    cmocka_unit_test(test_clmalloc_devonly_bad_uses_fail_with_a_message),
     cmocka_unit_test(test_clfree_after_nowait_kernel_is_safe),
     cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_two_queues),
     cmocka_unit_test(test_clmsync_nowait_orders_with_kernels_on_one_queue),

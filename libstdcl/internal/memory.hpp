@@ -10,11 +10,37 @@
 
 namespace stdcl {
 
+// Where an allocation's host memory comes from (blocks.cpp, memory.cpp).
+enum class Backing : unsigned char {
+    slab,  // a chunk of a slab (small allocations): pages shared with others
+    pages,  // mapped pages of its own
+    heap,  // posix_memalign (when a mapping was refused)
+    pinned,  // the mapping of a CL_MEM_ALLOC_HOST_PTR buffer
+    adopted,  // the program's memory (clmadopt): never freed here
+    devonly,  // CL_MEM_DEVONLY: reserved addresses, no host memory
+};
+
+// Allocations below kSlabMax bytes come from slabs.
+constexpr size_t kSlabMax = 4096 - 128;
+// The slab size class for size bytes aligned to align (a power of two); 0: none.
+unsigned slab_class(size_t size, size_t align);
+size_t slab_chunk_bytes(unsigned cls);
+char* slab_alloc(unsigned cls);  // nullptr when out of memory
+void slab_free(char* p, unsigned cls) noexcept;
+// Page-aligned blocks: mapped (*mapped) or from posix_memalign; nullptr when out of memory.
+char* pages_alloc(size_t bytes, bool* mapped);
+void pages_free(char* p, size_t bytes, bool mapped) noexcept;
+// Addresses no memory backs (PROT_NONE); nullptr when refused.
+char* reserve_addresses(size_t bytes);
+
 // One host allocation and its per-device copies.
 struct Allocation {
     char* host = nullptr;
     size_t size = 0;
-    char* block = nullptr;  // what posix_memalign returned (host, or before it: STDCL_CHECK)
+    char* block = nullptr;  // the host block (host, or before it: STDCL_CHECK)
+    size_t block_bytes = 0;  // its length (pages, heap, devonly)
+    Backing backing = Backing::pages;
+    unsigned slab = 0;  // Backing::slab: the size class
     size_t guard = 0;  // STDCL_CHECK: guard bytes behind host + size (0: off)
     cl_mem pin = nullptr;  // pinned: the CL_MEM_ALLOC_HOST_PTR buffer block lies in,
     char* pin_map = nullptr;  //   its mapping (block is its first page boundary),
@@ -40,6 +66,15 @@ struct Allocation {
     std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
     std::vector<cl_mem> subs_made;  // the sub-buffers, oldest first
     std::string last_kernel;  // STDCL_CHECK: the last kernel launched with it
+
+    // Whether other allocations may start in the pages this one touches.
+    bool shares_pages() const { return backing == Backing::slab || backing == Backing::adopted; }
+    // Whether device d works on this allocation's host memory (no copies): a device
+    // that shares host memory, and host memory aligned as it needs.
+    bool zero_copy_on(const Device& d) const
+    {
+        return d.zero_copy && backing != Backing::devonly && uintptr_t(host) % d.base_align == 0;
+    }
 
     Allocation() = default;
     Allocation(const Allocation&) = delete;
@@ -127,6 +162,9 @@ void registry_insert(std::shared_ptr<Allocation> a);
 enum class RegistryTake { removed, interior, absent };
 RegistryTake registry_take(const void* p, std::shared_ptr<Allocation>* out, size_t* offset);
 std::vector<std::shared_ptr<Allocation>> registry_of_context(CLCONTEXT* cp);
+// Enters a new slab of chunk-byte chunks (a multiple of 128 below a page); throws
+// when out of memory, before anything changes.
+void registry_add_slab(char* base, size_t bytes, size_t chunk);
 // Detaches every allocation of cp (before cp is destroyed).
 void memory_forget_context(CLCONTEXT* cp);
 
