@@ -565,7 +565,8 @@ static int part_a(void)
 static const char** lp; /* the interior pointers, in lookup order */
 static uintptr_t* arr; /* the compact array */
 static uint32_t* idx; /* its indices, in read order */
-static uintptr_t lp_sum, arr_sum; /* the sums a pass must give */
+static uint32_t* chain; /* chain[k]: the next index, one random cycle through all */
+static uintptr_t lp_sum, arr_sum, chain_sum; /* the sums a pass must give */
 
 /* No dependency chain: each pointer comes from the list, each result is only
  * added up (base + offset = the pointer itself, which the sum checks). */
@@ -588,6 +589,33 @@ static uintptr_t pass_array(long m)
     return s;
 }
 
+/* Dependent: the next pointer is read only once this lookup's result is known
+ * (b is never NULL here, so i advances by one), so lookups do not overlap: each
+ * costs its full latency, misses included. */
+static uintptr_t pass_lookup_dep(long m)
+{
+    uintptr_t s = 0;
+    for (long i = 0; i < m;) {
+        size_t off = 0;
+        const char* b = stdcl_mem_base(lp[i], &off);
+        s += (uintptr_t)b + off;
+        i += 1 + (b == NULL);
+    }
+    return s;
+}
+
+/* The same shape: each read's address is the read before's value. */
+static uintptr_t pass_chain(long m)
+{
+    uintptr_t s = 0;
+    uint32_t k = chain[0];
+    for (long i = 0; i < m; ++i) {
+        s += k;
+        k = chain[k];
+    }
+    return s;
+}
+
 static void shuffle(uint32_t* v, long m)
 {
     for (long i = 0; i < m; ++i) v[i] = (uint32_t)i;
@@ -607,6 +635,34 @@ static double time_passes(uintptr_t (*f)(long), long m, long passes, uintptr_t w
     for (long p = 0; p < passes; ++p)
         if (f(m) != want) ++bad_sums;
     return (now_ns() - t0) / ((double)m * (double)passes);
+}
+
+/* Times one way of looking up against its baseline and prints three rows. */
+static void lookup_rows(const char* how, uintptr_t (*lookup)(long), uintptr_t (*base)(long), uintptr_t base_sum,
+                        const char* base_name, long m, long passes)
+{
+    int R = opt.runs;
+    double* tl = xmalloc((size_t)R * sizeof *tl, "timings");
+    double* ta = xmalloc((size_t)R * sizeof *ta, "timings");
+    double* rr = xmalloc((size_t)R * sizeof *rr, "timings");
+    time_passes(base, m, passes, base_sum); /* warm-up: caches, TLB, page faults */
+    time_passes(lookup, m, passes, lp_sum);
+    for (int r = 0; r < R; ++r) {
+        if ((r & 1) == 0) ta[r] = time_passes(base, m, passes, base_sum);
+        tl[r] = time_passes(lookup, m, passes, lp_sum);
+        if ((r & 1) == 1) ta[r] = time_passes(base, m, passes, base_sum);
+        rr[r] = tl[r] / ta[r];
+    }
+    double ml = bench_median(tl, R), ma = bench_median(ta, R);
+    double r50 = bench_median(rr, R), r25 = bench_quantile(rr, R, 0.25), r75 = bench_quantile(rr, R, 0.75);
+    printf("%s\n", how);
+    printf("  %-56s %10.2f\n", "stdcl_mem_base(random interior pointer, &off)", ml);
+    printf("  %-56s %10.2f\n", base_name, ma);
+    printf("  %-56s %9.2fx [p25-p75 %.2f-%.2f]\n", "ratio stdcl_mem_base / baseline (median of per-run ratios)", r50,
+           r25, r75);
+    free(tl);
+    free(ta);
+    free(rr);
 }
 
 static int part_b(void)
@@ -647,6 +703,10 @@ static int part_b(void)
     shuffle(idx, m);
     arr_sum = 0;
     for (long i = 0; i < m; ++i) arr_sum += arr[idx[i]];
+    chain = xmalloc((size_t)m * sizeof *chain, "the chain");
+    for (long i = 0; i < m; ++i) chain[idx[i]] = idx[(i + 1) % m];
+    chain_sum = 0;
+    for (long i = 0, k = chain[0]; i < m; ++i, k = chain[k]) chain_sum += (uintptr_t)k;
 
     /* Every lookup checked once, untimed. */
     for (long i = 0; i < m; ++i) {
@@ -662,33 +722,17 @@ static int part_b(void)
     free(want_off);
 
     long passes = (LOOKUPS_PER_RUN + m - 1) / m;
-    int R = opt.runs;
-    double* tl = xmalloc((size_t)R * sizeof *tl, "timings");
-    double* ta = xmalloc((size_t)R * sizeof *ta, "timings");
-    double* rr = xmalloc((size_t)R * sizeof *rr, "timings");
-    fprintf(stderr, "  (b) %d runs of %ld pass(es) over %ld pointers ...\n", R, passes, m);
-    time_passes(pass_array, m, passes, arr_sum); /* warm-up: caches, TLB, page faults */
-    time_passes(pass_lookup, m, passes, lp_sum);
-    for (int r = 0; r < R; ++r) {
-        if ((r & 1) == 0) ta[r] = time_passes(pass_array, m, passes, arr_sum);
-        tl[r] = time_passes(pass_lookup, m, passes, lp_sum);
-        if ((r & 1) == 1) ta[r] = time_passes(pass_array, m, passes, arr_sum);
-        rr[r] = tl[r] / ta[r];
-    }
-    double ml = bench_median(tl, R), ma = bench_median(ta, R);
-    double r50 = bench_median(rr, R), r25 = bench_quantile(rr, R, 0.25), r75 = bench_quantile(rr, R, 0.75);
-
-    printf("    reads independent: each address comes from a pre-generated list, each result is only summed (no\n"
-           "    dependency chain), so successive misses may overlap in both loops; every pass's sum is checked\n");
-    printf("    %d runs, loops alternating, each run %ld pass(es) = %ld lookups; median ns per lookup\n\n", R, passes,
-           passes * m);
-    printf("%-58s %10s\n", "operation", "ns/lookup");
+    fprintf(stderr, "  (b) %d runs of %ld pass(es) over %ld pointers, each way ...\n", opt.runs, passes, m);
+    printf("    %d runs, loops alternating, each run %ld pass(es) = %ld lookups; median ns per lookup;\n"
+           "    every pass's sum is checked\n",
+           opt.runs, passes, passes * m);
+    printf("\n%-58s %10s\n", "operation", "ns/lookup");
     for (int i = 0; i < 58 + 11; ++i) putchar('-');
     putchar('\n');
-    printf("%-58s %10.2f\n", "stdcl_mem_base(random interior pointer, &off)", ml);
-    printf("%-58s %10.2f\n", "baseline: arr[idx[i]], M uintptr_t, random permutation", ma);
-    printf("%-58s %9.2fx [p25-p75 %.2f-%.2f]\n", "ratio stdcl_mem_base / baseline (median of per-run ratios)", r50, r25,
-           r75);
+    lookup_rows("independent: addresses from a list, results only summed (misses may overlap)", pass_lookup,
+                pass_array, arr_sum, "baseline: arr[idx[i]], M uintptr_t, random permutation", m, passes);
+    lookup_rows("dependent: each lookup waits for the one before (full latency)", pass_lookup_dep, pass_chain,
+                chain_sum, "baseline: k = chain[k], M uint32_t, one random cycle", m, passes);
 
     for (long i = 0; i < m; ++i)
         if (clfree(live[i]) != 0) die("clfree");
@@ -697,9 +741,7 @@ static int part_b(void)
     free(lp);
     free(arr);
     free(idx);
-    free(tl);
-    free(ta);
-    free(rr);
+    free(chain);
     if (bad_sums) {
         fprintf(stderr, PROG ": %ld timed pass(es) gave a wrong sum (a lookup failed; last message: %s)\n", bad_sums,
                 clerror() ? clerror() : "none");

@@ -20,6 +20,8 @@
  *   STDCL_STRESS_SEED     the seed (default: from the clock); printed, so a
  *                         failing run's threads can be given the same
  *                         sequences again (the interleaving differs)
+ *   STDCL_STRESS_NO_INTERIOR=1  no interior pointers (no sub-buffers), to
+ *                         tell a driver's sub-buffer trouble from others
  *
  * Two tests: the mix on the devices as the library finds them (PoCL: zero-
  * copy, clmsync has nothing to copy), and the same mix in a child process
@@ -91,6 +93,7 @@ static unsigned g_threads = 16;
 static double g_seconds = 3;
 static unsigned long long g_seed;
 static unsigned g_align_ints = 1; /* sub-buffer alignment, in ints */
+static int g_no_interior; /* STDCL_STRESS_NO_INTERIOR=1 */
 static char g_file[PATH_MAX + 64]; /* tests/kernels/stress.cl */
 static char g_transient_file[PATH_MAX + 64]; /* tests/kernels/stress_transient.cl */
 static pthread_mutex_t g_fork_mu = PTHREAD_MUTEX_INITIALIZER; /* axpi_fork's arguments */
@@ -308,7 +311,7 @@ static void op_free(worker_t* w)
  * at least `room` ints; 0 when there is no room for another. */
 static size_t pick_offset(worker_t* w, size_t n, size_t room)
 {
-    if (below(w, 3) != 0 || n < room + g_align_ints) return 0;
+    if (g_no_interior || below(w, 3) != 0 || n < room + g_align_ints) return 0;
     size_t steps = (n - room) / g_align_ints;
     size_t off = g_align_ints * (size_t)below(w, (unsigned)(steps > 64 ? 64 : steps) + 1);
     if (off) w->ops[OP_INTERIOR]++;
@@ -693,6 +696,7 @@ static int setup(void** state)
     snprintf(g_file, sizeof g_file, "%s", tu_kernel("stress.cl"));
     snprintf(g_transient_file, sizeof g_transient_file, "%s", tu_kernel("stress_transient.cl"));
     g_threads = env_unsigned("STDCL_STRESS_THREADS", 16, 1, MAX_THREADS);
+    g_no_interior = env_unsigned("STDCL_STRESS_NO_INTERIOR", 0, 0, 1) != 0;
     g_seconds = env_unsigned("STDCL_STRESS_SECONDS", 3, 0, 7 * 24 * 3600);
     const char* s = getenv("STDCL_STRESS_SEED");
     if (s && *s) {
