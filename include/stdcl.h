@@ -278,6 +278,22 @@ STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags);
 STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source,
                               const char* name, int flags);
 
+/* As clopen and clsopen, built with `options` (e.g. "-D N=64
+ * -cl-fast-relaxed-math") where clbuild puts its options: after the standard
+ * ones, before STDCL_BUILD_OPTIONS; no CLLD_NOBUILD and clbuild needed.  NULL
+ * or "" options: none (clopen, clsopen).  The options are part of what is
+ * opened: the same text with other options is another handle, and another
+ * program cache entry (the same text and options is the same handle, as
+ * clopen's reuse).  With CLLD_LAZY the options are kept for the build at the
+ * first clsym.  With CLLD_NOBUILD, options are refused (STDCL_EINVAL: give
+ * them to clbuild).  Returns a handle, or NULL (as clopen; a build that
+ * fails, options the compiler rejects included: clerror() holds the device,
+ * the options and the compiler's log). */
+STDCL_API void* clopen_opt(CLCONTEXT* cp, const char* file,
+                           const char* options, int flags);
+STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source,
+                            const char* options, int flags);
+
 /* Builds a handle opened with CLLD_NOBUILD, adding `options` to the standard
  * ones.  Returns the handle, or NULL (with the compiler's log in clerror()).
  * A handle not opened with CLLD_NOBUILD, or already built: NULL. */
