@@ -278,6 +278,22 @@ STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags);
 STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source,
                               const char* name, int flags);
 
+/* As clopen and clsopen, built with `options` (e.g. "-D N=64
+ * -cl-fast-relaxed-math") where clbuild puts its options: after the standard
+ * ones, before STDCL_BUILD_OPTIONS; no CLLD_NOBUILD and clbuild needed.  NULL
+ * or "" options: none (clopen, clsopen).  The options are part of what is
+ * opened: the same text with other options is another handle, and another
+ * program cache entry (the same text and options is the same handle, as
+ * clopen's reuse).  With CLLD_LAZY the options are kept for the build at the
+ * first clsym.  With CLLD_NOBUILD, options are refused (STDCL_EINVAL: give
+ * them to clbuild).  Returns a handle, or NULL (as clopen; a build that
+ * fails, options the compiler rejects included: clerror() holds the device,
+ * the options and the compiler's log). */
+STDCL_API void* clopen_opt(CLCONTEXT* cp, const char* file,
+                           const char* options, int flags);
+STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source,
+                            const char* options, int flags);
+
 /* Builds a handle opened with CLLD_NOBUILD, adding `options` to the standard
  * ones.  Returns the handle, or NULL (with the compiler's log in clerror()).
  * A handle not opened with CLLD_NOBUILD, or already built: NULL. */
@@ -501,6 +517,17 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr);
  * the global size (and test get_global_id in the kernel) for larger
  * groups.  The limits of each (kernel, device) are queried once.
  *
+ * STDCL_LOCAL_SIZE_DRIVER in ltsz[0]: the driver chooses the local size, in
+ * every dimension (clfork, clforka and stdcl_forkv enqueue with a NULL local
+ * size; a kernel compiled with reqd_work_group_size gets that size, which
+ * OpenCL requires).  ltsz[1..dim-1] must then be 0 or
+ * STDCL_LOCAL_SIZE_DRIVER, and STDCL_LOCAL_SIZE_DRIVER in another dimension
+ * without it in ltsz[0] is an error.  ltsz is not written back (the driver
+ * does not say what it chose).  A __local argument sized per work-item or by
+ * a function (CLLOCAL_PER_ITEM, CLLOCAL_FN) cannot be sized without a known
+ * group: such a launch is refused (STDCL_EINVAL); CLLOCAL sizes are fine.
+ * clndrange_fit makes the same checks and leaves ndr unchanged.
+ *
  * A global offset (gtoff) shifts get_global_id by it; get_global_offset(d)
  * returns it in the kernel.  To split one range over devices, give each
  * device a slice: ndr.gtoff[0] = first index, ndr.gtsz[0] = count, with the
@@ -512,6 +539,9 @@ typedef struct {
     size_t gtsz[4];
     size_t ltsz[4];
 } clndrange_t;
+
+/* The local size that lets the driver choose (ltsz[0]; see above). */
+#define STDCL_LOCAL_SIZE_DRIVER ((size_t)-1)
 
 /* Initialisers: clndrange_t ndr = clndrange_init1d(0, n, 64); */
 #define STDCL_SZ(x) ((size_t)(x))
@@ -579,9 +609,46 @@ STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
  * for krn on device devnum (see clndrange_t), without launching, counting
  * the __local arguments set so far.  Returns 0, or a negative code (bad
  * arguments, a given local size over the limits, no group size that fits
- * the __local memory) with ndr unchanged.  Thread safe. */
+ * the __local memory) with ndr unchanged.  With STDCL_LOCAL_SIZE_DRIVER in
+ * ltsz[0] it makes clfork's checks and leaves ndr unchanged.  Thread
+ * safe. */
 STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
                             clndrange_t* ndr);
+
+/* stdcl_kernel_limits(): what a kernel allows on one device. */
+struct stdcl_kernel_limits {
+    size_t work_group_size;      /* CL_KERNEL_WORK_GROUP_SIZE: the most
+                                    work-items in a group (at most the
+                                    device's CL_DEVICE_MAX_WORK_GROUP_SIZE) */
+    size_t group_size_multiple;  /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+                                    (1 when the driver gives none) */
+    cl_ulong local_mem_size;     /* CL_KERNEL_LOCAL_MEM_SIZE: __local bytes
+                                    the kernel uses with its arguments as
+                                    they are set (see below) */
+    cl_ulong private_mem_size;   /* CL_KERNEL_PRIVATE_MEM_SIZE: private
+                                    bytes per work-item */
+    size_t reqd_work_group_size[3]; /* CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+                                    reqd_work_group_size(x, y, z), or 0s */
+    size_t max_work_item_sizes[3]; /* the device's
+                                    CL_DEVICE_MAX_WORK_ITEM_SIZES[0..2] */
+    cl_ulong device_local_mem_size; /* the device's CL_DEVICE_LOCAL_MEM_SIZE */
+};
+
+/* Fills *out with the limits of krn (from clsym on a program open in cp) on
+ * device devnum of cp, the ones clfork's choice of local sizes uses (see
+ * clndrange_t).  The kernel's and device's limits are queried once per
+ * (kernel, device) and kept; local_mem_size and private_mem_size are asked
+ * of the driver at each call: local_mem_size counts the kernel's __local
+ * variables and each __local argument as last set on the device's kernel
+ * object (CLLOCAL or clarg_set_local: its size; CLLOCAL_PER_ITEM and
+ * CLLOCAL_FN: the size of the last launch on a device of this type; not
+ * set: 0).  Returns 0, or a negative code with *out unchanged: STDCL_EINVAL
+ * (bad cp or devnum, NULL krn or out, a kernel of another context or not
+ * made by clsym), STDCL_ESTATE (the kernel's program was closed).  Thread
+ * safe. */
+STDCL_API int stdcl_kernel_limits(CLCONTEXT* cp, unsigned int devnum,
+                                  cl_kernel krn,
+                                  struct stdcl_kernel_limits* out);
 
 /* __local arguments sized at launch.  Pass one of these markers as the
  * value of a __local argument to clarg_set or clforka (any position):

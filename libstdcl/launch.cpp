@@ -156,24 +156,12 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
     ki.args[i].kind = KernelArg::value;
 }
 
-void check_ndrange(const clndrange_t* ndr)
-{
-    if (!ndr) fail(STDCL_EINVAL, "clfork: the index space (clndrange_t*) is NULL");
-    if (ndr->dim < 1 || ndr->dim > 3)
-        fail(STDCL_EINVAL, "clfork: the index space has %zu dimensions (1 to 3)", ndr->dim);
-    for (size_t i = 0; i < ndr->dim; ++i) {
-        if (ndr->gtsz[i] == 0) fail(STDCL_EINVAL, "clfork: the global size in dimension %zu is 0", i);
-        if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
-            fail(STDCL_EINVAL, "clfork: the global size %zu in dimension %zu is not a multiple of the local size %zu",
-                 ndr->gtsz[i], i, ndr->ltsz[i]);
-    }
-}
-
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,
                 const char* call)
 {
     clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
     const clndrange_t* ndr = &resolved;
+    bool driver = user_ndr->ltsz[0] == STDCL_LOCAL_SIZE_DRIVER;  // ltsz stays as it is
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
     if (g >= ki.per_group.size())
@@ -198,9 +186,11 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
         }
     }
     fit_local_size(cp, devnum, ki, k, &resolved, call);
-    set_sized_locals(ki, k, resolved, call);
+    // The driver's choice: NULL, unless the kernel requires a size (fit_local_size set it).
+    const size_t* local = resolved.ltsz[0] == STDCL_LOCAL_SIZE_DRIVER ? nullptr : resolved.ltsz;
+    if (!driver) set_sized_locals(ki, k, resolved, call);
     cl_event ev = nullptr;
-    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, ndr->ltsz, order.count(),
+    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, local, order.count(),
                                         order.list(), &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
@@ -214,13 +204,16 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
              devnum, d.name.c_str());
     if (err != CL_SUCCESS)
         fail_cl(err, "clfork: clEnqueueNDRangeKernel of kernel '%s' on device %u", ki.name.c_str(), devnum);
-    *user_ndr = resolved;
+    if (!driver) *user_ndr = resolved;
     order.enqueued(ev, flags);
-    if (trace_on(Trace::launch))
-        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %zu x %zu x %zu%s",
-              ki.name.c_str(), devnum, ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1,
-              ndr->ltsz[0], ndr->dim > 1 ? ndr->ltsz[1] : 1, ndr->dim > 2 ? ndr->ltsz[2] : 1,
+    if (trace_on(Trace::launch)) {
+        std::string ls = local ? strprintf("%zu x %zu x %zu", ndr->ltsz[0], ndr->dim > 1 ? ndr->ltsz[1] : 1,
+                                           ndr->dim > 2 ? ndr->ltsz[2] : 1)
+                               : std::string("chosen by the driver");
+        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %s%s", ki.name.c_str(), devnum,
+              ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ls.c_str(),
               flags & CL_EVENT_NOWAIT ? " (nowait)" : "");
+    }
     return ev;
 }
 
@@ -230,7 +223,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     context_device(cp, devnum);
     if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
     event_flags_check(flags);
-    check_ndrange(ndr);
+    check_ndrange(ndr, "clfork");
     const char* call = nargs >= 0 ? "clforka" : "clfork";
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.

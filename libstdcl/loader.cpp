@@ -73,11 +73,11 @@ bool exists(const std::string& p)
 // The kernel file: as given if absolute; else the current directory, then
 // STDCL_KERNEL_PATH.  The first name that exists is the one (read_kernel_file
 // then says if it is not a readable regular file).
-std::string resolve(const std::string& file)
+std::string resolve(const std::string& file, const char* call)
 {
     if (file[0] == '/') {
         if (exists(file)) return file;
-        fail(STDCL_ENOENT, "clopen: kernel file '%s' not found", file.c_str());
+        fail(STDCL_ENOENT, "%s: kernel file '%s' not found", call, file.c_str());
     }
     std::string looked = "the current directory";
     if (exists(file)) return file;
@@ -87,27 +87,27 @@ std::string resolve(const std::string& file)
             if (exists(cand)) return cand;
             looked += ", " + dir;
         }
-    fail(STDCL_ENOENT, "clopen: kernel file '%s' not found (looked in %s; set STDCL_KERNEL_PATH to add folders)",
+    fail(STDCL_ENOENT, "%s: kernel file '%s' not found (looked in %s; set STDCL_KERNEL_PATH to add folders)", call,
          file.c_str(), looked.c_str());
 }
 
 // The text of a kernel file.  Opened without blocking (a FIFO never hangs clopen)
 // and checked to be a regular file; OpenCL C text has no NUL byte, so one means
 // the wrong file (a binary) rather than a program to truncate silently.
-std::string read_kernel_file(const std::string& path)
+std::string read_kernel_file(const std::string& path, const char* call)
 {
     std::string text;
     ReadError e;
     if (!read_file(path, &text, &e)) {
         if (!e.opened)
-            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "clopen: cannot open '%s': %s", path.c_str(),
+            fail(e.err == ENOENT ? STDCL_ENOENT : STDCL_EINVAL, "%s: cannot open '%s': %s", call, path.c_str(),
                  strerror(e.err));
-        if (e.kind) fail(STDCL_EINVAL, "clopen: '%s' is %s, not a kernel file", path.c_str(), e.kind);
-        fail(STDCL_EINVAL, "clopen: cannot read '%s': %s", path.c_str(), strerror(e.err));
+        if (e.kind) fail(STDCL_EINVAL, "%s: '%s' is %s, not a kernel file", call, path.c_str(), e.kind);
+        fail(STDCL_EINVAL, "%s: cannot read '%s': %s", call, path.c_str(), strerror(e.err));
     }
     size_t nul = text.find('\0');
     if (nul != std::string::npos)
-        fail(STDCL_EINVAL, "clopen: '%s' has a NUL byte at offset %zu: not OpenCL C source text", path.c_str(), nul);
+        fail(STDCL_EINVAL, "%s: '%s' has a NUL byte at offset %zu: not OpenCL C source text", call, path.c_str(), nul);
     return text;
 }
 
@@ -268,11 +268,21 @@ void build_once(Program& p)
     if (!p.built) build(p);
 }
 
-void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const char* call)
+// Opens np in cp, or finds the same program open there (the same key and options,
+// built or to be built without clbuild).  options (NULL or "": none) are built
+// as clbuild's are, now or, with CLLD_LAZY, at the first clsym.
+void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const char* call,
+                   const char* options = nullptr)
 {
     if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kLoadFlags));
     if ((flags & CLLD_NOW) && (flags & (CLLD_LAZY | CLLD_NOBUILD)))
         fail(STDCL_EINVAL, "%s: CLLD_NOW excludes CLLD_LAZY and CLLD_NOBUILD", call);
+    if (options && *options) {
+        if (flags & CLLD_NOBUILD)
+            fail(STDCL_EINVAL, "%s: options '%s' with CLLD_NOBUILD: give them to clbuild, or open without CLLD_NOBUILD",
+                 call, options);
+        np->user_options = options;
+    }
     np->cp = cp;
     np->flags = flags;
     np->nobuild_pending = (flags & CLLD_NOBUILD) != 0;
@@ -281,7 +291,7 @@ void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const 
         std::lock_guard<std::mutex> lock(cp->load_mu);
         if (!(flags & CLLD_NOBUILD))
             for (auto& q : cp->programs)
-                if (q->key == np->key && !q->nobuild_pending && q->user_options.empty()) {
+                if (q->key == np->key && !q->nobuild_pending && q->user_options == np->user_options) {
                     p = q;
                     ++p->refs;
                     trace(Trace::load, "%s: %s already open, count %d", call, p->name.c_str(), p->refs);
@@ -295,8 +305,9 @@ void* open_program(CLCONTEXT* cp, std::shared_ptr<Program> np, int flags, const 
     }
     if (flags & (CLLD_LAZY | CLLD_NOBUILD)) {
         if (p == np)
-            trace(Trace::load, "%s: %s opened, build deferred (%s)", call, np->name.c_str(),
-                  flags & CLLD_NOBUILD ? "CLLD_NOBUILD" : "CLLD_LAZY");
+            trace(Trace::load, "%s: %s opened, build deferred (%s)%s%s", call, np->name.c_str(),
+                  flags & CLLD_NOBUILD ? "CLLD_NOBUILD" : "CLLD_LAZY",
+                  np->user_options.empty() ? "" : "; options: ", np->user_options.c_str());
         return p.get();
     }
     try {
@@ -352,11 +363,52 @@ void ensure_built(Program& p, const char* call)
 
 std::string content_key(const std::vector<std::string>& sources)
 {
-    // Identity of an open program: its text and how it was named (options come from
-    // the environment and the context, which are the same within one context).
+    // Identity of an open program: its text and how it was named (with its own
+    // options, compared apart; the other options come from the environment and
+    // the context, which are the same within one context).
     std::string k;
     for (const auto& s : sources) k += std::to_string(s.size()) + ":" + s;
     return k;
+}
+
+// A program of the kernel file `file` (NULL: the embedded kernels), not yet open.
+std::shared_ptr<Program> file_program(const char* file, const char* call)
+{
+    auto p = std::make_shared<Program>();
+    if (!file) {
+        auto emb = embedded_sources();
+        if (emb.empty())
+            fail(STDCL_ENOENT, "%s: no embedded kernels in this program (link objects made by clcc)", call);
+        for (const auto& e : emb) {
+            p->sources.push_back(e.text);
+            p->unit_names.push_back("embedded '" + e.name + "'");
+            p->origins.push_back("embedded '" + e.name + "'");
+        }
+        p->name = "the embedded kernels";
+        p->embedded = true;
+    } else {
+        if (!*file) fail(STDCL_EINVAL, "%s: the file name is empty", call);
+        std::string path = resolve(file, call);
+        p->sources.push_back(read_kernel_file(path, call));
+        p->unit_names.push_back("'" + path + "'");
+        p->origins.push_back(path[0] == '/' ? path : cwd() + "/" + path);
+        p->name = "'" + path + "'";
+        p->dir = dirname_of(p->origins.back());
+    }
+    p->key = content_key(p->sources) + "\n" + p->dir;
+    return p;
+}
+
+// A program of the source text `source`, not yet open.
+std::shared_ptr<Program> text_program(const char* source, const char* call)
+{
+    if (!source) fail(STDCL_EINVAL, "%s: the source is NULL", call);
+    auto p = std::make_shared<Program>();
+    p->sources.push_back(source);
+    p->unit_names.push_back("source text");
+    p->name = "source text";
+    p->key = content_key(p->sources);
+    return p;
 }
 
 }  // namespace
@@ -390,29 +442,15 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
         context_check(cp);
-        auto p = std::make_shared<Program>();
-        if (!file) {
-            auto emb = embedded_sources();
-            if (emb.empty())
-                fail(STDCL_ENOENT, "clopen: no embedded kernels in this program (link objects made by clcc)");
-            for (const auto& e : emb) {
-                p->sources.push_back(e.text);
-                p->unit_names.push_back("embedded '" + e.name + "'");
-                p->origins.push_back("embedded '" + e.name + "'");
-            }
-            p->name = "the embedded kernels";
-            p->embedded = true;
-        } else {
-            if (!*file) fail(STDCL_EINVAL, "clopen: the file name is empty");
-            std::string path = resolve(file);
-            p->sources.push_back(read_kernel_file(path));
-            p->unit_names.push_back("'" + path + "'");
-            p->origins.push_back(path[0] == '/' ? path : cwd() + "/" + path);
-            p->name = "'" + path + "'";
-            p->dir = dirname_of(p->origins.back());
-        }
-        p->key = content_key(p->sources) + "\n" + p->dir;
-        return open_program(cp, p, flags, "clopen");
+        return open_program(cp, file_program(file, "clopen"), flags, "clopen");
+    });
+}
+
+STDCL_API void* clopen_opt(CLCONTEXT* cp, const char* file, const char* options, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        return open_program(cp, file_program(file, "clopen_opt"), flags, "clopen_opt", options);
     });
 }
 
@@ -420,13 +458,15 @@ STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
         context_check(cp);
-        if (!source) fail(STDCL_EINVAL, "clsopen: the source is NULL");
-        auto p = std::make_shared<Program>();
-        p->sources.push_back(source);
-        p->unit_names.push_back("source text");
-        p->name = "source text";
-        p->key = content_key(p->sources);
-        return open_program(cp, p, flags, "clsopen");
+        return open_program(cp, text_program(source, "clsopen"), flags, "clsopen");
+    });
+}
+
+STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source, const char* options, int flags)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        context_check(cp);
+        return open_program(cp, text_program(source, "clsopen_opt"), flags, "clsopen_opt", options);
     });
 }
 

@@ -12,6 +12,9 @@
 // search is repeated under half the group size.  The limits of each (kernel,
 // device) are queried on first use and kept in the KernelInfo, with the last
 // answer, so a launch in a loop neither queries the driver nor searches again.
+// STDCL_LOCAL_SIZE_DRIVER in ltsz[0] leaves the local size to the driver: the
+// launch passes NULL (or the kernel's reqd_work_group_size), after refusing the
+// __local arguments that need a known group.
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 
@@ -108,7 +111,61 @@ int local_kinds(const KernelInfo& ki)
     return r;
 }
 
+// The launch with the driver's local size (ltsz[0] is STDCL_LOCAL_SIZE_DRIVER):
+// __local arguments sized by the group are refused, fixed ones must fit the
+// device; a kernel with reqd_work_group_size gets it in ndr (OpenCL refuses a
+// NULL local size for such a kernel).
+void fit_driver_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, clndrange_t* ndr,
+                           const char* call)
+{
+    unsigned long long fixed = 0;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& a = ki.args[i];
+        if (a.kind != KernelArg::local) continue;
+        if (a.lrule.per_item || a.lrule.fn)
+            fail(STDCL_EINVAL,
+                 "%s: argument %u of kernel '%s' is a __local argument sized %s, which needs a known group size; "
+                 "STDCL_LOCAL_SIZE_DRIVER leaves the group to the driver (give a local size, or 0 for libstdcl's "
+                 "choice)",
+                 call, i, ki.name.c_str(), a.lrule.per_item ? "per work-item (CLLOCAL_PER_ITEM)" : "by CLLOCAL_FN");
+        fixed += a.lrule.bytes;
+    }
+    const WorkGroupLimits& lim = limits_of(cp, devnum, ki, k);
+    if (fixed > lim.local_mem && lim.local_mem != 0)
+        fail(STDCL_EINVAL, "%s: kernel '%s': its __local arguments need %llu bytes; device %u has %llu", call,
+             ki.name.c_str(), fixed, devnum, (unsigned long long)lim.local_mem);
+    if (lim.required[0])
+        for (size_t d = 0; d < ndr->dim; ++d) ndr->ltsz[d] = lim.required[d];
+}
+
 }  // namespace
+
+void check_ndrange(const clndrange_t* ndr, const char* call)
+{
+    if (!ndr) fail(STDCL_EINVAL, "%s: the index space (clndrange_t*) is NULL", call);
+    if (ndr->dim < 1 || ndr->dim > 3)
+        fail(STDCL_EINVAL, "%s: the index space has %zu dimensions (1 to 3)", call, ndr->dim);
+    bool driver = ndr->ltsz[0] == STDCL_LOCAL_SIZE_DRIVER;
+    for (size_t i = 0; i < ndr->dim; ++i) {
+        if (ndr->gtsz[i] == 0) fail(STDCL_EINVAL, "%s: the global size in dimension %zu is 0", call, i);
+        if (i > 0 && ndr->ltsz[i] == STDCL_LOCAL_SIZE_DRIVER && !driver)
+            fail(STDCL_EINVAL,
+                 "%s: the local size of dimension %zu is STDCL_LOCAL_SIZE_DRIVER; it goes in dimension 0 (ltsz[0]) "
+                 "and lets the driver choose every dimension",
+                 call, i);
+        if (driver) {
+            if (i > 0 && ndr->ltsz[i] != 0 && ndr->ltsz[i] != STDCL_LOCAL_SIZE_DRIVER)
+                fail(STDCL_EINVAL,
+                     "%s: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER (the driver chooses every "
+                     "dimension), but dimension %zu gives %zu (give 0 or STDCL_LOCAL_SIZE_DRIVER)",
+                     call, i, ndr->ltsz[i]);
+            continue;
+        }
+        if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
+            fail(STDCL_EINVAL, "%s: the global size %zu in dimension %zu is not a multiple of the local size %zu", call,
+                 ndr->gtsz[i], i, ndr->ltsz[i]);
+    }
+}
 
 bool local_marker(size_t size, const void* value, stdcl_local_t* out)
 {
@@ -122,6 +179,10 @@ bool local_marker(size_t size, const void* value, stdcl_local_t* out)
 
 void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, clndrange_t* ndr, const char* call)
 {
+    if (ndr->ltsz[0] == STDCL_LOCAL_SIZE_DRIVER) {
+        fit_driver_local_size(cp, devnum, ki, k, ndr, call);
+        return;
+    }
     bool any_zero = false;
     for (size_t d = 0; d < ndr->dim; ++d) any_zero = any_zero || ndr->ltsz[d] == 0;
     int locals = local_kinds(ki);
@@ -208,16 +269,7 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
     return guarded_int([&] {
         Device& d = context_device(cp, devnum);
         if (!krn) fail(STDCL_EINVAL, "clndrange_fit: the kernel is NULL");
-        if (!ndr) fail(STDCL_EINVAL, "clndrange_fit: the index space (clndrange_t*) is NULL");
-        if (ndr->dim < 1 || ndr->dim > 3)
-            fail(STDCL_EINVAL, "clndrange_fit: the index space has %zu dimensions (1 to 3)", ndr->dim);
-        for (size_t i = 0; i < ndr->dim; ++i) {
-            if (ndr->gtsz[i] == 0) fail(STDCL_EINVAL, "clndrange_fit: the global size in dimension %zu is 0", i);
-            if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
-                fail(STDCL_EINVAL,
-                     "clndrange_fit: the global size %zu in dimension %zu is not a multiple of the local size %zu",
-                     ndr->gtsz[i], i, ndr->ltsz[i]);
-        }
+        check_ndrange(ndr, "clndrange_fit");
         auto ki = kernel_find(krn);
         if (ki->closed)
             fail(STDCL_ESTATE, "clndrange_fit: kernel %p ('%s') was released", (void*)krn, ki->name.c_str());
@@ -229,7 +281,45 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
         std::lock_guard<KernelLock> lock(ki->mu);
         clndrange_t t = *ndr;
         fit_local_size(cp, devnum, *ki, ki->per_group[g], &t, "clndrange_fit");
-        *ndr = t;
+        if (ndr->ltsz[0] != STDCL_LOCAL_SIZE_DRIVER) *ndr = t;
+        return 0;
+    });
+}
+
+STDCL_API int stdcl_kernel_limits(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, struct stdcl_kernel_limits* out)
+{
+    return guarded_int([&] {
+        Device& d = context_device(cp, devnum);
+        if (!out) fail(STDCL_EINVAL, "stdcl_kernel_limits: out (struct stdcl_kernel_limits*) is NULL");
+        auto ki = kernel_for(cp, krn, "stdcl_kernel_limits");
+        if (ki->external)
+            fail(STDCL_EINVAL,
+                 "stdcl_kernel_limits: kernel '%s' (%p) was not made by libstdcl: give a kernel clsym returned for "
+                 "a program open in %s",
+                 ki->name.c_str(), (void*)krn, cp->label.c_str());
+        size_t g = size_t(d.group);
+        if (g >= ki->per_group.size())
+            fail(STDCL_EINVAL, "stdcl_kernel_limits: kernel '%s' has no build for device %u", ki->name.c_str(), devnum);
+        std::lock_guard<KernelLock> lock(ki->mu);
+        cl_kernel k = ki->per_group[g];
+        const WorkGroupLimits& lim = limits_of(cp, devnum, *ki, k);
+        struct stdcl_kernel_limits r = {};
+        r.work_group_size = lim.group_max;
+        r.group_size_multiple = lim.multiple;
+        for (int i = 0; i < 3; ++i) {
+            r.reqd_work_group_size[i] = lim.required[i];
+            r.max_work_item_sizes[i] = lim.item_max[i];
+        }
+        r.device_local_mem_size = lim.local_mem;
+        // These two change with the __local arguments set (local) or are not
+        // needed by launches (private): asked each time, not kept.
+        check_cl(clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof r.local_mem_size, &r.local_mem_size,
+                                          nullptr),
+                 "stdcl_kernel_limits: clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+        check_cl(clGetKernelWorkGroupInfo(k, d.id, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof r.private_mem_size,
+                                          &r.private_mem_size, nullptr),
+                 "stdcl_kernel_limits: clGetKernelWorkGroupInfo(CL_KERNEL_PRIVATE_MEM_SIZE)");
+        *out = r;
         return 0;
     });
 }

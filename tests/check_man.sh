@@ -155,7 +155,7 @@ if [ "${STDCL_CHECK_MAN_NO_INSTALL:-0}" != 1 ]; then
         MANPAGER=cat MANWIDTH=80 man -M "$mandir" clsym > "$tmp/clsym" 2> "$tmp/clsym.err"
         tr -s ' ' < "$tmp/clsym" > "$tmp/clsym.flat"
         if ! grep -q '^CLOPEN(3)' "$tmp/clsym.flat" ||
-           ! grep -q 'clopen, clsopen, clbuild, clsym, clclose - load OpenCL C' "$tmp/clsym.flat"; then
+           ! grep -q 'clopen, clsopen, clopen_opt, clsopen_opt, clbuild, clsym, clclose -' "$tmp/clsym.flat"; then
             problem "man -M $mandir clsym does not show the clopen(3) page:"
             head -n 8 "$tmp/clsym" "$tmp/clsym.err" | sed 's/^/  /'
         fi

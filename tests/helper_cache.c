@@ -2,10 +2,11 @@
 /* helper_cache.c: a program test_cache runs in fresh processes to exercise
  * the on-disk program cache.
  *
- *   helper_cache [-o options] [-s] [-b barrier_dir] [-n count] file...
+ *   helper_cache [-o options | -O options] [-s] [-b barrier_dir] [-n count] file...
  *
  * Opens each kernel file in stddev (with clopen, or with clsopen of its text
- * when -s is given; with CLLD_NOBUILD + clbuild(options) when -o is given),
+ * when -s is given; with CLLD_NOBUILD + clbuild(options) when -o is given,
+ * with clopen_opt or clsopen_opt when -O is given),
  * runs its kernel `k(__global int* out)` over 64 work-items on every device,
  * and prints one line per file: "result <file> <sum of out[]>".  Whether the
  * cache hit or missed is learned from the STDCL_TRACE=cache lines the test
@@ -63,7 +64,7 @@ static char* slurp(const char* path)
     return s;
 }
 
-static int run_file(const char* file, const char* options, int from_text)
+static int run_file(const char* file, const char* options, const char* open_options, int from_text)
 {
     void* h;
     int flags = options ? CLLD_NOBUILD : CLLD_NOW;
@@ -73,10 +74,10 @@ static int run_file(const char* file, const char* options, int from_text)
             fprintf(stderr, "helper_cache: cannot read %s\n", file);
             return 1;
         }
-        h = clsopen(stddev, text, flags);
+        h = open_options ? clsopen_opt(stddev, text, open_options, flags) : clsopen(stddev, text, flags);
         free(text);
     } else {
-        h = clopen(stddev, file, flags);
+        h = open_options ? clopen_opt(stddev, file, open_options, flags) : clopen(stddev, file, flags);
     }
     if (h && options) h = clbuild(stddev, h, options, 0);
     if (!h) {
@@ -117,15 +118,19 @@ static int run_file(const char* file, const char* options, int from_text)
 int main(int argc, char** argv)
 {
     const char* options = NULL;
+    const char* open_options = NULL;
     const char* barrier_dir = NULL;
     int from_text = 0, count = 2, opt;
-    while ((opt = getopt(argc, argv, "o:sb:n:")) != -1) {
+    while ((opt = getopt(argc, argv, "o:O:sb:n:")) != -1) {
         switch (opt) {
         case 'o': options = optarg; break;
+        case 'O': open_options = optarg; break;
         case 's': from_text = 1; break;
         case 'b': barrier_dir = optarg; break;
         case 'n': count = atoi(optarg); break;
-        default: fprintf(stderr, "usage: helper_cache [-o options] [-s] [-b dir] [-n count] file...\n"); return 2;
+        default:
+            fprintf(stderr, "usage: helper_cache [-o options | -O options] [-s] [-b dir] [-n count] file...\n");
+            return 2;
         }
     }
     if (!stddev) {
@@ -134,6 +139,6 @@ int main(int argc, char** argv)
     }
     if (barrier_dir) barrier(barrier_dir, count);
     for (int i = optind; i < argc; i++)
-        if (run_file(argv[i], options, from_text) != 0) return 1;
+        if (run_file(argv[i], options, open_options, from_text) != 0) return 1;
     return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cache.c: the on-disk program cache, seen from fresh processes
  * (helper_cache) as a second run of a program sees it: hits, rebuilds when an
- * included header changes, damaged entries, a folder that cannot be written,
+ * included header or the options (clbuild's, clopen_opt's) change, damaged
+ * entries, a folder that cannot be written,
  * two processes building one key, the size bound, the stdcl-cache tool and
  * the API it uses (stdcl_cache.h, called in this process).
  * Each test has its own cache folder and kernel folder.  Hit or miss is read
@@ -358,6 +359,64 @@ static void test_clopen_cache_option_change_named_in_trace(void** state)
     tu_proc_free(&r);
     run_helper_env(f, &r, a1, NULL, 3, 1);
     assert_contains(r.err, HIT);
+    tu_proc_free(&r);
+}
+
+/* The options given at open (clopen_opt) enter the key as clbuild's do: other
+ * options are another entry, the same ones (by either call) the same. */
+static void test_clopen_opt_options_are_part_of_the_cache_key(void** state)
+{
+    fixture* f = *state;
+    const char* o1[] = {"-O", "-D SALT=1", NULL};
+    const char* o2[] = {"-O", "-D SALT=2", NULL};
+    const char* b1[] = {"-o", "-D SALT=1", NULL};
+    tu_proc r;
+    run_helper_env(f, &r, o1, NULL, 3, 1);
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 1);
+    run_helper_env(f, &r, o2, NULL, 3, 2);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    assert_contains(r.err, "options");
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 2);
+    run_helper_env(f, &r, o1, NULL, 3, 1);
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, MISS);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, b1, NULL, 3, 1); /* clbuild with the same options */
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, MISS);
+    tu_proc_free(&r);
+    /* without options: a third entry */
+    run_helper(f, &r, 3);
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 3);
+}
+
+static void test_clsopen_opt_options_are_part_of_the_cache_key(void** state)
+{
+    fixture* f = *state;
+    /* clsopen gets no file, so the includes resolve through -I options. */
+    char o1[PATH_MAX + 32], o2[PATH_MAX + 32];
+    snprintf(o1, sizeof o1, "-I %s -D SALT=4", f->src);
+    snprintf(o2, sizeof o2, "-I %s -D SALT=5", f->src);
+    const char* a1[] = {"-s", "-O", o1, NULL};
+    const char* a2[] = {"-s", "-O", o2, NULL};
+    tu_proc r;
+    run_helper_env(f, &r, a1, NULL, 3, 4);
+    assert_contains(r.err, MISS);
+    tu_proc_free(&r);
+    run_helper_env(f, &r, a2, NULL, 3, 5);
+    assert_contains(r.err, MISS);
+    assert_not_contains(r.err, HIT);
+    tu_proc_free(&r);
+    assert_int_equal(entries(f->cache, NULL, 0), 2);
+    run_helper_env(f, &r, a2, NULL, 3, 5);
+    assert_contains(r.err, HIT);
+    assert_not_contains(r.err, MISS);
     tu_proc_free(&r);
 }
 
@@ -1428,6 +1487,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_header_edit_rebuilds_for_every_spelling, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_option_change_named_in_trace, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clopen_opt_options_are_part_of_the_cache_key, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_clsopen_opt_options_are_part_of_the_cache_key, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_truncated_entry_rebuilt, setup, teardown),
     cmocka_unit_test_setup_teardown(test_clopen_cache_and_clcc_agree_on_includes, setup, teardown),
     cmocka_unit_test_setup_teardown(test_stdcl_cache_list_stat_verify_clear_in_process, setup, teardown),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_loader.c: clopen, clsopen, clbuild, clsym, clclose: file lookup (current
  * directory, STDCL_KERNEL_PATH), the standard build options, reference
- * counting, CLLD_LAZY and CLLD_NOBUILD, STDCL_BUILD_OPTIONS.
+ * counting, CLLD_LAZY and CLLD_NOBUILD, STDCL_BUILD_OPTIONS, options given at
+ * open (clopen_opt, clsopen_opt).
  *
  * The group setup moves to a scratch folder (so the current directory holds
  * no kernel file) and opens tests/kernels/loader.cl once by absolute path;
@@ -450,6 +451,155 @@ static void test_clsopen_named_bad_names_fail(void** state)
     assert_contains(clerror(), "clsopen_named: the source is NULL");
 }
 
+/* ------------------------------------------------------------------------ */
+/* clopen_opt, clsopen_opt                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* OPT_VALUE is defined only by the options given at open. */
+static const char* k_opt_src = "__kernel void opt_value(__global int* o) { o[0] = OPT_VALUE; }\n";
+
+static void test_clopen_opt_builds_with_the_options(void** state)
+{
+    (void)state;
+    void* h = clopen_opt(stdcpu, tu_kernel("loader.cl"), "-D VALUE=11", 0);
+    if (!h) print_error("clopen_opt: %s\n", clerror());
+    assert_non_null(h);
+    assert_ptr_not_equal(h, g_h);
+    for (unsigned d = 0; d < 2; d++) {
+        int out[7];
+        run_probe(h, d, out);
+        assert_int_equal(out[5], 11); /* the options */
+        assert_int_equal(out[0], 1); /* and the standard ones */
+        assert_int_equal(out[3], 1);
+        assert_int_equal(out[4], 42); /* -I the kernel's directory */
+    }
+    /* The same file and options: the same handle; other options: another. */
+    void* same = clopen_opt(stdcpu, tu_kernel("loader.cl"), "-D VALUE=11", CLLD_NOW);
+    assert_ptr_equal(same, h);
+    void* other = clopen_opt(stdcpu, tu_kernel("loader.cl"), "-D VALUE=12", 0);
+    assert_non_null(other);
+    assert_ptr_not_equal(other, h);
+    int out[7];
+    run_probe(other, 0, out);
+    assert_int_equal(out[5], 12);
+    /* NULL or "" options: clopen's handle, untouched by the others. */
+    void* none = clopen_opt(stdcpu, tu_kernel("loader.cl"), NULL, 0);
+    assert_ptr_equal(none, g_h);
+    void* empty = clopen_opt(stdcpu, tu_kernel("loader.cl"), "", 0);
+    assert_ptr_equal(empty, g_h);
+    run_probe(g_h, 1, out);
+    assert_int_equal(out[5], -1);
+    assert_int_equal(clclose(stdcpu, empty), 0);
+    assert_int_equal(clclose(stdcpu, none), 0);
+    assert_int_equal(clclose(stdcpu, other), 0);
+    assert_int_equal(clclose(stdcpu, same), 0);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clsopen_opt_builds_with_the_options(void** state)
+{
+    (void)state;
+    void* h = clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=37", 0);
+    if (!h) print_error("clsopen_opt: %s\n", clerror());
+    assert_non_null(h);
+    assert_int_equal(run_scalar_kernel(h, "opt_value"), 37);
+    void* other = clsopen_opt(stdcpu, k_opt_src, "-DOPT_VALUE=38 -cl-mad-enable", CLLD_NOW);
+    if (!other) print_error("clsopen_opt: %s\n", clerror());
+    assert_non_null(other);
+    assert_ptr_not_equal(other, h);
+    assert_int_equal(run_scalar_kernel(other, "opt_value"), 38);
+    assert_int_equal(run_scalar_kernel(h, "opt_value"), 37);
+    assert_int_equal(clclose(stdcpu, other), 0);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clsopen_opt_lazy_keeps_the_options_for_clsym(void** state)
+{
+    (void)state;
+    void* h = clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=41", CLLD_LAZY);
+    if (!h) print_error("clsopen_opt(CLLD_LAZY): %s\n", clerror());
+    assert_non_null(h);
+    assert_null(clbuildlog(stdcpu, h, 0));
+    assert_contains(clerror(), "is not built yet");
+    assert_int_equal(run_scalar_kernel(h, "opt_value"), 41);
+    assert_non_null(clbuildlog(stdcpu, h, 0));
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clopen_opt_shares_the_handle_clbuild_built_with_the_same_options(void** state)
+{
+    (void)state;
+    void* h = clsopen(stdcpu, k_opt_src, CLLD_NOBUILD);
+    assert_non_null(h);
+    assert_ptr_equal(clbuild(stdcpu, h, "-D OPT_VALUE=43", 0), h);
+    void* same = clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=43", 0);
+    assert_ptr_equal(same, h);
+    assert_int_equal(run_scalar_kernel(same, "opt_value"), 43);
+    assert_int_equal(clclose(stdcpu, same), 0);
+    assert_int_equal(clclose(stdcpu, h), 0);
+}
+
+static void test_clopen_opt_bad_options_fail_with_the_build_log(void** state)
+{
+    (void)state;
+    /* options that make the program wrong: the compiler's log */
+    assert_null(clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=undeclared_opt_q", 0));
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "source text: build failed on device");
+    assert_contains(e, "with options '");
+    assert_contains(e, "-D OPT_VALUE=undeclared_opt_q");
+    assert_contains(e, "identifier 'undeclared_opt_q'"); /* the compiler's log */
+    /* without the options the macro is not defined at all */
+    assert_null(clsopen_opt(stdcpu, k_opt_src, NULL, 0));
+    assert_contains(clerror(), "OPT_VALUE");
+    /* an option the compiler rejects */
+    assert_null(clopen_opt(stdcpu, tu_kernel("loader.cl"), "-cl-no-such-option-q", 0));
+    e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "loader.cl': build failed on device");
+    assert_contains(e, "(CL_INVALID_BUILD_OPTIONS) with options '");
+    assert_contains(e, "-cl-no-such-option-q");
+    /* lazily: the same failure at the first clsym */
+    void* lazy = clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=undeclared_opt_q", CLLD_LAZY);
+    assert_non_null(lazy);
+    assert_null(clsym(stdcpu, lazy, "opt_value", 0));
+    assert_contains(clerror(), "undeclared_opt_q");
+    assert_int_equal(clclose(stdcpu, lazy), 0);
+}
+
+static void test_clopen_opt_bad_arguments_fail(void** state)
+{
+    (void)state;
+    assert_null(clopen_opt(stdcpu, tu_kernel("loader.cl"), "-D VALUE=1", CLLD_NOBUILD));
+    assert_contains(clerror(),
+                    "clopen_opt: options '-D VALUE=1' with CLLD_NOBUILD: give them to clbuild, or open "
+                    "without CLLD_NOBUILD");
+    assert_null(clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=1", CLLD_NOBUILD));
+    assert_contains(clerror(), "clsopen_opt: options '-D OPT_VALUE=1' with CLLD_NOBUILD");
+    /* no options with CLLD_NOBUILD: clbuild gives them */
+    void* nb = clsopen_opt(stdcpu, k_opt_src, "", CLLD_NOBUILD);
+    assert_non_null(nb);
+    assert_ptr_equal(clbuild(stdcpu, nb, "-D OPT_VALUE=44", 0), nb);
+    assert_int_equal(run_scalar_kernel(nb, "opt_value"), 44);
+    assert_int_equal(clclose(stdcpu, nb), 0);
+
+    assert_null(clopen_opt(NULL, tu_kernel("loader.cl"), "-D VALUE=1", 0));
+    assert_contains(clerror(), "the context is NULL");
+    assert_null(clsopen_opt(NULL, k_opt_src, "-D OPT_VALUE=1", 0));
+    assert_contains(clerror(), "the context is NULL");
+    assert_null(clsopen_opt(stdcpu, NULL, "-D OPT_VALUE=1", 0));
+    assert_contains(clerror(), "clsopen_opt: the source is NULL");
+    assert_null(clopen_opt(stdcpu, "", "-D VALUE=1", 0));
+    assert_contains(clerror(), "clopen_opt: the file name is empty");
+    assert_null(clopen_opt(stdcpu, "no_such_kernel_file_q.cl", "-D VALUE=1", 0));
+    assert_contains(clerror(), "clopen_opt: kernel file 'no_such_kernel_file_q.cl' not found");
+    assert_null(clopen_opt(stdcpu, tu_kernel("loader.cl"), "-D VALUE=1", 0x100));
+    assert_contains(clerror(), "clopen_opt: unknown flags 0x100");
+    assert_null(clsopen_opt(stdcpu, k_opt_src, "-D OPT_VALUE=1", CLLD_NOW | CLLD_LAZY));
+    assert_contains(clerror(), "clsopen_opt: CLLD_NOW excludes CLLD_LAZY and CLLD_NOBUILD");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clopen_absolute_path_runs_on_both_devices),
     cmocka_unit_test(test_clopen_finds_file_in_cwd),
@@ -473,6 +623,12 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clbuildlog_bad_arguments_fail),
     cmocka_unit_test(test_clsopen_named_names_the_text_in_errors),
     cmocka_unit_test(test_clsopen_named_bad_names_fail),
+    cmocka_unit_test(test_clopen_opt_builds_with_the_options),
+    cmocka_unit_test(test_clsopen_opt_builds_with_the_options),
+    cmocka_unit_test(test_clsopen_opt_lazy_keeps_the_options_for_clsym),
+    cmocka_unit_test(test_clopen_opt_shares_the_handle_clbuild_built_with_the_same_options),
+    cmocka_unit_test(test_clopen_opt_bad_options_fail_with_the_build_log),
+    cmocka_unit_test(test_clopen_opt_bad_arguments_fail),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "loader", tests, setup, teardown); }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_workgroup.c: local sizes chosen by libstdcl (a local size of 0 at
  * clfork, clforka and clndrange_fit: the documented rule, prime and awkward
- * global sizes, limits, reqd_work_group_size, the sizes written back) and
- * __local arguments sized at launch (CLLOCAL, CLLOCAL_PER_ITEM, CLLOCAL_FN,
- * in clforka and clarg_set), with their errors. */
+ * global sizes, limits, reqd_work_group_size, the sizes written back), the
+ * driver's choice (STDCL_LOCAL_SIZE_DRIVER), a kernel's limits
+ * (stdcl_kernel_limits) and __local arguments sized at launch (CLLOCAL,
+ * CLLOCAL_PER_ITEM, CLLOCAL_FN, in clforka and clarg_set), with their
+ * errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -334,6 +336,292 @@ static void test_clarg_set_local_marker_errors(void** state)
     clfree(x);
 }
 
+/* ------------------------------------------------------------------------ */
+/* STDCL_LOCAL_SIZE_DRIVER                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_clforka_driver_local_size_runs_and_keeps_the_range(void** state)
+{
+    (void)state;
+    int n = 1500;
+    int* out = (int*)clmalloc(stdcpu, 2 * (size_t)n * sizeof(int), 0);
+    assert_non_null(out);
+    for (unsigned d = 0; d < 2; d++) {
+        for (int i = 0; i < 2 * n; i++) out[i] = -1;
+        assert_non_null(clmsync(stdcpu, d, out, CL_MEM_DEVICE));
+        clndrange_t ndr = clndrange_init1d(0, n, STDCL_LOCAL_SIZE_DRIVER);
+        clndrange_t before = ndr;
+        cl_event ev = clforka(stdcpu, d, g_sizes, &ndr, CL_EVENT_WAIT, out, n);
+        if (!ev) print_error("clforka: %s\n", clerror());
+        assert_non_null(ev);
+        assert_non_null(clmsync(stdcpu, d, out, CL_MEM_HOST));
+        /* not written back: the driver does not say what it chose */
+        assert_memory_equal(&ndr, &before, sizeof ndr);
+        /* every work-item ran, in groups of one size that divides n */
+        int ls = out[0];
+        assert_true(ls >= 1 && (size_t)ls <= g_kmax);
+        assert_int_equal(n % ls, 0);
+        for (int i = 0; i < n; i++) {
+            assert_int_equal(out[i], ls);
+            assert_int_equal(out[n + i], 1);
+        }
+    }
+    clfree(out);
+}
+
+static void test_clfork_driver_local_size_in_2d_and_stdcl_forkv(void** state)
+{
+    (void)state;
+    size_t gx = 48, gy = 20, n = gx * gy;
+    int* out = (int*)clmalloc(stdcpu, 2 * n * sizeof(int), 0);
+    assert_non_null(out);
+    for (size_t i = 0; i < 2 * n; i++) out[i] = -1;
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_DEVICE));
+    /* clfork with the arguments set before; the other dimension 0 */
+    clndrange_t ndr = clndrange_init2d(0, gx, STDCL_LOCAL_SIZE_DRIVER, 0, gy, 0);
+    assert_int_equal(clarg_set(stdcpu, g_sizes, 0, out), 0);
+    assert_int_equal(clarg_set(stdcpu, g_sizes, 1, (int)n), 0);
+    assert_non_null(clfork(stdcpu, 0, g_sizes, &ndr, CL_EVENT_WAIT));
+    assert_true(ndr.ltsz[0] == STDCL_LOCAL_SIZE_DRIVER && ndr.ltsz[1] == 0);
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST));
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(gx % (size_t)out[i], 0);
+        assert_int_equal(gy % (size_t)out[n + i], 0);
+        assert_int_equal(out[i], out[0]);
+        assert_int_equal(out[n + i], out[n]);
+    }
+    /* stdcl_forkv, the marker in both dimensions */
+    for (size_t i = 0; i < 2 * n; i++) out[i] = -1;
+    assert_non_null(clmsync(stdcpu, 1, out, CL_MEM_DEVICE));
+    clndrange_t both = clndrange_init2d(0, gx, STDCL_LOCAL_SIZE_DRIVER, 0, gy, STDCL_LOCAL_SIZE_DRIVER);
+    int ni = (int)n;
+    const size_t sizes[] = {sizeof out, sizeof ni};
+    const void* values[] = {&out, &ni};
+    assert_non_null(stdcl_forkv(stdcpu, 1, g_sizes, &both, CL_EVENT_WAIT, 2, sizes, values));
+    assert_non_null(clmsync(stdcpu, 1, out, CL_MEM_HOST));
+    for (size_t i = 0; i < n; i++) assert_true(out[i] >= 1 && out[n + i] >= 1);
+    clfree(out);
+}
+
+static void test_clforka_driver_local_size_with_a_fixed_local_argument(void** state)
+{
+    (void)state;
+    size_t n = 4096;
+    sums_buffers b = alloc_sums(n);
+    for (size_t i = 0; i < n; i++) b.x[i] = (float)(i % 7);
+    assert_non_null(clmsync(stdcpu, 0, b.x, CL_MEM_DEVICE));
+    /* scratch for the largest group the kernel allows: right for any choice */
+    clndrange_t ndr = clndrange_init1d(0, n, STDCL_LOCAL_SIZE_DRIVER);
+    assert_non_null(clforka(stdcpu, 0, g_sums, &ndr, 0, b.x, CLLOCAL(g_kmax * sizeof(float)), 1, b.sums, b.count));
+    assert_non_null(clmsync(stdcpu, 0, b.count, CL_MEM_HOST));
+    size_t ls = (size_t)b.count[0];
+    assert_true(ls >= 1 && ls <= g_kmax && n % ls == 0);
+    check_and_free_sums(&b, n, ls);
+}
+
+static void test_clforka_driver_local_size_keeps_reqd_work_group_size(void** state)
+{
+    (void)state;
+    int* out = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(out);
+    clndrange_t ndr = clndrange_init1d(0, 64, STDCL_LOCAL_SIZE_DRIVER);
+    assert_non_null(clforka(stdcpu, 0, g_fixed4, &ndr, CL_EVENT_WAIT, out));
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_HOST));
+    for (int i = 0; i < 64; i++) assert_int_equal(out[i], 4);
+    assert_true(ndr.ltsz[0] == STDCL_LOCAL_SIZE_DRIVER);
+    clfree(out);
+}
+
+static size_t tile_bytes(const size_t* local, size_t dim, void* user)
+{
+    (void)dim;
+    (void)user;
+    return (local[0] + 2) * sizeof(float);
+}
+
+static void test_driver_local_size_refuses_locals_sized_by_the_group(void** state)
+{
+    (void)state;
+    float* x = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    float* out = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
+    int* count = (int*)clmalloc(stdcpu, sizeof(int), 0);
+    assert_non_null(x);
+    assert_non_null(out);
+    assert_non_null(count);
+    clndrange_t ndr = clndrange_init1d(0, 64, STDCL_LOCAL_SIZE_DRIVER);
+    clndrange_t before = ndr;
+    assert_null(clforka(stdcpu, 0, g_sums, &ndr, 0, x, CLLOCAL_PER_ITEM(sizeof(float)), 1, out, count));
+    const char* e = clerror();
+    assert_contains(e,
+                    "clforka: argument 1 of kernel 'group_sums' is a __local argument sized per work-item "
+                    "(CLLOCAL_PER_ITEM), which needs a known group size");
+    assert_contains(e, "STDCL_LOCAL_SIZE_DRIVER leaves the group to the driver");
+    assert_memory_equal(&ndr, &before, sizeof ndr);
+    assert_null(clforka(stdcpu, 0, g_halo, &ndr, 0, x, CLLOCAL_FN(tile_bytes, NULL), out, 64));
+    assert_contains(clerror(), "argument 1 of kernel 'halo3' is a __local argument sized by CLLOCAL_FN");
+    /* clndrange_fit makes the same check, on the arguments set so far */
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_halo, &ndr), STDCL_EINVAL);
+    assert_contains(clerror(), "clndrange_fit: argument 1 of kernel 'halo3' is a __local argument sized by CLLOCAL_FN");
+    assert_memory_equal(&ndr, &before, sizeof ndr);
+    /* a fixed size over the device's local memory */
+    assert_null(clforka(stdcpu, 0, g_halo, &ndr, 0, x, CLLOCAL((size_t)g_local_mem + 4096), out, 64));
+    assert_contains(clerror(), "clforka: kernel 'halo3': its __local arguments need");
+    clfree(x);
+    clfree(out);
+    clfree(count);
+}
+
+static void test_clndrange_fit_driver_local_size_checks_and_leaves_the_range(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init2d(0, 1000, STDCL_LOCAL_SIZE_DRIVER, 0, 999, 0);
+    clndrange_t before = ndr;
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &ndr), 0);
+    assert_memory_equal(&ndr, &before, sizeof ndr);
+    /* a global size that no group divides is the driver's to handle: accepted */
+    clndrange_t prime = clndrange_init1d(0, 1000003, STDCL_LOCAL_SIZE_DRIVER);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &prime), 0);
+    assert_true(prime.ltsz[0] == STDCL_LOCAL_SIZE_DRIVER);
+}
+
+static void test_driver_local_size_bad_ranges_fail(void** state)
+{
+    (void)state;
+    int* out = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
+    assert_non_null(out);
+    /* another dimension gives a size */
+    clndrange_t given = clndrange_init2d(0, 8, STDCL_LOCAL_SIZE_DRIVER, 0, 8, 4);
+    clndrange_t before = given;
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &given), STDCL_EINVAL);
+    assert_contains(clerror(),
+                    "clndrange_fit: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER (the driver "
+                    "chooses every dimension), but dimension 1 gives 4 (give 0 or STDCL_LOCAL_SIZE_DRIVER)");
+    assert_null(clforka(stdcpu, 0, g_sizes, &given, CL_EVENT_WAIT, out, 64));
+    assert_contains(clerror(), "clfork: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER");
+    assert_memory_equal(&given, &before, sizeof given);
+    /* the marker in another dimension only */
+    clndrange_t later = clndrange_init2d(0, 8, 0, 0, 8, STDCL_LOCAL_SIZE_DRIVER);
+    assert_int_equal(clndrange_fit(stdcpu, 0, g_sizes, &later), STDCL_EINVAL);
+    assert_contains(clerror(),
+                    "clndrange_fit: the local size of dimension 1 is STDCL_LOCAL_SIZE_DRIVER; it goes in "
+                    "dimension 0 (ltsz[0]) and lets the driver choose every dimension");
+    assert_int_equal(clarg_set(stdcpu, g_sizes, 0, out), 0);
+    assert_int_equal(clarg_set(stdcpu, g_sizes, 1, 64), 0);
+    assert_null(clfork(stdcpu, 0, g_sizes, &later, CL_EVENT_WAIT));
+    assert_contains(clerror(), "clfork: the local size of dimension 1 is STDCL_LOCAL_SIZE_DRIVER");
+    assert_int_equal(later.ltsz[0], 0);
+    clfree(out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* stdcl_kernel_limits                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void test_stdcl_kernel_limits_match_the_driver(void** state)
+{
+    (void)state;
+    for (unsigned d = 0; d < 2; d++) {
+        cl_device_id dev = stdcl_device(stdcpu, d);
+        struct stdcl_kernel_limits l;
+        memset(&l, 0xab, sizeof l);
+        assert_int_equal(stdcl_kernel_limits(stdcpu, d, g_sizes, &l), 0);
+        size_t kmax = 0, mult = 0;
+        cl_ulong lmem = 0, pmem = 0;
+        assert_int_equal(clGetKernelWorkGroupInfo(g_sizes, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clGetKernelWorkGroupInfo(g_sizes, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                                  sizeof mult, &mult, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clGetKernelWorkGroupInfo(g_sizes, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(clGetKernelWorkGroupInfo(g_sizes, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(l.work_group_size, kmax);
+        assert_int_equal(l.group_size_multiple, mult ? mult : 1);
+        assert_int_equal(l.local_mem_size, lmem);
+        assert_int_equal(l.private_mem_size, pmem);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(l.max_work_item_sizes[i], g_items[i]);
+            assert_int_equal(l.reqd_work_group_size[i], 0);
+        }
+        assert_int_equal(l.device_local_mem_size, g_local_mem);
+    }
+    /* reqd_work_group_size(4, 1, 1) */
+    struct stdcl_kernel_limits f;
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 1, g_fixed4, &f), 0);
+    assert_int_equal(f.reqd_work_group_size[0], 4);
+    assert_int_equal(f.reqd_work_group_size[1], 1);
+    assert_int_equal(f.reqd_work_group_size[2], 1);
+}
+
+static void test_stdcl_kernel_limits_local_mem_counts_local_arguments(void** state)
+{
+    (void)state;
+    struct stdcl_kernel_limits before, after;
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, CLLOCAL(8192)), 0);
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, g_halo, &before), 0);
+    assert_true(before.local_mem_size >= 8192);
+    assert_int_equal(clarg_set(stdcpu, g_halo, 1, CLLOCAL(16384)), 0);
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, g_halo, &after), 0);
+    assert_int_equal(after.local_mem_size - before.local_mem_size, 8192);
+    /* the rest does not depend on the arguments */
+    assert_int_equal(after.work_group_size, before.work_group_size);
+    assert_int_equal(after.private_mem_size, before.private_mem_size);
+}
+
+static void test_stdcl_kernel_limits_bad_arguments_fail(void** state)
+{
+    (void)state;
+    struct stdcl_kernel_limits l, untouched;
+    memset(&l, 0x5a, sizeof l);
+    untouched = l;
+    assert_int_equal(stdcl_kernel_limits(NULL, 0, g_sizes, &l), STDCL_EINVAL);
+    assert_contains(clerror(), "the context is NULL");
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 7, g_sizes, &l), STDCL_EINVAL);
+    assert_contains(clerror(), "device number 7 is out of range: stdcpu has 2 device(s)");
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, NULL, &l), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_kernel_limits: the kernel is NULL");
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, g_sizes, NULL), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_kernel_limits: out (struct stdcl_kernel_limits*) is NULL");
+    assert_memory_equal(&l, &untouched, sizeof l);
+
+    /* a kernel of another context */
+    CLCONTEXT* other = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 1, NULL, 0);
+    if (!other) print_error("clcontext_create: %s\n", clerror());
+    assert_non_null(other);
+    assert_int_equal(stdcl_kernel_limits(other, 0, g_sizes, &l), STDCL_EINVAL);
+    assert_contains(clerror(), "stdcl_kernel_limits: kernel 'local_sizes' belongs to stdcpu, not to");
+    assert_int_equal(clcontext_destroy(other), 0);
+
+    /* a kernel made with OpenCL calls, not by clsym */
+    const char* src = "__kernel void made_outside(__global int* o) { o[0] = 1; }\n";
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel raw = clCreateKernel(prog, "made_outside", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, raw, &l), STDCL_EINVAL);
+    const char* e = clerror();
+    assert_contains(e, "stdcl_kernel_limits: kernel 'made_outside'");
+    assert_contains(e, "was not made by libstdcl: give a kernel clsym returned for a program open in stdcpu");
+    clReleaseKernel(raw);
+    clReleaseProgram(prog);
+
+    /* a kernel whose program was closed */
+    void* h = tu_clsopen(stdcpu, "__kernel void closed_soon(__global int* o) { o[0] = 2; }\n", 0);
+    cl_kernel k = clsym(stdcpu, h, "closed_soon", 0);
+    assert_non_null(k);
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, k, &l), 0);
+    untouched = l;
+    assert_int_equal(clclose(stdcpu, h), 0);
+    assert_int_equal(stdcl_kernel_limits(stdcpu, 0, k, &l), STDCL_ESTATE);
+    e = clerror();
+    assert_contains(e, "stdcl_kernel_limits: kernel");
+    assert_contains(e, "('closed_soon') was released: its program was closed with clclose");
+    assert_memory_equal(&l, &untouched, sizeof l);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clndrange_fit_prime_global_size_gets_one),
     cmocka_unit_test(test_clndrange_fit_awkward_sizes_follow_the_rule),
@@ -349,6 +637,16 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clforka_local_fn_sizes_a_tile_from_the_local_size),
     cmocka_unit_test(test_clforka_fixed_local_marker_works_like_clarg_set_local),
     cmocka_unit_test(test_clarg_set_local_marker_errors),
+    cmocka_unit_test(test_clforka_driver_local_size_runs_and_keeps_the_range),
+    cmocka_unit_test(test_clfork_driver_local_size_in_2d_and_stdcl_forkv),
+    cmocka_unit_test(test_clforka_driver_local_size_with_a_fixed_local_argument),
+    cmocka_unit_test(test_clforka_driver_local_size_keeps_reqd_work_group_size),
+    cmocka_unit_test(test_driver_local_size_refuses_locals_sized_by_the_group),
+    cmocka_unit_test(test_clndrange_fit_driver_local_size_checks_and_leaves_the_range),
+    cmocka_unit_test(test_driver_local_size_bad_ranges_fail),
+    cmocka_unit_test(test_stdcl_kernel_limits_match_the_driver),
+    cmocka_unit_test(test_stdcl_kernel_limits_local_mem_counts_local_arguments),
+    cmocka_unit_test(test_stdcl_kernel_limits_bad_arguments_fail),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "workgroup", tests, setup, tu_close_kernels); }

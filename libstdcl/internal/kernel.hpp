@@ -113,12 +113,19 @@ void kernel_unregister(const KernelInfo& ki) noexcept;
 // clSetKernelArg or launch.
 void kernel_unbind(const Allocation& a) noexcept;
 
+// Checks an index space's dimensions, global sizes and given local sizes
+// (STDCL_LOCAL_SIZE_DRIVER only in ltsz[0], with 0s or itself after it); throws
+// with `call` in messages.
+void check_ndrange(const clndrange_t* ndr, const char* call);
+
 // Work-group sizes and __local arguments sized at launch (workgroup.cpp); the
 // caller holds ki.mu.
 // True when (size, value) is a __local marker (CLLOCAL...); *out gets it.
 bool local_marker(size_t size, const void* value, stdcl_local_t* out);
 // Fills ndr's 0 local sizes for kernel k (ki's kernel on device devnum) and
 // checks the given ones and the __local memory; throws with `call` in messages.
+// With STDCL_LOCAL_SIZE_DRIVER in ltsz[0] it refuses __local arguments sized by
+// the group and leaves ndr as it is, or sets the kernel's reqd_work_group_size.
 void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, clndrange_t* ndr, const char* call);
 // Sets the __local arguments sized per work-item or by a function for the local
 // size in ndr (complete).

@@ -16,14 +16,14 @@ struct Program {
     std::vector<std::string> unit_names;
     std::vector<std::string> origins;  // per unit: file path or embedded name (cache traces)
     std::string dir;  // the kernel file's directory ("" for source)
-    std::string key;  // identity for reuse: content + options
+    std::string key;  // identity for reuse, with user_options: content (and folder)
     bool embedded = false;  // the kernels linked into the program (clcc)
     int flags = 0;
     int refs = 1;
     std::mutex build_mu;  // one build at a time; guards cl and kernels
     std::atomic<bool> built{false};
     std::atomic<bool> nobuild_pending{false};  // opened with CLLD_NOBUILD, not yet built
-    std::string user_options;
+    std::string user_options;  // clopen_opt's, clsopen_opt's or clbuild's options
     // [unit][group] built programs.
     std::vector<std::vector<cl_program>> cl;
     std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
