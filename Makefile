@@ -220,15 +220,21 @@ $(LIB_CLELF):
 
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
-# instantiates.  Every name carries the symbol version STDCL_1.0 (docs/abi.md:
-# a name added in a later minor release goes into a new node that inherits
-# this one).  tests/check_exports.sh checks the result.
+# instantiates.  The names of release 1.0 (tools/STDCL_1.0.names) carry the
+# symbol version STDCL_1.0; the names added since, STDCL_1.1, a node that
+# inherits it (docs/abi.md).  tests/check_exports.sh checks the result.
 API_HEADERS = include/stdcl.h include/stdcl_cache.h
-$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh Makefile
+$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh tools/STDCL_1.0.names Makefile
 	@mkdir -p $(@D)
+	sh tools/api_symbols.sh $(API_HEADERS) > $@.names
+	grep -v '^#' tools/STDCL_1.0.names > $@.old
 	{ echo 'STDCL_1.0 {'; echo '  global:'; \
-	  sh tools/api_symbols.sh $(API_HEADERS) | sed 's/.*/    &;/'; \
-	  echo '  local: *;'; echo '};'; } > $@
+	  grep -Fx -f $@.old $@.names | sed 's/.*/    &;/'; \
+	  echo '  local: *;'; echo '};'; \
+	  echo 'STDCL_1.1 {'; echo '  global:'; \
+	  grep -Fvx -f $@.old $@.names | sed 's/.*/    &;/'; \
+	  echo '} STDCL_1.0;'; } > $@
+	rm -f $@.names $@.old
 
 $(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(@D)
