@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <new>
 #include <set>
@@ -541,7 +542,9 @@ void plan_default(const std::vector<PlatformInfo>& plats, DefaultCtx& d)
 
 // Builds the planned default contexts of one platform, in the order given; one
 // over the same devices as an earlier one that was built shares its cl_context.
-// It writes only into its own entries and prints nothing (publish_defaults does).
+// It writes only into its own entries and prints nothing (publish_defaults does),
+// so the platforms' builds run in threads of their own and give what one thread
+// gives.
 void make_platform_defaults(const std::vector<DefaultCtx*>& mine) noexcept
 {
     for (size_t i = 0; i < mine.size(); ++i) {
@@ -557,7 +560,8 @@ void make_platform_defaults(const std::vector<DefaultCtx*>& mine) noexcept
     }
 }
 
-// Builds the planned default contexts, platform by platform.
+// Builds the planned default contexts: the platforms' in parallel, one thread
+// each (STDCL_LOAD_THREADS=0: one after another in this thread).
 void make_defaults(const std::vector<PlatformInfo>& plats, Defaults& defs) noexcept
 {
     std::vector<std::vector<DefaultCtx*>> jobs;  // per platform with planned contexts, in platform order
@@ -573,7 +577,24 @@ void make_defaults(const std::vector<PlatformInfo>& plats, Defaults& defs) noexc
             if (d.plat) d.failure = creation_failure();
         return;
     }
-    for (const auto& job : jobs) make_platform_defaults(job);
+    if (jobs.empty()) return;
+    std::vector<std::thread> threads;
+    size_t spawned = 0;  // jobs[1..spawned] run in threads of their own
+    if (jobs.size() > 1 && settings().load_threads) {
+        trace(Trace::ctx, "the default contexts of %zu platforms are made in parallel, a thread each", jobs.size());
+        try {
+            threads.reserve(jobs.size() - 1);
+            for (size_t i = 1; i < jobs.size(); ++i) {
+                threads.emplace_back(make_platform_defaults, std::cref(jobs[i]));
+                spawned = i;
+            }
+        } catch (...) {
+            // No more threads to be had: the rest run in this thread.
+        }
+    }
+    make_platform_defaults(jobs[0]);
+    for (size_t i = spawned + 1; i < jobs.size(); ++i) make_platform_defaults(jobs[i]);
+    for (auto& t : threads) t.join();
 }
 
 // Publishes the default contexts built, in the order of defs, and records why the
