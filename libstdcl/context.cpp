@@ -493,6 +493,13 @@ std::string creation_failure() noexcept
     return "could not be created";
 }
 
+// Whether STDX leaves the default context on (it is not STDX=0).
+bool default_wanted(const char* X)
+{
+    const char* en = env_setting(std::string("STD") + X, nullptr);  // STDX, or its bare clause in STDX="0:..."
+    return !en || strcmp(en, "0") != 0;
+}
+
 // Chooses d's platform and devices as the environment says (leases included);
 // d.plat stays NULL when the context is off or has no devices.  Throws on failure.
 void plan_default(const std::vector<PlatformInfo>& plats, DefaultCtx& d)
@@ -677,6 +684,14 @@ void release_defaults()
     }
 }
 
+// Registers release_defaults with atexit, once, after the platforms were listed:
+// the drivers then have initialised, and their own exit handlers run after it.
+void release_at_exit()
+{
+    static std::atomic<bool> registered{false};
+    if (!registered.exchange(true)) atexit(release_defaults);
+}
+
 __attribute__((constructor)) void init_defaults() noexcept
 {
     Defaults defs = {{{&stddev, "DEV", "stddev", CL_DEVICE_TYPE_ALL},
@@ -686,6 +701,13 @@ __attribute__((constructor)) void init_defaults() noexcept
     std::vector<PlatformInfo> plats;
     try {
         settings();  // the environment, read once, before any context is made
+        // Every default context off: no OpenCL call at all (listing the platforms
+        // loads every vendor's driver); clcontext_create lists them when called,
+        // and registers the profile's report at exit then.
+        if (std::none_of(defs.begin(), defs.end(), [](const DefaultCtx& d) { return default_wanted(d.X); })) {
+            for (const auto& d : defs) trace(Trace::ctx, "%s: disabled by STD%s=0", d.label, d.X);
+            return;
+        }
         plats = list_platforms();
         if (plats.empty()) trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
         for (const auto& p : plats) {
@@ -712,7 +734,7 @@ __attribute__((constructor)) void init_defaults() noexcept
     }
     make_defaults(plats, defs);
     publish_defaults(defs);
-    if (stddev || stdcpu || stdgpu || stdacc || profile_report_wanted()) atexit(release_defaults);
+    if (stddev || stdcpu || stdgpu || stdacc || profile_report_wanted()) release_at_exit();
 }
 
 }  // namespace
@@ -781,6 +803,7 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
                      "clcontext_create: ctxprop_ext holds CL_CONTEXT_PLATFORM (the platform is chosen "
                      "from platform_names)");
         auto plats = list_platforms();
+        if (profile_report_wanted()) release_at_exit();  // the profile of contexts not destroyed
         std::vector<std::string> prefer;
         if (platform_names) prefer = split_list(platform_names, ',');
         Choice c;
