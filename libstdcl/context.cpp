@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // context.cpp: platform discovery, the default contexts (stddev, stdcpu, stdgpu, stdacc)
-// created at load time and released at exit, the environment that steers them, and
+// created at load time (a thread per platform; those over the same devices share one
+// cl_context) and released at exit, the environment that steers them, and
 // clcontext_create/destroy with the raw-object accessors.
 #include "internal/cl_util.hpp"
 #include "internal/config.hpp"

@@ -54,7 +54,7 @@ struct stdcl_context {
     bool is_default = false;
     cl_platform_id platform = nullptr;
     std::string platform_name;
-    cl_context ctx = nullptr;
+    cl_context ctx = nullptr;  // held (retained) by each default context over the same devices
     std::vector<stdcl::Device> devs;
     // The alignment, in bytes, an interior pointer given to a kernel must have:
     // the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of devs, a power of two
