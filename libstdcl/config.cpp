@@ -194,6 +194,7 @@ Settings read_settings()
     // the COPRTHR runtime read it.
     const char* cp = env_value("COPRTHR_OPENCL_PROFILING_ENABLE");
     s.queue_profiling = s.profile || (cp && *cp && strcmp(cp, "0") != 0);
+    s.load_threads = env_switch("STDCL_LOAD_THREADS", true);
     return s;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // context.cpp: platform discovery, the default contexts (stddev, stdcpu, stdgpu, stdacc)
-// created at load time and released at exit, the environment that steers them, and
+// created at load time (a thread per platform; those over the same devices share one
+// cl_context) and released at exit, the environment that steers them, and
 // clcontext_create/destroy with the raw-object accessors.
 #include "internal/cl_util.hpp"
 #include "internal/config.hpp"
@@ -12,9 +13,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <new>
 #include <set>
@@ -235,33 +238,69 @@ bool overlap_allowed() { return settings().overlap; }
 
 const char* type_word(cl_device_type t) { return device_type_name(t).word; }
 
-// Builds a context over the given devices; throws on failure.
-CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std::vector<cl_device_id> ids,
-                        const std::string& why, const cl_context_properties* extra = nullptr)
+// A context built but not yet published (publish_context): no trace yet, not live, no
+// profile.  probe_failure says why the zero-copy probe decided nothing ("" when it
+// answered on every device, or did not run).
+struct Made {
+    CLCONTEXT* cp = nullptr;
+    std::string probe_failure;
+};
+
+// Releases the queues of a context that was never published, and its hold on its
+// cl_context.
+void release_objects(CLCONTEXT* cp) noexcept
 {
+    for (auto& d : cp->devs) {
+        if (d.xfer && d.xfer != d.queue) clReleaseCommandQueue(d.xfer);
+        clReleaseCommandQueue(d.queue);
+    }
+    if (cp->ctx) clReleaseContext(cp->ctx);
+}
+
+// The properties of a device that do not depend on the context: its type, name,
+// limits and zero-copy answer.
+void copy_device_properties(Device& to, const Device& from)
+{
+    to.type = from.type;
+    to.name = from.name;
+    to.vendor_macro = from.vendor_macro;
+    to.zero_copy = from.zero_copy;
+    to.base_align = from.base_align;
+    to.max_alloc = from.max_alloc;
+    to.global_mem = from.global_mem;
+    to.image_support = from.image_support;
+}
+
+// Builds a context over the given devices.  With `share` (a context over the same
+// devices, in the same order) it holds share's cl_context (retained) instead of a
+// new one, with queues of its own, and takes the device properties and zero-copy
+// answers from share instead of querying and probing again.  Throws on failure,
+// having released what it made.
+Made build_context(const std::string& label, const PlatformInfo& plat, const std::vector<cl_device_id>& ids,
+                   const std::string& why, const cl_context_properties* extra, const Made* share)
+{
+    Made made;
     std::unique_ptr<CLCONTEXT> cp(new CLCONTEXT);
     cp->label = label;
     cp->platform = plat.id;
     cp->platform_name = plat.name;
-    std::vector<cl_context_properties> props = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat.id};
-    for (size_t i = 0; extra && extra[i]; i += 2) {
-        props.push_back(extra[i]);
-        props.push_back(extra[i + 1]);
-    }
-    props.push_back(0);
     cl_int err = CL_SUCCESS;
-    cp->ctx = clCreateContext(props.data(), cl_uint(ids.size()), ids.data(), nullptr, nullptr, &err);
-    check_cl(err, "clCreateContext");
-    cl_command_queue_properties qprops = queue_profiling_wanted() ? CL_QUEUE_PROFILING_ENABLE : 0;
-    auto release_partial = [&] {
-        for (auto& prev : cp->devs) {
-            if (prev.xfer && prev.xfer != prev.queue) clReleaseCommandQueue(prev.xfer);
-            clReleaseCommandQueue(prev.queue);
+    if (share) {
+        check_cl(clRetainContext(share->cp->ctx), "clRetainContext");
+        cp->ctx = share->cp->ctx;
+    } else {
+        std::vector<cl_context_properties> props = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat.id};
+        for (size_t i = 0; extra && extra[i]; i += 2) {
+            props.push_back(extra[i]);
+            props.push_back(extra[i + 1]);
         }
-        clReleaseContext(cp->ctx);
-    };
-    std::string probe_failure;
+        props.push_back(0);
+        cp->ctx = clCreateContext(props.data(), cl_uint(ids.size()), ids.data(), nullptr, nullptr, &err);
+        check_cl(err, "clCreateContext");
+    }
+    cl_command_queue_properties qprops = queue_profiling_wanted() ? CL_QUEUE_PROFILING_ENABLE : 0;
     try {
+        std::string& probe_failure = made.probe_failure;
         cp->devs.reserve(ids.size());  // a queue is never made without its slot
         for (size_t i = 0; i < ids.size(); ++i) {
             Device d;
@@ -270,6 +309,11 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             check_cl(err, "clCreateCommandQueue");
             cp->devs.push_back(std::move(d));
             Device& nd = cp->devs.back();
+            if (share) {
+                copy_device_properties(nd, share->cp->devs[i]);
+                while (cp->mem_align < nd.base_align) cp->mem_align *= 2;
+                continue;
+            }
             device_info(nd.id, CL_DEVICE_TYPE, &nd.type);
             nd.name = info_string(nd.id, CL_DEVICE_NAME);
             nd.vendor_macro = vendor_macro(plat.name, plat.vendor, info_string(nd.id, CL_DEVICE_VENDOR));
@@ -288,13 +332,11 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             if (zc < 0 && probe_failure.empty())
                 probe_failure = strprintf("the zero-copy probe failed on device %zu (%s)", i, why_not.c_str());
         }
+        if (share) probe_failure = share->probe_failure;
         // A probe that failed decides nothing: the whole context takes the copy path,
         // which is right on every device (a mix would be decided by chance).
-        if (!probe_failure.empty()) {
+        if (!probe_failure.empty())
             for (auto& d : cp->devs) d.zero_copy = false;
-            warn_once(("probe " + label).c_str(), "%s: %s; every device of the context copies (no zero-copy)",
-                      label.c_str(), probe_failure.c_str());
-        }
         // A transfer queue beside the kernel queue where copies can overlap kernels.
         bool overlap = overlap_allowed();
         for (auto& d : cp->devs) {
@@ -326,17 +368,43 @@ CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, std:
             devlist += "; copy mode: STDCL_ZERO_COPY=0";
         cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
                             plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
+        if (share) cp->why += "; shares the OpenCL context of " + share->cp->label;
+    } catch (...) {
+        release_objects(cp.get());
+        throw;
+    }
+    made.cp = cp.release();
+    return made;
+}
+
+// Publishes a built context: its probe warning and trace, the set of live contexts,
+// its profile.  On failure releases the context and throws.
+CLCONTEXT* publish_context(const Made& made)
+{
+    CLCONTEXT* cp = made.cp;
+    try {
+        if (!made.probe_failure.empty())
+            warn_once(("probe " + cp->label).c_str(), "%s: %s; every device of the context copies (no zero-copy)",
+                      cp->label.c_str(), made.probe_failure.c_str());
         trace(Trace::ctx, "%s", cp->why.c_str());
         std::unique_lock<std::shared_mutex> lock(contexts().mu);
-        contexts().live.insert(cp.get());
+        contexts().live.insert(cp);
     } catch (...) {
-        release_partial();
+        release_objects(cp);
+        delete cp;
         throw;
     }
     // Only now: a profile is listed for the report at exit, which reads the
     // context's queues, so it is made for a context that exists (noexcept).
-    cp->prof = profile_start(cp.get());
-    return cp.release();
+    cp->prof = profile_start(cp);
+    return cp;
+}
+
+// Builds and publishes a context of its own over the given devices; throws on failure.
+CLCONTEXT* make_context(const std::string& label, const PlatformInfo& plat, const std::vector<cl_device_id>& ids,
+                        const std::string& why, const cl_context_properties* extra)
+{
+    return publish_context(build_context(label, plat, ids, why, extra, nullptr));
 }
 
 // Parses a positive decimal integer; false if malformed.
@@ -391,15 +459,60 @@ Choice choose(const std::vector<PlatformInfo>& plats, cl_device_type type, const
     return c;
 }
 
-CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, const char* label, cl_device_type type)
+// One default context at load: what it is, then (plan_default) the platform and
+// devices chosen for it, then (make_platform_defaults) the context built, or why not.
+struct DefaultCtx {
+    DefaultCtx(CLCONTEXT** s, const char* x, const char* l, cl_device_type t) : slot(s), X(x), label(l), type(t) {}
+    CLCONTEXT** slot;
+    const char* X;  // "DEV" for STDDEV...
+    const char* label;
+    cl_device_type type;
+    const PlatformInfo* plat = nullptr;  // none: disabled, no such device, or failed
+    std::vector<cl_device_id> devs;
+    std::string notes;  // how they were chosen (stdcl_context_why)
+    Made made;
+    std::string failure;  // why made.cp is NULL though plat is set
+};
+using Defaults = std::array<DefaultCtx, 4>;
+
+// The failure in flight, as the load report words it.
+std::string creation_failure() noexcept
 {
-    std::string var = std::string("STD") + X;
+    try {
+        try {
+            throw;
+        } catch (const Error& e) {
+            return "could not be created: " + e.msg;
+        } catch (const std::bad_alloc&) {
+            return "could not be created: out of host memory";
+        } catch (const std::exception& e) {
+            return std::string("could not be created: ") + e.what();
+        }
+    } catch (...) {
+        // Another exception, or no memory for the text.
+    }
+    return "could not be created";
+}
+
+// Whether STDX leaves the default context on (it is not STDX=0).
+bool default_wanted(const char* X)
+{
+    const char* en = env_setting(std::string("STD") + X, nullptr);  // STDX, or its bare clause in STDX="0:..."
+    return !en || strcmp(en, "0") != 0;
+}
+
+// Chooses d's platform and devices as the environment says (leases included);
+// d.plat stays NULL when the context is off or has no devices.  Throws on failure.
+void plan_default(const std::vector<PlatformInfo>& plats, DefaultCtx& d)
+{
+    std::string var = std::string("STD") + d.X;
+    const char* label = d.label;
     std::string notes;
     const char* en = env_setting(var, nullptr);  // STDX, or its bare clause in STDX="1:max_ndev=2"
     if (en) {
         if (strcmp(en, "0") == 0) {
             trace(Trace::ctx, "%s: disabled by %s=0", label, var.c_str());
-            return nullptr;
+            return;
         }
         if (strcmp(en, "1") != 0)
             warn_once(var.c_str(), "%s='%s' is not 0 or 1; ignored", var.c_str(), en);
@@ -410,10 +523,10 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
     std::vector<std::string> prefer;
     const char* pn = env_setting(var, "platform_name");
     if (pn) prefer = split_list(pn, ',');
-    Choice c = choose(plats, type, prefer, pvar.c_str(), pn ? pn : "", type == CL_DEVICE_TYPE_ALL);
+    Choice c = choose(plats, d.type, prefer, pvar.c_str(), pn ? pn : "", d.type == CL_DEVICE_TYPE_ALL);
     if (!c.plat) {
         trace(Trace::ctx, "%s: no device of this type on any platform", label);
-        return nullptr;
+        return;
     }
     notes += c.why;
     std::string mvar = var + "_MAX_NDEV";
@@ -429,29 +542,88 @@ CLCONTEXT* make_default(const std::vector<PlatformInfo>& plats, const char* X, c
     }
     if (!lease_devices(var, label, c.plat->name, c.plat->vendor, list_devices(c.plat->id, CL_DEVICE_TYPE_ALL), c.devs,
                        cap, notes))
-        return nullptr;
-    CLCONTEXT* cp = make_context(label, *c.plat, c.devs, notes);
-    cp->is_default = true;
-    return cp;
+        return;
+    d.devs = std::move(c.devs);
+    d.notes = std::move(notes);
+    d.plat = c.plat;
 }
 
-// make_default, with every failure (OpenCL, out of memory) recorded and the
-// context NULL: nothing thrown leaves the load-time constructor.
-CLCONTEXT* make_default_noexcept(const std::vector<PlatformInfo>& plats, const char* X, const char* label,
-                                 cl_device_type type) noexcept
+// Builds the planned default contexts of one platform, in the order given; one
+// over the same devices as an earlier one that was built shares its cl_context.
+// It writes only into its own entries and prints nothing (publish_defaults does),
+// so the platforms' builds run in threads of their own and give what one thread
+// gives.
+void make_platform_defaults(const std::vector<DefaultCtx*>& mine) noexcept
 {
-    try {
-        return make_default(plats, X, label, type);
-    } catch (const Error& e) {
-        note_load_failure(label, "could not be created: " + e.msg);
-    } catch (const std::bad_alloc&) {
-        note_load_failure(label, "could not be created: out of host memory");
-    } catch (const std::exception& e) {
-        note_load_failure(label, std::string("could not be created: ") + e.what());
-    } catch (...) {
-        note_load_failure(label, "could not be created");
+    for (size_t i = 0; i < mine.size(); ++i) {
+        DefaultCtx& d = *mine[i];
+        const Made* share = nullptr;
+        for (size_t j = 0; j < i && !share; ++j)
+            if (mine[j]->made.cp && mine[j]->devs == d.devs) share = &mine[j]->made;
+        try {
+            d.made = build_context(d.label, *d.plat, d.devs, d.notes, nullptr, share);
+        } catch (...) {
+            d.failure = creation_failure();
+        }
     }
-    return nullptr;
+}
+
+// Builds the planned default contexts: the platforms' in parallel, one thread
+// each (STDCL_LOAD_THREADS=0: one after another in this thread).
+void make_defaults(const std::vector<PlatformInfo>& plats, Defaults& defs) noexcept
+{
+    std::vector<std::vector<DefaultCtx*>> jobs;  // per platform with planned contexts, in platform order
+    try {
+        for (const auto& p : plats) {
+            std::vector<DefaultCtx*> mine;
+            for (auto& d : defs)
+                if (d.plat == &p) mine.push_back(&d);
+            if (!mine.empty()) jobs.push_back(std::move(mine));
+        }
+    } catch (...) {
+        for (auto& d : defs)
+            if (d.plat) d.failure = creation_failure();
+        return;
+    }
+    if (jobs.empty()) return;
+    std::vector<std::thread> threads;
+    size_t spawned = 0;  // jobs[1..spawned] run in threads of their own
+    if (jobs.size() > 1 && settings().load_threads) {
+        trace(Trace::ctx, "the default contexts of %zu platforms are made in parallel, a thread each", jobs.size());
+        try {
+            threads.reserve(jobs.size() - 1);
+            for (size_t i = 1; i < jobs.size(); ++i) {
+                threads.emplace_back(make_platform_defaults, std::cref(jobs[i]));
+                spawned = i;
+            }
+        } catch (...) {
+            // No more threads to be had: the rest run in this thread.
+        }
+    }
+    make_platform_defaults(jobs[0]);
+    for (size_t i = spawned + 1; i < jobs.size(); ++i) make_platform_defaults(jobs[i]);
+    for (auto& t : threads) t.join();
+}
+
+// Publishes the default contexts built, in the order of defs, and records why the
+// others that were planned are NULL: the messages and the live set are those of a
+// load that built them one after another.
+void publish_defaults(Defaults& defs) noexcept
+{
+    for (auto& d : defs) {
+        if (!d.plat) continue;
+        if (!d.made.cp) {
+            note_load_failure(d.label, d.failure);
+            continue;
+        }
+        try {
+            CLCONTEXT* cp = publish_context(d.made);
+            cp->is_default = true;
+            *d.slot = cp;
+        } catch (...) {
+            note_load_failure(d.label, creation_failure());
+        }
+    }
 }
 
 void destroy_context(CLCONTEXT* cp)
@@ -513,11 +685,30 @@ void release_defaults()
     }
 }
 
+// Registers release_defaults with atexit, once, after the platforms were listed:
+// the drivers then have initialised, and their own exit handlers run after it.
+void release_at_exit()
+{
+    static std::atomic<bool> registered{false};
+    if (!registered.exchange(true)) atexit(release_defaults);
+}
+
 __attribute__((constructor)) void init_defaults() noexcept
 {
+    Defaults defs = {{{&stddev, "DEV", "stddev", CL_DEVICE_TYPE_ALL},
+                      {&stdcpu, "CPU", "stdcpu", CL_DEVICE_TYPE_CPU},
+                      {&stdgpu, "GPU", "stdgpu", CL_DEVICE_TYPE_GPU},
+                      {&stdacc, "ACC", "stdacc", CL_DEVICE_TYPE_ACCELERATOR}}};
     std::vector<PlatformInfo> plats;
     try {
         settings();  // the environment, read once, before any context is made
+        // Every default context off: no OpenCL call at all (listing the platforms
+        // loads every vendor's driver); clcontext_create lists them when called,
+        // and registers the profile's report at exit then.
+        if (std::none_of(defs.begin(), defs.end(), [](const DefaultCtx& d) { return default_wanted(d.X); })) {
+            for (const auto& d : defs) trace(Trace::ctx, "%s: disabled by STD%s=0", d.label, d.X);
+            return;
+        }
         plats = list_platforms();
         if (plats.empty()) trace(Trace::ctx, "no OpenCL platform found (check the ICD loader and /etc/OpenCL/vendors)");
         for (const auto& p : plats) {
@@ -534,11 +725,17 @@ __attribute__((constructor)) void init_defaults() noexcept
         note_load_failure("every default context", "the platforms could not be listed: out of host memory");
         return;
     }
-    stddev = make_default_noexcept(plats, "DEV", "stddev", CL_DEVICE_TYPE_ALL);
-    stdcpu = make_default_noexcept(plats, "CPU", "stdcpu", CL_DEVICE_TYPE_CPU);
-    stdgpu = make_default_noexcept(plats, "GPU", "stdgpu", CL_DEVICE_TYPE_GPU);
-    stdacc = make_default_noexcept(plats, "ACC", "stdacc", CL_DEVICE_TYPE_ACCELERATOR);
-    if (stddev || stdcpu || stdgpu || stdacc || profile_report_wanted()) atexit(release_defaults);
+    for (auto& d : defs) {
+        try {
+            plan_default(plats, d);
+        } catch (...) {
+            d.plat = nullptr;
+            note_load_failure(d.label, creation_failure());
+        }
+    }
+    make_defaults(plats, defs);
+    publish_defaults(defs);
+    if (stddev || stdcpu || stdgpu || stdacc || profile_report_wanted()) release_at_exit();
 }
 
 }  // namespace
@@ -572,6 +769,8 @@ Device& context_device(CLCONTEXT* cp, unsigned devnum)
 CLCONTEXT* context_of_cl(cl_context c)
 {
     std::shared_lock<std::shared_mutex> lock(contexts().mu);
+    for (CLCONTEXT* cp : {stddev, stdcpu, stdgpu, stdacc})
+        if (cp && cp->ctx == c && contexts().live.count(cp)) return cp;
     for (CLCONTEXT* cp : contexts().live)
         if (cp->ctx == c) return cp;
     return nullptr;
@@ -605,6 +804,7 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
                      "clcontext_create: ctxprop_ext holds CL_CONTEXT_PLATFORM (the platform is chosen "
                      "from platform_names)");
         auto plats = list_platforms();
+        if (profile_report_wanted()) release_at_exit();  // the profile of contexts not destroyed
         std::vector<std::string> prefer;
         if (platform_names) prefer = split_list(platform_names, ',');
         Choice c;

@@ -86,6 +86,7 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
     cl_context c = nullptr;
     if (clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
         fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
+    ki->ctx = c;
     ki->cp = context_of_cl(c);
     check_cl(
         cl_string([&](size_t n, void* v, size_t* r) { return clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, v, r); },
@@ -113,7 +114,7 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
     if (ki->closed)
         fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
              ki->name.c_str());
-    if (cp && ki->cp && ki->cp != cp)
+    if (cp && ki->cp && !kernel_usable_in(*ki, cp))
         fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
              cp->label.c_str());
     if (!ki->cp) fail(STDCL_EINVAL, "%s: kernel '%s' does not belong to a libstdcl context", call, ki->name.c_str());

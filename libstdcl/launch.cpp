@@ -69,7 +69,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
     if (!alloc)
         fail(STDCL_ENOENT, "%s: %s: %p is not memory returned by clmalloc (or it was freed)", call,
              arg_desc(ki, i).c_str(), ptr);
-    if (alloc->cp != ki.cp)
+    if (!kernel_usable_in(ki, alloc->cp))
         fail(STDCL_EINVAL, "%s: %s: the allocation at %p is %s", call, arg_desc(ki, i).c_str(), (void*)alloc->host,
              alloc->cp ? "attached to another context" : "detached");
     if (off & (ki.cp->mem_align - 1)) fail_misaligned(ki, i, ptr, off, alloc->host, call);
@@ -247,6 +247,11 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         for (cl_uint i = 0; i < ki.nargs; ++i) {
             const KernelArg& a = ki.args[i];
             if (a.kind != KernelArg::global) continue;
+            // A cl_kernel libstdcl did not create may run in either of two contexts
+            // that share its cl_context: its memory must be the launching context's.
+            if (ki.external && a.alloc->cp.load(std::memory_order_acquire) != cp)
+                fail(STDCL_EINVAL, "%s: %s: the allocation at %p is not attached to %s", call, arg_desc(ki, i).c_str(),
+                     (void*)a.alloc->host, cp->label.c_str());
             try {
                 uses.emplace_back(a.alloc);
             } catch (const Error& e) {

@@ -273,7 +273,7 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
         auto ki = kernel_find(krn);
         if (ki->closed)
             fail(STDCL_ESTATE, "clndrange_fit: kernel %p ('%s') was released", (void*)krn, ki->name.c_str());
-        if (ki->cp != cp)
+        if (!kernel_usable_in(*ki, cp))
             fail(STDCL_EINVAL, "clndrange_fit: kernel '%s' does not belong to %s", ki->name.c_str(), cp->label.c_str());
         size_t g = ki->external ? 0 : size_t(d.group);
         if (g >= ki->per_group.size())

@@ -14,8 +14,14 @@
  * its contexts, and so any STDX_LOCK device leases, until then).  With
  * "barrier N DIR" (the ranks of an mpirun job), it writes a file into DIR and
  * waits until DIR holds N files, i.e. until every rank has taken its leases,
- * before it exits (60 s at most).  Exit status:
- * 0, or 1 if a run failed. */
+ * before it exits (60 s at most).  After those, the words:
+ * "loaded NAME" prints "loaded NAME: yes" when a library whose file name
+ * holds NAME is mapped in the process, else "loaded NAME: no"; "create" runs
+ * the kernel on every device of clcontext_create(NULL, CL_DEVICE_TYPE_ALL)
+ * ("run created <devnum> ok"), then destroys it; "busy" launches the kernel
+ * on device 0 of every non-NULL context with CL_EVENT_NOWAIT and leaves the
+ * memory, the program and the launch to the release at exit ("busy <name>
+ * ok").  Exit status: 0, or 1 if a run failed. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +63,36 @@ static int run_on(const char* name, CLCONTEXT* cp)
     return failed;
 }
 
+/* Whether a library whose file name holds `name` is mapped in this process. */
+static int loaded(const char* name)
+{
+    FILE* f = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        const char* file = strrchr(line, '/');
+        found = file && strstr(file, name) != NULL;
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+/* Launches the kernel on device 0 of cp and leaves everything to the release
+ * at exit. */
+static int leave_busy(const char* name, CLCONTEXT* cp)
+{
+    enum { N = 4096 };
+    void* h = clsopen(cp, k_src, CLLD_NOW);
+    cl_kernel k = h ? clsym(cp, h, "twice", CLLD_NOW) : NULL;
+    int* a = (int*)clmalloc(cp, N * sizeof(int), 0);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    int ok = k && a && clmsync(cp, 0, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL &&
+        clforka(cp, 0, k, &ndr, CL_EVENT_NOWAIT, a) != NULL;
+    const char* e = ok ? NULL : clerror();
+    printf("busy %s %s%s\n", name, ok ? "ok" : "FAILED: ", ok ? "" : e ? e : "(no message)");
+    return !ok;
+}
+
 int main(int argc, char** argv)
 {
     struct {
@@ -86,6 +122,25 @@ int main(int argc, char** argv)
         printf("holding\n");
         fflush(stdout);
         while (getchar() != EOF) continue;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "loaded") == 0 && i + 1 < argc) {
+            printf("loaded %s: %s\n", argv[i + 1], loaded(argv[i + 1]) ? "yes" : "no");
+            i++;
+        } else if (strcmp(argv[i], "create") == 0) {
+            CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_ALL, 0, NULL, 0);
+            if (!cp) {
+                e = clerror();
+                printf("create FAILED: %s\n", e ? e : "(no message)");
+                failed = 1;
+                continue;
+            }
+            failed |= run_on("created", cp);
+            if (clcontext_destroy(cp) != 0) failed = 1;
+        } else if (strcmp(argv[i], "busy") == 0) {
+            for (size_t j = 0; j < sizeof ctx / sizeof ctx[0]; j++)
+                if (ctx[j].cp) failed |= leave_busy(ctx[j].name, ctx[j].cp);
+        }
     }
     if (argc > 3 && strcmp(argv[1], "barrier") == 0) {
         fflush(stdout);

@@ -213,6 +213,107 @@ static void test_stdcl_context_why_describes_choice(void** state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Default contexts over the same devices: one cl_context                    */
+/* ------------------------------------------------------------------------ */
+
+/* On PoCL stddev and stdcpu hold the same two devices: one cl_context, held by
+ * each, with queues of their own. */
+static void test_stddev_and_stdcpu_share_one_cl_context(void** state)
+{
+    (void)state;
+    cl_context c = stdcl_clcontext(stddev);
+    assert_non_null(c);
+    assert_ptr_equal(stdcl_clcontext(stdcpu), c);
+    assert_ptr_equal(stdcl_platform(stdcpu), stdcl_platform(stddev));
+    for (unsigned d = 0; d < 2; d++) {
+        assert_ptr_equal(stdcl_device(stdcpu, d), stdcl_device(stddev, d));
+        assert_ptr_not_equal(stdcl_queue(stdcpu, d), stdcl_queue(stddev, d));
+    }
+    cl_uint refs = 0;
+    assert_int_equal(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    assert_true(refs >= 2);
+    assert_int_equal(stdcl_mem_align(stdcpu), stdcl_mem_align(stddev));
+    assert_contains(stdcl_context_why(stdcpu), "shares the OpenCL context of stddev");
+    assert_not_contains(stdcl_context_why(stddev), "shares");
+}
+
+/* Both work; an allocation is used only through its own context; their cl_mem
+ * objects are interchangeable in plain OpenCL calls. */
+static void test_shared_cl_context_keeps_memory_per_context(void** state)
+{
+    (void)state;
+    enum { N = 256 };
+    check_context_runs_kernels(stddev);
+    check_context_runs_kernels(stdcpu);
+    int* a = (int*)clmalloc(stddev, N * sizeof(int), 0);
+    int* b = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (int i = 0; i < N; i++) a[i] = 3 * i, b[i] = -1;
+    clerror();
+    assert_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_contains(clerror(), "attached to another context");
+    void* h = tu_clsopen(stdcpu, k_twice_src, CLLD_NOW);
+    cl_kernel k = clsym(stdcpu, h, "twice", 0);
+    assert_non_null(k);
+    clndrange_t ndr = clndrange_init1d(0, N, 32);
+    assert_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a));
+    assert_contains(clerror(), "attached to another context");
+    assert_int_equal(clclose(stdcpu, h), 0);
+
+    /* stddev's buffer copied into stdcpu's on stddev's queue. */
+    assert_non_null(clmsync(stddev, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clmsync(stdcpu, 0, b, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    cl_mem ma = stdcl_mem(stddev, 0, a), mb = stdcl_mem(stdcpu, 0, b);
+    assert_non_null(ma);
+    assert_non_null(mb);
+    assert_int_equal(clEnqueueCopyBuffer(stdcl_queue(stddev, 0), ma, mb, 0, 0, N * sizeof(int), 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clFinish(stdcl_queue(stddev, 0)), CL_SUCCESS);
+    assert_non_null(clmsync(stdcpu, 0, b, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < N; i++) assert_int_equal(b[i], 3 * i);
+    assert_int_equal(clfree(a), 0);
+    assert_int_equal(clfree(b), 0);
+}
+
+/* A cl_kernel the program makes in the shared cl_context runs in either
+ * context, with that context's memory. */
+static void test_own_kernel_in_shared_cl_context_runs_in_both(void** state)
+{
+    (void)state;
+    enum { N = 128 };
+    cl_int err = CL_SUCCESS;
+    const char* src = k_twice_src;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(prog, "twice", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    CLCONTEXT* cps[] = {stdcpu, stddev};
+    int* mem[2];
+    for (int c = 0; c < 2; c++) {
+        int* a = mem[c] = (int*)clmalloc(cps[c], N * sizeof(int), 0);
+        assert_non_null(a);
+        for (int i = 0; i < N; i++) a[i] = i + c;
+        clndrange_t ndr = clndrange_init1d(0, N, 32);
+        assert_non_null(clmsync(cps[c], 1, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_event ev = clforka(cps[c], 1, k, &ndr, CL_EVENT_WAIT, a);
+        if (!ev) print_error("clforka(%s): %s\n", c ? "stddev" : "stdcpu", clerror());
+        assert_non_null(ev);
+        assert_non_null(clmsync(cps[c], 1, a, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) assert_int_equal(a[i], 2 * (i + c) + 1);
+    }
+    /* stdcpu's memory in a launch on stddev: refused. */
+    clndrange_t ndr = clndrange_init1d(0, N, 32);
+    clerror();
+    assert_null(clforka(stddev, 0, k, &ndr, CL_EVENT_WAIT, mem[0]));
+    assert_contains(clerror(), "is not attached to stddev");
+    for (int c = 0; c < 2; c++) assert_int_equal(clfree(mem[c]), 0);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+}
+
+/* ------------------------------------------------------------------------ */
 /* clcontext_create / clcontext_destroy                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -422,6 +523,184 @@ static void test_env_variables_choose_the_default_contexts(void** state)
 {
     (void)state;
     tu_env_check_rows(k_env_rows, tu_countof(k_env_rows));
+}
+
+/* ---- The load's OpenCL calls, counted ------------------------------------ */
+
+/* The fault shim (tests/faults), which counts every OpenCL call libstdcl makes
+ * and keeps a ledger of its objects, preloaded; NULL where it cannot be (a
+ * sanitized build: the shim's malloc would stand in front of the sanitizer's). */
+static const char* fault_shim(void)
+{
+    const char* flags = getenv("STDCL_TEST_CFLAGS");
+    if (flags && strstr(flags, "-fsanitize")) return NULL;
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/faults/faultcl_shim.so", tu_bindir());
+    return tu_is_file(path) ? path : NULL;
+}
+
+/* Runs helper_env with args under the fault shim, with env and the shim's
+ * settings; returns the shim's report, which the caller frees (NULL: no shim,
+ * the check is skipped).  The run must exit 0. */
+static char* run_under_shim(const char* const* args, const char* const* env)
+{
+    const char* shim = fault_shim();
+    if (!shim) {
+        print_message("the fault shim cannot be preloaded here: its checks are skipped\n");
+        return NULL;
+    }
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char preload[PATH_MAX + 80], report[PATH_MAX + 80], path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/report", dir);
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", shim);
+    snprintf(report, sizeof report, "FAULTCL_REPORT=%s", path);
+    const char* all[24];
+    size_t n = 0;
+    for (; env && env[n] && n < 20; n++) all[n] = env[n];
+    all[n++] = preload;
+    all[n++] = report;
+    all[n++] = "FAULTCL_TRACE=1";
+    all[n] = NULL;
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_env"), args, all, NULL, 240);
+    if (r.status != 0) tu_proc_dump(&r, "helper_env under the fault shim");
+    assert_int_equal(r.status, 0);
+    tu_proc_free(&r);
+    char* text = tu_read_file(path, NULL);
+    assert_non_null(text);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+    /* Every OpenCL object libstdcl made was released, once. */
+    if (tu_contains(text, "leak ") || tu_contains(text, "overrelease")) print_error("shim report:\n%s\n", text);
+    assert_not_contains(text, "leak ");
+    assert_not_contains(text, "overrelease");
+    return text;
+}
+
+static const char* const k_all_off[] = {"STDDEV=0", "STDCPU=0", "STDGPU=0", "STDACC=0"};
+
+/* Every default context off: the load lists no platform, so the ICD loader
+ * loads no vendor's driver (it loads them all at the first clGetPlatformIDs),
+ * and makes no OpenCL call at all; clcontext_create lists the platforms when
+ * it is called. */
+static void test_env_all_defaults_off_touch_no_platform(void** state)
+{
+    (void)state;
+    const char* env[] = {k_all_off[0], k_all_off[1], k_all_off[2], k_all_off[3], "STDCL_TRACE=ctx", NULL};
+    const char* args[] = {"loaded", "libpocl", "create", "loaded", "libpocl", NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_env"), args, env, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "helper_env");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "stdcpu=0 stdgpu=0 stddev=0 stdacc=0");
+    const char* before = strstr(r.out, "loaded libpocl: no");
+    const char* created = strstr(r.out, "run created 1 ok");
+    const char* after = strstr(r.out, "loaded libpocl: yes");
+    if (!before || !created || !after || !(before < created && created < after)) tu_proc_dump(&r, "helper_env");
+    assert_true(before && created && after && before < created && created < after);
+    assert_contains(r.err, "stdacc: disabled by STDACC=0");
+    assert_not_contains(r.err, "stdcl[ctx]: platform '");
+    tu_proc_free(&r);
+
+    /* Counted: no call with the contexts off; the platforms listed with them on. */
+    const char* none[] = {k_all_off[0], k_all_off[1], k_all_off[2], k_all_off[3], NULL};
+    char* text = run_under_shim(NULL, none);
+    if (!text) return;
+    if (!tu_contains(text, "calls 0 ")) print_error("shim report:\n%s\n", text);
+    assert_contains(text, "calls 0 ");
+    assert_not_contains(text, "clGetPlatformIDs");
+    free(text);
+    text = run_under_shim(NULL, NULL);
+    assert_contains(text, "fn clGetPlatformIDs ");
+    free(text);
+}
+
+/* At exit stddev is released first, then stdcpu, whose memory, program and
+ * launch in flight still use the cl_context they share: the process exits
+ * cleanly, and every OpenCL object libstdcl made is released once. */
+static void test_shared_cl_context_released_at_exit(void** state)
+{
+    (void)state;
+    const char* args[] = {"busy", NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_env"), args, NULL, NULL, 120);
+    if (r.status != 0) tu_proc_dump(&r, "helper_env busy");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "busy stdcpu ok");
+    assert_contains(r.out, "busy stddev ok");
+    tu_proc_free(&r);
+    free(run_under_shim(args, NULL));
+}
+
+/* text without its lines that hold needle (in place). */
+static char* drop_lines(char* text, const char* needle)
+{
+    char* out = text;
+    for (char* p = text; *p;) {
+        char* end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) + 1 : strlen(p);
+        char next = p[n];
+        p[n] = '\0';
+        int keep = strstr(p, needle) == NULL;
+        p[n] = next;
+        if (keep) {
+            memmove(out, p, n);
+            out += n;
+        }
+        p += n;
+    }
+    *out = '\0';
+    return text;
+}
+
+/* Two platforms (Oclgrind beside PoCL): the default contexts of each are built
+ * in a thread of their own, and the contexts, their "why" lines and the trace
+ * are those one thread gives (STDCL_LOAD_THREADS=0), every time. */
+static void test_env_platforms_built_in_parallel_as_in_one_thread(void** state)
+{
+    (void)state;
+    const char* lib = tu_oclgrind_icd_library();
+    if (!lib) {
+        print_message("Oclgrind is not installed (liboclgrind-rt-icd.so): skipped\n");
+        skip();
+    }
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char vendors[PATH_MAX], icd[PATH_MAX + 32];
+    snprintf(vendors, sizeof vendors, "%s/vendors", dir);
+    assert_int_equal(tu_make_vendors(vendors, lib), 0);
+    snprintf(icd, sizeof icd, "OCL_ICD_VENDORS=%s", vendors);
+    const char* args[] = {"run", NULL};
+    const char* one[] = {icd, "STDCL_TRACE=ctx", "STDCL_LOAD_THREADS=0", NULL};
+    const char* par[] = {icd, "STDCL_TRACE=ctx", "STDCL_LOAD_THREADS=1", NULL};
+    tu_proc r0;
+    tu_spawn(&r0, tu_helper("helper_env"), args, one, NULL, 240);
+    if (r0.status != 0) tu_proc_dump(&r0, "helper_env, one thread");
+    assert_int_equal(r0.status, 0);
+    /* Oclgrind's device is a GPU and an accelerator: stdgpu and stdacc on it. */
+    assert_contains(r0.out, "stdcpu=2 stdgpu=1 stddev=2 stdacc=1");
+    assert_contains(r0.out, "run stdgpu 0 ok");
+    assert_contains(r0.out, "run stdacc 0 ok");
+    assert_contains(r0.out, "shares the OpenCL context of stdgpu");
+    assert_not_contains(r0.err, "in parallel");
+    for (int i = 0; i < 3; i++) {
+        tu_proc r;
+        tu_spawn(&r, tu_helper("helper_env"), args, par, NULL, 240);
+        if (r.status != 0) tu_proc_dump(&r, "helper_env, a thread per platform");
+        assert_int_equal(r.status, 0);
+        assert_contains(r.err, "the default contexts of 2 platforms are made in parallel, a thread each");
+        assert_string_equal(r.out, r0.out);
+        assert_string_equal(drop_lines(r.err, "in parallel"), r0.err);
+        tu_proc_free(&r);
+    }
+    tu_proc_free(&r0);
+    const char* shimmed[] = {icd, NULL};
+    free(run_under_shim(args, shimmed));
+    tu_remove_vendors(vendors);
+    rmdir(dir);
+    free(dir);
 }
 
 /* ---- STDX_LOCK: device leases held by another process --------------------- */
@@ -647,6 +926,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stdcl_clcontext_is_real_context),
     cmocka_unit_test(test_stdcl_queue_is_real_queue),
     cmocka_unit_test(test_stdcl_context_why_describes_choice),
+    cmocka_unit_test(test_stddev_and_stdcpu_share_one_cl_context),
+    cmocka_unit_test(test_shared_cl_context_keeps_memory_per_context),
+    cmocka_unit_test(test_own_kernel_in_shared_cl_context_runs_in_both),
     cmocka_unit_test(test_clcontext_create_cpu_context_works),
     cmocka_unit_test(test_clcontext_create_max_ndev_caps),
     cmocka_unit_test(test_clcontext_create_unknown_platform_fails),
@@ -656,6 +938,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clcontext_destroy_null_fails),
     cmocka_unit_test(test_clcontext_destroy_leaves_allocations_freeable),
     cmocka_unit_test(test_env_variables_choose_the_default_contexts),
+    cmocka_unit_test(test_env_all_defaults_off_touch_no_platform),
+    cmocka_unit_test(test_shared_cl_context_released_at_exit),
+    cmocka_unit_test(test_env_platforms_built_in_parallel_as_in_one_thread),
     cmocka_unit_test(test_env_stdcpu_lock_leases_devices_exclusively),
     cmocka_unit_test(test_env_stdcpu_lock_all_leased_gives_null_with_warning),
     cmocka_unit_test(test_env_stdcpu_lock_auto_four_ranks_two_devices),

@@ -17,31 +17,6 @@
 
 #include "test_util.h"
 
-/* The Oclgrind ICD library, or NULL when not installed. */
-static const char* oclgrind_icd_library(void)
-{
-    static const char* candidates[] = {
-        "/usr/lib/oclgrind/liboclgrind-rt-icd.so",
-        "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
-        "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
-        "/usr/local/lib/liboclgrind-rt-icd.so",
-        "/usr/lib64/liboclgrind-rt-icd.so",
-    };
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
-        if (tu_is_file(candidates[i])) return candidates[i];
-    return NULL;
-}
-
-/* The library line of the system's pocl.icd ("libpocl.so.2" if unreadable). */
-static void pocl_icd_line(char* buf, size_t size)
-{
-    char* text = tu_read_file("/etc/OpenCL/vendors/pocl.icd", NULL);
-    snprintf(buf, size, "%s", text && *text ? text : "libpocl.so.2\n");
-    free(text);
-    size_t n = strcspn(buf, "\n");
-    buf[n] = '\0';
-}
-
 typedef struct {
     char* dir;
     char vendors[PATH_MAX];
@@ -51,22 +26,14 @@ typedef struct {
 static int setup(void** state)
 {
     static oclgrind_env_t e;
-    const char* lib = oclgrind_icd_library();
+    const char* lib = tu_oclgrind_icd_library();
     *state = NULL;
     if (!lib) return 0; /* the test skips */
     e.dir = tu_mkdtemp();
     if (!e.dir) return -1;
-    char path[PATH_MAX + 32], pocl[PATH_MAX], line[PATH_MAX + 2];
     snprintf(e.vendors, sizeof e.vendors, "%s/vendors", e.dir);
     snprintf(e.log, sizeof e.log, "%s/oclgrind.log", e.dir);
-    if (mkdir(e.vendors, 0700) != 0) return -1;
-    pocl_icd_line(pocl, sizeof pocl);
-    snprintf(path, sizeof path, "%s/pocl.icd", e.vendors);
-    snprintf(line, sizeof line, "%s\n", pocl);
-    if (tu_write_file(path, line) != 0) return -1;
-    snprintf(path, sizeof path, "%s/oclgrind.icd", e.vendors);
-    snprintf(line, sizeof line, "%s\n", lib);
-    if (tu_write_file(path, line) != 0) return -1;
+    if (tu_make_vendors(e.vendors, lib) != 0) return -1;
     *state = &e;
     return 0;
 }
@@ -75,13 +42,8 @@ static int teardown(void** state)
 {
     oclgrind_env_t* e = (oclgrind_env_t*)*state;
     if (!e) return 0;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/pocl.icd", e->vendors);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/oclgrind.icd", e->vendors);
-    unlink(path);
+    tu_remove_vendors(e->vendors);
     unlink(e->log);
-    rmdir(e->vendors);
     rmdir(e->dir);
     free(e->dir);
     return 0;

@@ -316,6 +316,56 @@ static inline void tu_proc_free(tu_proc* r)
     r->out = r->err = NULL;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A second platform: Oclgrind beside PoCL                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The Oclgrind ICD library, or NULL when not installed. */
+static inline const char* tu_oclgrind_icd_library(void)
+{
+    static const char* candidates[] = {
+        "/usr/lib/oclgrind/liboclgrind-rt-icd.so",
+        "/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so",
+        "/usr/lib/x86_64-linux-gnu/liboclgrind-rt-icd.so",
+        "/usr/local/lib/liboclgrind-rt-icd.so",
+        "/usr/lib64/liboclgrind-rt-icd.so",
+    };
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (tu_is_file(candidates[i])) return candidates[i];
+    return NULL;
+}
+
+/* Fills the new folder dir as an ICD vendors folder (OCL_ICD_VENDORS) of two
+ * platforms: pocl.icd, the library line of the system's (libpocl.so.2 if
+ * unreadable), and oclgrind.icd naming lib (tu_oclgrind_icd_library).  Debian
+ * does not register Oclgrind with the ICD loader.  0, or -1 on failure. */
+static inline int tu_make_vendors(const char* dir, const char* lib)
+{
+    char pocl[PATH_MAX], path[PATH_MAX + 64], line[PATH_MAX + 2];
+    char* text = tu_read_file("/etc/OpenCL/vendors/pocl.icd", NULL);
+    snprintf(pocl, sizeof pocl, "%s", text && *text ? text : "libpocl.so.2\n");
+    free(text);
+    pocl[strcspn(pocl, "\n")] = '\0';
+    if (mkdir(dir, 0700) != 0) return -1;
+    snprintf(path, sizeof path, "%s/pocl.icd", dir);
+    snprintf(line, sizeof line, "%s\n", pocl);
+    if (tu_write_file(path, line) != 0) return -1;
+    snprintf(path, sizeof path, "%s/oclgrind.icd", dir);
+    snprintf(line, sizeof line, "%s\n", lib);
+    return tu_write_file(path, line);
+}
+
+/* Removes a folder tu_make_vendors made. */
+static inline void tu_remove_vendors(const char* dir)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/pocl.icd", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/oclgrind.icd", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Group setup of the programs that run on PoCL's two pthread devices: 0 when
  * stdcpu has them, else a message and -1. */
 static inline int tu_need_two_cpu_devices(void)

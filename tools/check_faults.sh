@@ -4,8 +4,8 @@
 # stride of it in `make check`).
 #
 #   tools/check_faults.sh [--stride S] [--repeat R | --every] [--modes M]
-#                         [--kinds cl,alloc] [--jobs J] [--timeout T]
-#                         [--valgrind] [--keep DIR]
+#                         [--kinds cl,alloc] [--until FN] [--jobs J]
+#                         [--timeout T] [--valgrind] [--keep DIR]
 #
 # Runs build/tests/faults/fault_workload under build/tests/faults/faultcl_shim.so
 # (LD_PRELOAD), which fails one OpenCL call made by libstdcl (kind cl) or one
@@ -21,7 +21,10 @@
 # every call number K, except that when one (function, site) repeats more than
 # R times (--repeat, default 4: the 4096 NOWAIT transfers of the workload, the
 # device queries of each context) only its first R and its last occurrence
-# are taken; --every takes every K.  --stride S then takes every S-th point.
+# are taken; --every takes every K.  --until FN keeps only the points before
+# the first call of the OpenCL function FN in that run: --until
+# clCreateProgramWithSource is the load (platforms, default contexts).
+# --stride S then takes every S-th point.
 #
 # Each run gets a fresh program cache (STDCL_CACHE_DIR: round 1 compiles and
 # stores, round 2 loads from the cache) and a warm PoCL cache, and a time limit
@@ -107,7 +110,7 @@ if [ -z "${STDCL_TEST_TMPDIR:-}" ]; then
     exec bash "$top/tools/test_env.sh" bash "$self" "$@"
 fi
 
-stride=1 repeat=4 modes="zc,copy" kinds="cl,alloc" jobs=2 tmo=60 keep= valgrind=
+stride=1 repeat=4 modes="zc,copy" kinds="cl,alloc" jobs=2 tmo=60 keep= valgrind= until=
 while [ $# -gt 0 ]; do
     case $1 in
         --stride) stride=$2; shift 2 ;;
@@ -118,6 +121,7 @@ while [ $# -gt 0 ]; do
         --jobs) jobs=$2; shift 2 ;;
         --timeout) tmo=$2; shift 2 ;;
         --valgrind) valgrind=1; shift ;;
+        --until) until=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
         *) echo "check_faults: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
     esac
@@ -164,8 +168,10 @@ releases=$(echo "$imports" | grep '^clRelease' | tr '\n' ' ')
 injectable=$(echo "$imports" | grep -v '^clRelease' | sort -u)
 
 # The uninjected run of each mode: clean, and the list of injection points.
-points() { # points FILE WORD: the K to inject, from the trace lines "WORD K fn... site=..."
-    awk -v W="$1" -v R="$repeat" '
+points() { # points WORD FILE: the K to inject, from the trace lines "WORD K fn... site=..."
+    awk -v W="$1" -v R="$repeat" -v U="$until" '
+        U != "" && $1 == "call" && $3 == U { stop = 1 }
+        stop { next }
         $1 == W { k = $2; key = $3 " " $NF; n[key]++; occ[k] = n[key]; kk[k] = key; order[++m] = k }
         END { for (i = 1; i <= m; i++) { k = order[i]; if (occ[k] <= R || occ[k] == n[kk[k]]) print k } }' "$2"
 }
@@ -184,6 +190,11 @@ for mode in ${modes//,/ }; do
         continue
     fi
     awk '$1 == "fn" { print $2 }' "$rep" >> "$work/reached"
+    if [ -n "$until" ] && ! awk -v U="$until" '$1 == "call" && $3 == U { found = 1 } END { exit !found }' "$rep"; then
+        echo "check_faults: $mode: --until $until: the run with nothing injected never calls it"
+        failures=$((failures + 1))
+        continue
+    fi
     for kind in ${kinds//,/ }; do
         word=call
         [ "$kind" = alloc ] && word=alloc
@@ -199,7 +210,7 @@ if [ -n "$unreached" ] && [ "$modes" = zc,copy ]; then
     failures=$((failures + 1))
 fi
 nplan=$(wc -l < "$work/plan")
-echo "check_faults: $nplan runs (stride $stride, repeat $repeat, jobs $jobs, timeout ${tmo}s${valgrind:+, valgrind})"
+echo "check_faults: $nplan runs (stride $stride, repeat $repeat${until:+, until $until}, jobs $jobs, timeout ${tmo}s${valgrind:+, valgrind})"
 
 start=$(date +%s)
 awk '{ print "--one", $1, $2, $3 }' "$work/plan" | xargs -P "$jobs" -n 4 bash "$self"

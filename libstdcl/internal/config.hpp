@@ -44,6 +44,7 @@ struct Settings {
     std::string profile_path;  // STDCL_PROFILE's path; empty: standard error
     bool profile_json = false;  // STDCL_PROFILE_FORMAT=json
     bool queue_profiling = false;  // STDCL_PROFILE or COPRTHR_OPENCL_PROFILING_ENABLE
+    bool load_threads = true;  // STDCL_LOAD_THREADS: the platforms' default contexts made in parallel
 };
 const Settings& settings();
 

@@ -54,7 +54,7 @@ struct stdcl_context {
     bool is_default = false;
     cl_platform_id platform = nullptr;
     std::string platform_name;
-    cl_context ctx = nullptr;
+    cl_context ctx = nullptr;  // held (retained) by each default context over the same devices
     std::vector<stdcl::Device> devs;
     // The alignment, in bytes, an interior pointer given to a kernel must have:
     // the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of devs, a power of two
@@ -81,7 +81,9 @@ void note_load(const char* label, const std::string& msg, bool is_failure) noexc
 // Context helpers.
 CLCONTEXT* context_check(CLCONTEXT* cp);  // throws on NULL/unknown
 Device& context_device(CLCONTEXT* cp, unsigned devnum);  // throws on bad devnum
-CLCONTEXT* context_of_cl(cl_context c);  // nullptr if not ours
+// The context of c; nullptr if not ours.  Of default contexts that share c, the
+// first of stddev, stdcpu, stdgpu, stdacc.
+CLCONTEXT* context_of_cl(cl_context c);
 void context_release_programs(CLCONTEXT* cp);
 // Releases clreduce's kernels and partial-value buffers of cp (reduce.cpp).
 void reduce_forget_context(CLCONTEXT* cp) noexcept;

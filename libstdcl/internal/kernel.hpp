@@ -69,6 +69,7 @@ private:
 
 struct KernelInfo {
     CLCONTEXT* cp = nullptr;
+    cl_context ctx = nullptr;  // a cl_kernel libstdcl did not create: its cl_context
     std::string name;
     std::vector<cl_kernel> per_group;  // kernel object for each device group
     cl_uint nargs = 0;
@@ -100,6 +101,14 @@ struct KernelInfo {
     // launch still in flight in another thread) releases them.
     ~KernelInfo();
 };
+
+// Whether ki may run in cp: the context it was made in; for a cl_kernel libstdcl
+// did not create, any context over its cl_context (default contexts over the same
+// devices share one).
+inline bool kernel_usable_in(const KernelInfo& ki, const CLCONTEXT* cp)
+{
+    return ki.external ? cp && ki.ctx && cp->ctx == ki.ctx : cp == ki.cp;
+}
 
 // Kernel registry: cl_kernel (any group's) -> info.
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
