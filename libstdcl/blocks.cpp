@@ -6,9 +6,11 @@
 // chunk of a slab is aligned as its first.  A 256-byte allocation costs 256 bytes
 // of host memory plus its record, where a page-aligned block cost two pages in
 // glibc.  Freed chunks go back to their size's free list; slabs are kept for reuse,
-// not returned to the system.  Larger blocks are mapped pages (munmap gives them
-// back at once); if the system refuses a mapping (the map count limit), glibc's
-// posix_memalign serves instead.  Device-only allocations get addresses reserved
+// not returned to the system.  Larger blocks are mapped pages; if the system
+// refuses a mapping (the map count limit), glibc's posix_memalign serves instead.
+// Freed blocks up to 256 KiB are kept, 32 MiB at most, for the next allocation of
+// the same size: a clmalloc and clfree of 4 KiB then costs no system call and no
+// page fault; larger ones are unmapped at once.  Device-only allocations get addresses reserved
 // without access: unique, never backed by memory.
 #include "internal/memory.hpp"
 
@@ -42,6 +44,22 @@ size_t sys_page()
 {
     static const size_t ps = size_t(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096);
     return ps;
+}
+
+constexpr size_t kCachedBlockMax = size_t(256) << 10;
+constexpr size_t kCacheBytes = size_t(32) << 20;
+
+// Freed mapped blocks by size in pages (1 .. kCachedBlockMax / page).
+struct BlockCache {
+    std::mutex mu;
+    std::vector<std::vector<char*>> by_pages;
+    size_t bytes = 0;
+};
+
+BlockCache& block_cache()
+{
+    static BlockCache* c = new BlockCache;  // never destroyed: usable during exit
+    return *c;
 }
 
 }  // namespace
@@ -99,6 +117,18 @@ void slab_free(char* p, unsigned cls) noexcept
 
 char* pages_alloc(size_t bytes, bool* mapped)
 {
+    if (bytes <= kCachedBlockMax) {
+        BlockCache& c = block_cache();
+        std::lock_guard<std::mutex> lock(c.mu);
+        size_t n = bytes / sys_page();
+        if (n < c.by_pages.size() && !c.by_pages[n].empty()) {
+            char* p = c.by_pages[n].back();
+            c.by_pages[n].pop_back();
+            c.bytes -= bytes;
+            *mapped = true;
+            return p;
+        }
+    }
     void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m != MAP_FAILED) {
         *mapped = true;
@@ -112,6 +142,21 @@ char* pages_alloc(size_t bytes, bool* mapped)
 
 void pages_free(char* p, size_t bytes, bool mapped) noexcept
 {
+    if (mapped && bytes <= kCachedBlockMax && bytes % sys_page() == 0) {
+        BlockCache& c = block_cache();
+        std::lock_guard<std::mutex> lock(c.mu);
+        size_t n = bytes / sys_page();
+        if (c.bytes + bytes <= kCacheBytes) {
+            try {
+                if (c.by_pages.size() <= n) c.by_pages.resize(kCachedBlockMax / sys_page() + 1);
+                c.by_pages[n].push_back(p);
+                c.bytes += bytes;
+                return;
+            } catch (...) {
+                // no room to remember it: unmapped below
+            }
+        }
+    }
     if (!mapped) {
         free(p);
     } else if (munmap(p, bytes) != 0) {
@@ -126,5 +171,7 @@ char* reserve_addresses(size_t bytes)
     void* m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return m == MAP_FAILED ? nullptr : static_cast<char*>(m);
 }
+
+void release_addresses(char* p, size_t bytes) noexcept { munmap(p, bytes); }
 
 }  // namespace stdcl

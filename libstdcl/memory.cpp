@@ -457,8 +457,8 @@ void release_block(Allocation& a) noexcept
         a.pin_queue = nullptr;
         break;
     case Backing::slab: slab_free(a.block, a.slab); break;
-    case Backing::pages:
-    case Backing::devonly: pages_free(a.block, a.block_bytes, true); break;
+    case Backing::pages: pages_free(a.block, a.block_bytes, true); break;
+    case Backing::devonly: release_addresses(a.block, a.block_bytes); break;
     case Backing::heap: pages_free(a.block, a.block_bytes, false); break;
     case Backing::adopted: break;
     }

@@ -32,6 +32,7 @@ char* pages_alloc(size_t bytes, bool* mapped);
 void pages_free(char* p, size_t bytes, bool mapped) noexcept;
 // Addresses no memory backs (PROT_NONE); nullptr when refused.
 char* reserve_addresses(size_t bytes);
+void release_addresses(char* p, size_t bytes) noexcept;
 
 // One host allocation and its per-device copies.
 struct Allocation {
