@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* test_threads.c: libstdcl used from many threads at once: allocations,
- * transfers, launches and frees on separate buffers (10,000 operations, exact
- * results), clerror() messages that stay in their thread, concurrent clsopen
- * of one program, and NOWAIT work joined by clwait from several threads. */
+/* test_threads.c: libstdcl used from many threads at once: allocations
+ * (clmalloc and clmadopt), transfers, launches and frees on separate buffers
+ * (10,000 operations, exact results), clerror() messages that stay in their
+ * thread, concurrent clsopen of one program, and NOWAIT work joined by clwait
+ * from several threads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -147,13 +149,23 @@ static void* registry_churn(void* arg)
     worker_t* w = &c->w;
     char* live[RING] = {0};
     size_t sizes[RING] = {0};
+    int adopted[RING] = {0}; /* malloc memory registered with clmadopt */
     for (int it = 0; it < CHURN; it++) {
         int slot = it % RING;
         if (live[slot]) {
             if (clfree(live[slot]) != 0) note_failure(w, "clfree of a live allocation");
+            if (adopted[slot]) free(live[slot]);
         }
         size_t n = 1 + churn_rand(&c->seed) % (3 * 4096 + 300);
-        char* p = (char*)clmalloc(stdcpu, n, 0);
+        /* Every third one is the program's memory: malloc packs the threads'
+         * blocks into shared pages, registered at once from several threads. */
+        adopted[slot] = it % 3 == 2;
+        char* p = adopted[slot] ? (char*)malloc(n) : (char*)clmalloc(stdcpu, n, 0);
+        if (p && adopted[slot] && clmadopt(stdcpu, p, n, 0) != 0) {
+            note_failure(w, "clmadopt of malloc memory");
+            free(p);
+            p = NULL;
+        }
         live[slot] = p;
         sizes[slot] = n;
         if (!p) {
@@ -172,8 +184,10 @@ static void* registry_churn(void* arg)
             if (sizes[r] > 1 && clsizeofmem(q + 1) != 0) note_failure(w, "clsizeofmem of an interior pointer");
         }
     }
-    for (int r = 0; r < RING; r++)
+    for (int r = 0; r < RING; r++) {
         if (live[r] && clfree(live[r]) != 0) note_failure(w, "clfree at the end");
+        if (live[r] && adopted[r]) free(live[r]);
+    }
     /* Both threads of a pair free the same pointer at once (no clmalloc runs
      * meanwhile that could take the freed memory). */
     pthread_barrier_wait(c->all);
