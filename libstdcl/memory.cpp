@@ -365,20 +365,15 @@ void release_destroyed(cl_mem m) noexcept
 void Allocation::release_device_objects()
 {
     // No kernel object keeps a handle to what is released here (kernel_unbind).
-    // Then sub-buffers newest first, then the buffers.  NVIDIA's OpenCL (driver
-    // 580) crashes releasing a sub-buffer of a buffer while a newer sub-buffer of
-    // it that a kernel was launched with still exists, whether or not a kernel
-    // holds it, and the driver keeps such a sub-buffer for a while after the
-    // commands that used it completed: each sub-buffer but the oldest is released
-    // and waited for until the driver has destroyed it.
+    // Then sub-buffers newest first, each waited for until the driver has
+    // destroyed it, then the buffers.  NVIDIA's OpenCL (driver 580) crashes
+    // releasing a sub-buffer of a buffer while a newer sub-buffer of it that a
+    // kernel was launched with still exists, and releasing a buffer while a
+    // sub-buffer of it still exists; the driver keeps a released sub-buffer for a
+    // while after the commands that used it completed.
     kernel_unbind(*this);
     std::lock_guard<std::mutex> lock(mu);
-    for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) {
-        if (it + 1 == subs_made.rend())
-            clReleaseMemObject(*it);
-        else
-            release_destroyed(*it);
-    }
+    for (auto it = subs_made.rbegin(); it != subs_made.rend(); ++it) release_destroyed(*it);
     subs_made.clear();
     subs.clear();
     for (auto& m : mem)
