@@ -741,7 +741,7 @@ static void test_small_allocations_sharing_pages_work_on_both_devices(void** sta
     for (int k = 0; k < K; k++) assert_int_equal(clfree(a[k]), 0);
 }
 
-/* Memory the program owns, adopted at an address no device needs (1 byte past
+/* Memory the program owns, adopted at an address no device needs (an int past
  * malloc's alignment) and at an aligned one: kernels see it on both devices, and
  * clfree gives it back to the program. */
 static void test_clmadopt_memory_works_in_kernels_and_stays_the_programs(void** state)
@@ -752,9 +752,9 @@ static void test_clmadopt_memory_works_in_kernels_and_stays_the_programs(void** 
     assert_non_null(raw);
     uintptr_t al = stdcl_mem_align(stdcpu);
     int* views[2] = {(int*)(((uintptr_t)raw + al) / al * al), NULL};
-    char* odd = malloc(N * sizeof(int) + 1);
+    char* odd = malloc(N * sizeof(int) + sizeof(int));
     assert_non_null(odd);
-    views[1] = (int*)(odd + 1);
+    views[1] = (int*)(odd + sizeof(int));
     for (int v = 0; v < 2; v++) {
         int* a = views[v];
         for (int i = 0; i < N; i++) a[i] = i;
