@@ -194,7 +194,13 @@ Settings read_settings()
     // the COPRTHR runtime read it.
     const char* cp = env_value("COPRTHR_OPENCL_PROFILING_ENABLE");
     s.queue_profiling = s.profile || (cp && *cp && strcmp(cp, "0") != 0);
-    s.load_threads = env_switch("STDCL_LOAD_THREADS", true);
+    if (const char* v = env_value("STDCL_LOAD_THREADS"); v && *v) {
+        Switch sw = parse_switch(v);
+        if (sw == Switch::invalid)
+            warn_once("STDCL_LOAD_THREADS",
+                      "STDCL_LOAD_THREADS='%s' is not on or off (1/0, on/off, yes/no, true/false); ignored", v);
+        s.load_threads = sw == Switch::on ? 1 : sw == Switch::off ? 0 : -1;
+    }
     return s;
 }
 

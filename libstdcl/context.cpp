@@ -9,6 +9,9 @@
 #include "internal/diag.hpp"
 #include "internal/lease.hpp"
 
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -568,8 +571,46 @@ void make_platform_defaults(const std::vector<DefaultCtx*>& mine) noexcept
     }
 }
 
+// Whether the program names this library among its own dependencies (DT_NEEDED):
+// then it was loaded before main, not by dlopen.  Inside dlopen the loader's lock
+// is held while the library sets up, and a driver that a new thread makes take it
+// (its thread-local storage, a library it loads) waits for it for ever.
+bool linked_by_program() noexcept
+{
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<void*>(&linked_by_program), &self) || !self.dli_fname) return false;
+    const char* name = strrchr(self.dli_fname, '/');
+    name = name ? name + 1 : self.dli_fname;
+    struct Ask {
+        const char* name;
+        bool found;
+    } ask{name, false};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) -> int {
+            auto* a = static_cast<Ask*>(data);
+            const ElfW(Dyn)* dyn = nullptr;
+            for (int i = 0; i < info->dlpi_phnum; ++i)
+                if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+                    dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            if (!dyn) return 1;
+            uintptr_t strtab = 0;
+            for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+                if (d->d_tag == DT_STRTAB) strtab = uintptr_t(d->d_un.d_ptr);
+            if (!strtab) return 1;
+            if (strtab < info->dlpi_addr) strtab += info->dlpi_addr;  // not relocated in place
+            for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+                if (d->d_tag == DT_NEEDED &&
+                    strcmp(reinterpret_cast<const char*>(strtab + d->d_un.d_val), a->name) == 0)
+                    a->found = true;
+            return 1;  // the program is the first object: stop there
+        },
+        &ask);
+    return ask.found;
+}
+
 // Builds the planned default contexts: the platforms' in parallel, one thread
-// each (STDCL_LOAD_THREADS=0: one after another in this thread).
+// each, when the program was linked with the library (STDCL_LOAD_THREADS=1:
+// always; 0: one after another in this thread).
 void make_defaults(const std::vector<PlatformInfo>& plats, Defaults& defs) noexcept
 {
     std::vector<std::vector<DefaultCtx*>> jobs;  // per platform with planned contexts, in platform order
@@ -588,7 +629,14 @@ void make_defaults(const std::vector<PlatformInfo>& plats, Defaults& defs) noexc
     if (jobs.empty()) return;
     std::vector<std::thread> threads;
     size_t spawned = 0;  // jobs[1..spawned] run in threads of their own
-    if (jobs.size() > 1 && settings().load_threads) {
+    int threaded = settings().load_threads;
+    if (jobs.size() > 1 && threaded < 0) {
+        threaded = linked_by_program();
+        if (!threaded)
+            trace(Trace::ctx, "loaded by dlopen: the default contexts of %zu platforms are made one after another",
+                  jobs.size());
+    }
+    if (jobs.size() > 1 && threaded) {
         trace(Trace::ctx, "the default contexts of %zu platforms are made in parallel, a thread each", jobs.size());
         try {
             threads.reserve(jobs.size() - 1);

@@ -696,6 +696,29 @@ static void test_env_platforms_built_in_parallel_as_in_one_thread(void** state)
         tu_proc_free(&r);
     }
     tu_proc_free(&r0);
+    /* Unset: in parallel for a program linked with the library, one after
+     * another when the library is loaded by dlopen (Python's ctypes), where a
+     * driver set up in a new thread could wait for the loader's lock for ever. */
+    const char* dflt[] = {icd, "STDCL_TRACE=ctx", NULL};
+    tu_proc rd;
+    tu_spawn(&rd, tu_helper("helper_env"), args, dflt, NULL, 240);
+    assert_int_equal(rd.status, 0);
+    assert_contains(rd.err, "the default contexts of 2 platforms are made in parallel, a thread each");
+    tu_proc_free(&rd);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) /* a sanitized library needs its runtime first */
+    if (tu_is_file("/usr/bin/python3")) {
+        char libpath[PATH_MAX + 32];
+        snprintf(libpath, sizeof libpath, "%s/../lib/libstdcl.so.1", tu_bindir());
+        const char* py[] = {"-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1]); print('loaded')", libpath, NULL};
+        tu_proc rp;
+        tu_spawn(&rp, "/usr/bin/python3", py, dflt, NULL, 240);
+        if (rp.status != 0) tu_proc_dump(&rp, "python3 ctypes");
+        assert_int_equal(rp.status, 0);
+        assert_contains(rp.out, "loaded");
+        assert_contains(rp.err, "loaded by dlopen: the default contexts of 2 platforms are made one after another");
+        tu_proc_free(&rp);
+    }
+#endif
     const char* shimmed[] = {icd, NULL};
     free(run_under_shim(args, shimmed));
     tu_remove_vendors(vendors);

@@ -44,7 +44,9 @@ struct Settings {
     std::string profile_path;  // STDCL_PROFILE's path; empty: standard error
     bool profile_json = false;  // STDCL_PROFILE_FORMAT=json
     bool queue_profiling = false;  // STDCL_PROFILE or COPRTHR_OPENCL_PROFILING_ENABLE
-    bool load_threads = true;  // STDCL_LOAD_THREADS: the platforms' default contexts made in parallel
+    // STDCL_LOAD_THREADS: the platforms' default contexts made in parallel: 1 on,
+    // 0 off, -1 (unset) when the program was linked with the library (not dlopen).
+    int load_threads = -1;
 };
 const Settings& settings();
 
