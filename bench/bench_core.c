@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_info.h"
 #include "bench_stats.h"
 
 /* ------------------------------------------------------------------------ */
@@ -569,45 +570,11 @@ static void pick_context(void)
     if (!ctx || !dev || !q) die("stdcl_clcontext/stdcl_device/stdcl_queue");
 }
 
-static void first_line_of(const char* path, const char* key, char* out, size_t n)
-{
-    FILE* f = fopen(path, "r");
-    char line[512];
-    out[0] = 0;
-    if (!f) return;
-    size_t kl = strlen(key);
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, kl) == 0) {
-            char* v = strchr(line, key[kl - 1] == '=' ? '=' : ':');
-            if (!v) continue;
-            ++v;
-            while (*v == ' ' || *v == '\t' || *v == '"') ++v;
-            size_t l = strlen(v);
-            while (l && (v[l - 1] == '\n' || v[l - 1] == '"' || v[l - 1] == ' ')) v[--l] = 0;
-            snprintf(out, n, "%s", v);
-            break;
-        }
-    }
-    fclose(f);
-}
-
-static const char* loadavg(void)
-{
-    static char buf[64];
-    FILE* f = fopen("/proc/loadavg", "r");
-    buf[0] = 0;
-    if (f) {
-        if (fgets(buf, sizeof buf, f)) buf[strcspn(buf, "\n")] = 0;
-        fclose(f);
-    }
-    return buf[0] ? buf : "unknown";
-}
-
 static void print_machine(void)
 {
     char cpu[256], os[256], host[128] = "";
-    first_line_of("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-    first_line_of("/etc/os-release", "PRETTY_NAME=", os, sizeof os);
+    bench_first_line_of("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    bench_first_line_of("/etc/os-release", "PRETTY_NAME=", os, sizeof os);
     gethostname(host, sizeof host - 1);
     char pname[256] = "", pver[256] = "", dname[256] = "", dver[256] = "", drv[256] = "";
     clGetPlatformInfo(stdcl_platform(cp), CL_PLATFORM_NAME, sizeof pname, pname, NULL);
@@ -627,7 +594,7 @@ static void print_machine(void)
            zero_copy ? "; libstdcl works on host memory here (zero-copy), clmsync copies nothing" : "");
     printf("context:  %s\n", stdcl_context_why(cp));
     printf("load:     %s (from /proc/loadavg at start; other processes skew absolute times, less so ratios)\n",
-           loadavg());
+           bench_loadavg());
     printf("method:   %d batches per row, raw and libstdcl alternating; median per-op time; ratio = median of "
            "per-batch libstdcl/raw\n",
            opt.batches);
@@ -910,7 +877,7 @@ int main(int argc, char** argv)
            100.0 * x[3]->raw_ns / x[3]->w_ns);
     if (zero_copy)
         printf("    (zero-copy device: clmsync copies nothing; run with STDCL_ZERO_COPY=0 for the copy path)\n");
-    printf("load at end: %s\n", loadavg());
+    printf("load at end: %s\n", bench_loadavg());
     teardown();
     if (failures) {
         const char* e = clerror();
