@@ -480,6 +480,10 @@ $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 $(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private OPENMP_CFLAGS =
 $(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private PNG_LINK =
 $(BUILD)/bench/startup_raw: private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
+# subbuffer_order tests the driver alone: raw OpenCL, no libstdcl.
+$(BUILD)/bench/subbuffer_order: private OPENMP_CFLAGS =
+$(BUILD)/bench/subbuffer_order: private PNG_LINK =
+$(BUILD)/bench/subbuffer_order: private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
 
 .PHONY: bench bench-cuda
 bench: $(BENCHES)
