@@ -477,13 +477,11 @@ $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 # bench_startup's children link as small programs do: startup_empty with
 # -lstdcl, startup_raw with OpenCL alone, neither with OpenMP or libpng, so
 # that each loads only what it needs.
-$(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private OPENMP_CFLAGS =
-$(BUILD)/bench/startup_empty $(BUILD)/bench/startup_raw: private PNG_LINK =
-$(BUILD)/bench/startup_raw: private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
-# subbuffer_order tests the driver alone: raw OpenCL, no libstdcl.
-$(BUILD)/bench/subbuffer_order: private OPENMP_CFLAGS =
-$(BUILD)/bench/subbuffer_order: private PNG_LINK =
-$(BUILD)/bench/subbuffer_order: private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
+# subbuffer_order tests the driver alone: raw OpenCL, no libstdcl either.
+RAW_OPENCL_BENCHES = $(BUILD)/bench/startup_raw $(BUILD)/bench/subbuffer_order
+$(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private OPENMP_CFLAGS =
+$(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private PNG_LINK =
+$(RAW_OPENCL_BENCHES): private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
 
 .PHONY: bench bench-cuda
 bench: $(BENCHES)

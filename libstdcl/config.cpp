@@ -93,12 +93,12 @@ bool parse_size(const char* text, std::uint64_t* bytes) noexcept
 
 const char* env_value(const char* name) noexcept { return std::getenv(name); }
 
-bool env_switch(const char* name, bool dflt)
+int env_switch(const char* name, int dflt)
 {
     const char* v = env_value(name);
     switch (parse_switch(v)) {
-    case Switch::on: return true;
-    case Switch::off: return false;
+    case Switch::on: return 1;
+    case Switch::off: return 0;
     case Switch::invalid:
         warn_once(name, "%s='%s' is not on or off (1/0, on/off, yes/no, true/false); ignored", name, v);
         return dflt;
@@ -194,13 +194,7 @@ Settings read_settings()
     // the COPRTHR runtime read it.
     const char* cp = env_value("COPRTHR_OPENCL_PROFILING_ENABLE");
     s.queue_profiling = s.profile || (cp && *cp && strcmp(cp, "0") != 0);
-    if (const char* v = env_value("STDCL_LOAD_THREADS"); v && *v) {
-        Switch sw = parse_switch(v);
-        if (sw == Switch::invalid)
-            warn_once("STDCL_LOAD_THREADS",
-                      "STDCL_LOAD_THREADS='%s' is not on or off (1/0, on/off, yes/no, true/false); ignored", v);
-        s.load_threads = sw == Switch::on ? 1 : sw == Switch::off ? 0 : -1;
-    }
+    s.load_threads = env_switch("STDCL_LOAD_THREADS", -1);
     return s;
 }
 

@@ -20,9 +20,9 @@ bool parse_size(const char* text, std::uint64_t* bytes) noexcept;
 
 // A variable's value now (NULL: unset).  For the settings read at each use.
 const char* env_value(const char* name) noexcept;
-// A variable's on/off setting now: dflt when unset or empty; a value outside the
+// A variable's on/off setting now, 1 or 0: dflt when unset or empty; a value outside the
 // grammar is warned about once and dflt returned.
-bool env_switch(const char* name, bool dflt);
+int env_switch(const char* name, int dflt);
 
 // A default context's setting: key NULL gives STDX itself (var is "STDGPU", ...),
 // key "max_ndev" gives STDX_MAX_NDEV, and so on.  When that variable is unset, STDX
