@@ -120,9 +120,11 @@ else
 INSTALL_DEPS = :
 endif
 
+# --force: autom4te's cache keys on configure.ac alone, and would keep the
+# version AC_INIT read from VERSION before it changed.
 configure: configure.ac VERSION
 	@$(INSTALL_DEPS)
-	autoconf
+	autoconf --force
 	@touch $@
 
 # Re-running keeps the options of the last ./configure (config.status).
@@ -221,20 +223,25 @@ $(LIB_CLELF):
 # The version script exports exactly the names declared STDCL_API: hidden
 # visibility alone still exports the std:: template code the library
 # instantiates.  The names of release 1.0 (tools/STDCL_1.0.names) carry the
-# symbol version STDCL_1.0; the names added since, STDCL_1.1, a node that
-# inherits it (docs/abi.md).  tests/check_exports.sh checks the result.
+# symbol version STDCL_1.0; those of 1.1 (tools/STDCL_1.1.names), STDCL_1.1;
+# the names added since, STDCL_1.2; each node inherits the one before
+# (docs/abi.md).  tests/check_exports.sh checks the result.
 API_HEADERS = include/stdcl.h include/stdcl_cache.h
-$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh tools/STDCL_1.0.names Makefile
+$(LIB_MAP): $(API_HEADERS) tools/api_symbols.sh tools/STDCL_1.0.names tools/STDCL_1.1.names Makefile
 	@mkdir -p $(@D)
 	sh tools/api_symbols.sh $(API_HEADERS) > $@.names
 	grep -v '^#' tools/STDCL_1.0.names > $@.old
+	grep -v '^#' tools/STDCL_1.1.names > $@.v11
 	{ echo 'STDCL_1.0 {'; echo '  global:'; \
 	  grep -Fx -f $@.old $@.names | sed 's/.*/    &;/'; \
 	  echo '  local: *;'; echo '};'; \
 	  echo 'STDCL_1.1 {'; echo '  global:'; \
-	  grep -Fvx -f $@.old $@.names | sed 's/.*/    &;/'; \
-	  echo '} STDCL_1.0;'; } > $@
-	rm -f $@.names $@.old
+	  grep -Fx -f $@.v11 $@.names | sed 's/.*/    &;/'; \
+	  echo '} STDCL_1.0;'; \
+	  echo 'STDCL_1.2 {'; echo '  global:'; \
+	  grep -Fvx -f $@.old $@.names | grep -Fvx -f $@.v11 | sed 's/.*/    &;/'; \
+	  echo '} STDCL_1.1;'; } > $@
+	rm -f $@.names $@.old $@.v11
 
 $(LIB_REAL): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(@D)

@@ -684,9 +684,31 @@ static inline stdcl_local_t stdcl_local_make(size_t bytes, size_t per_item,
 #define CLLOCAL_PER_ITEM(bytes) stdcl_local_make(0, STDCL_SZ(bytes), 0, 0)
 #define CLLOCAL_FN(fn, user) stdcl_local_make(0, 0, (fn), (user))
 
+/* The C type of a value given for a kernel argument (stdcl_arg_sett,
+ * stdcl_forkt, stdcl_forktv): what lets the library convert it to the
+ * parameter's declared type.  The header's forms (clarg_set, clforka) pass
+ * it; STDCL_TYPE_UNKNOWN checks the size only. */
+#define STDCL_TYPE_UNKNOWN 0
+#define STDCL_TYPE_INT     1 /* a signed integer (char, short, int, long...) */
+#define STDCL_TYPE_UINT    2 /* an unsigned integer (size_t, cl_uint, _Bool) */
+#define STDCL_TYPE_FLOAT   3 /* float, double, long double */
+#define STDCL_TYPE_POINTER 4 /* any pointer (an array decays to one) */
+#define STDCL_TYPE_OTHER   5 /* a struct, union or vector (cl_float4...) */
+
+/* stdcl_arg_set with the value's type (a STDCL_TYPE_*): an arithmetic value
+ * of another arithmetic type than the parameter's (typedefs resolved from the
+ * program's source) is converted as C converts an argument to a prototyped
+ * parameter; a pointer for a scalar, a scalar for a pointer (but 0), or a
+ * struct or vector of another size is refused (STDCL_EINVAL, naming the
+ * argument and both types). */
+STDCL_API int stdcl_arg_sett(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum,
+                             size_t size, int type, const void* value);
+
 /* clforka's engines: set arguments 0..nargs-1 (each as stdcl_arg_set), then
  * clfork.  stdcl_forka takes nargs pairs (size_t size, const void* value)
- * after nargs; stdcl_forkv takes them as two arrays.  Use clforka(). */
+ * after nargs; stdcl_forkv takes them as two arrays.  stdcl_forkt takes
+ * triples (size_t size, int type, const void* value) and stdcl_forktv three
+ * arrays, each value set as stdcl_arg_sett.  Use clforka(). */
 STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum,
                                cl_kernel krn, clndrange_t* ndr, int flags,
                                int nargs, ...);
@@ -694,10 +716,22 @@ STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum,
                                cl_kernel krn, clndrange_t* ndr, int flags,
                                int nargs, const size_t* sizes,
                                const void* const* values);
+STDCL_API cl_event stdcl_forkt(CLCONTEXT* cp, unsigned int devnum,
+                               cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, ...);
+STDCL_API cl_event stdcl_forktv(CLCONTEXT* cp, unsigned int devnum,
+                                cl_kernel krn, clndrange_t* ndr, int flags,
+                                int nargs, const size_t* sizes,
+                                const int* types, const void* const* values);
 
 /* ------------------------------------------------------------------------ */
 /* Synchronisation                                                           */
 /* ------------------------------------------------------------------------ */
+
+/* devnum CL_ALL_DEVICES (defined below): clflush, clwait and stdcl_wait act
+ * on every device of cp; clmsync, clmsyncn (CL_MEM_DEVICE only: CL_MEM_HOST
+ * from every device is refused) and clmcopy enqueue on every device before
+ * waiting for any (not with CL_EVENT_NORELEASE). */
 
 /* Submits device devnum's queued commands without waiting.  0 or negative. */
 STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags);
@@ -778,12 +812,29 @@ STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
 
 #ifdef __cplusplus
 
+#include <type_traits>
+/* The STDCL_TYPE_* of a value of type T (arrays and functions decay). */
 template <class T>
-inline int clarg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int i, const T& x)
-{ return stdcl_arg_set(cp, krn, i, sizeof(T), &x); }
+constexpr int stdcl_type_of()
+{
+    typedef typename std::decay<T>::type U;
+    typedef typename std::conditional<std::is_enum<U>::value,
+        std::underlying_type<U>, std::decay<U> >::type::type V;
+    return std::is_pointer<V>::value || std::is_same<V, decltype(nullptr)>::value
+               ? STDCL_TYPE_POINTER
+           : std::is_floating_point<V>::value ? STDCL_TYPE_FLOAT
+           : std::is_integral<V>::value
+               ? (std::is_signed<V>::value ? STDCL_TYPE_INT : STDCL_TYPE_UINT)
+               : STDCL_TYPE_OTHER;
+}
+
+/* Values are taken as a call takes them: by value, an array as a pointer. */
 template <class T>
-inline int clarg_set(cl_kernel krn, unsigned int i, const T& x)
-{ return stdcl_arg_set(0, krn, i, sizeof(T), &x); }
+inline int clarg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int i, T x)
+{ return stdcl_arg_sett(cp, krn, i, sizeof(T), stdcl_type_of<T>(), &x); }
+template <class T>
+inline int clarg_set(cl_kernel krn, unsigned int i, T x)
+{ return stdcl_arg_sett(0, krn, i, sizeof(T), stdcl_type_of<T>(), &x); }
 inline int clarg_set_local(CLCONTEXT* cp, cl_kernel krn, unsigned int i,
                            size_t size)
 { return stdcl_arg_set_local(cp, krn, i, size); }
@@ -797,96 +848,116 @@ inline int clarg_set_global(cl_kernel krn, unsigned int i, const void* ptr)
 
 template <class... A>
 inline cl_event clforka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn,
-                        clndrange_t* ndr, int flags, const A&... args)
+                        clndrange_t* ndr, int flags, A... args)
 {
     const size_t sizes[sizeof...(A) + 1] = { sizeof(A)..., 0 };
+    const int types[sizeof...(A) + 1] = { stdcl_type_of<A>()..., 0 };
     const void* values[sizeof...(A) + 1] = { (const void*)&args..., 0 };
-    return stdcl_forkv(cp, devnum, krn, ndr, flags, (int)sizeof...(A), sizes,
-                       values);
+    return stdcl_forktv(cp, devnum, krn, ndr, flags, (int)sizeof...(A), sizes,
+                        types, values);
 }
+
 
 #else /* C */
 
-/* The address of a copy of any expression, lvalue or not (GCC/Clang). */
-#define STDCL_ADDR(x) ((const void*)(__typeof__(x)[1]){ x })
-#define STDCL_ARG(x) (size_t)sizeof(x), STDCL_ADDR(x)
+/* An argument as a call takes it (GCC/Clang): STDCL_DECAY(x) has x's type
+ * after lvalue conversion, an array or function as a pointer, with no
+ * integer promotion; STDCL_ADDR is the address of a copy of it, lvalue or
+ * not; STDCL_TYPE its STDCL_TYPE_* (x is not evaluated by these but once,
+ * in the copy). */
+#define STDCL_DECAY(x) ((void)0, (x))
+#define STDCL_ADDR(x) ((const void*)(__typeof__(STDCL_DECAY(x))[1]){ x })
+#define STDCL_IS(x, t) __builtin_types_compatible_p(__typeof__(STDCL_DECAY(x)), t)
+#define STDCL_UNSIGNED(x) \
+    (STDCL_IS(x, unsigned char) || STDCL_IS(x, unsigned short) || \
+     STDCL_IS(x, unsigned int) || STDCL_IS(x, unsigned long) || \
+     STDCL_IS(x, unsigned long long) || STDCL_IS(x, _Bool) || \
+     (STDCL_IS(x, char) && (char)-1 > 0))
+#define STDCL_TYPE(x) \
+    (__builtin_classify_type(STDCL_DECAY(x)) == 5 ? STDCL_TYPE_POINTER \
+     : __builtin_classify_type(STDCL_DECAY(x)) == 8 ? STDCL_TYPE_FLOAT \
+     : __builtin_classify_type(STDCL_DECAY(x)) <= 4 \
+         ? (STDCL_UNSIGNED(x) ? STDCL_TYPE_UINT : STDCL_TYPE_INT) \
+     : STDCL_TYPE_OTHER)
+#define STDCL_ARG(x) \
+    (size_t)sizeof(__typeof__(STDCL_DECAY(x))), (int)STDCL_TYPE(x), STDCL_ADDR(x)
 
 /* Generated: STDCL_NARG counts 1..64 arguments. */
 #define STDCL_NARG(...) STDCL_NARG_(__VA_ARGS__, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 #define STDCL_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, _59, _60, _61, _62, _63, _64, N, ...) N
 #define STDCL_CAT(a, b) STDCL_CAT_(a, b)
 #define STDCL_CAT_(a, b) a##b
-#define STDCL_FA_5(c, d, k, r, f) stdcl_forka((c), (d), (k), (r), (f), 0)
+#define STDCL_FA_5(c, d, k, r, f) stdcl_forkt((c), (d), (k), (r), (f), 0)
 #define STDCL_FA_6(c, d, k, r, f, a1) \
-    stdcl_forka((c), (d), (k), (r), (f), 1, STDCL_ARG(a1))
+    stdcl_forkt((c), (d), (k), (r), (f), 1, STDCL_ARG(a1))
 #define STDCL_FA_7(c, d, k, r, f, a1, a2) \
-    stdcl_forka((c), (d), (k), (r), (f), 2, STDCL_ARG(a1), STDCL_ARG(a2))
+    stdcl_forkt((c), (d), (k), (r), (f), 2, STDCL_ARG(a1), STDCL_ARG(a2))
 #define STDCL_FA_8(c, d, k, r, f, a1, a2, a3) \
-    stdcl_forka((c), (d), (k), (r), (f), 3, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3))
+    stdcl_forkt((c), (d), (k), (r), (f), 3, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3))
 #define STDCL_FA_9(c, d, k, r, f, a1, a2, a3, a4) \
-    stdcl_forka((c), (d), (k), (r), (f), 4, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4))
+    stdcl_forkt((c), (d), (k), (r), (f), 4, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4))
 #define STDCL_FA_10(c, d, k, r, f, a1, a2, a3, a4, a5) \
-    stdcl_forka((c), (d), (k), (r), (f), 5, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5))
+    stdcl_forkt((c), (d), (k), (r), (f), 5, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5))
 #define STDCL_FA_11(c, d, k, r, f, a1, a2, a3, a4, a5, a6) \
-    stdcl_forka((c), (d), (k), (r), (f), 6, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6))
+    stdcl_forkt((c), (d), (k), (r), (f), 6, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6))
 #define STDCL_FA_12(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7) \
-    stdcl_forka((c), (d), (k), (r), (f), 7, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7))
+    stdcl_forkt((c), (d), (k), (r), (f), 7, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7))
 #define STDCL_FA_13(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8) \
-    stdcl_forka((c), (d), (k), (r), (f), 8, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8))
+    stdcl_forkt((c), (d), (k), (r), (f), 8, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8))
 #define STDCL_FA_14(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9) \
-    stdcl_forka((c), (d), (k), (r), (f), 9, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9))
+    stdcl_forkt((c), (d), (k), (r), (f), 9, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9))
 #define STDCL_FA_15(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) \
-    stdcl_forka((c), (d), (k), (r), (f), 10, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10))
+    stdcl_forkt((c), (d), (k), (r), (f), 10, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10))
 #define STDCL_FA_16(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) \
-    stdcl_forka((c), (d), (k), (r), (f), 11, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11))
+    stdcl_forkt((c), (d), (k), (r), (f), 11, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11))
 #define STDCL_FA_17(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) \
-    stdcl_forka((c), (d), (k), (r), (f), 12, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12))
+    stdcl_forkt((c), (d), (k), (r), (f), 12, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12))
 #define STDCL_FA_18(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) \
-    stdcl_forka((c), (d), (k), (r), (f), 13, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13))
+    stdcl_forkt((c), (d), (k), (r), (f), 13, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13))
 #define STDCL_FA_19(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) \
-    stdcl_forka((c), (d), (k), (r), (f), 14, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14))
+    stdcl_forkt((c), (d), (k), (r), (f), 14, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14))
 #define STDCL_FA_20(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) \
-    stdcl_forka((c), (d), (k), (r), (f), 15, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15))
+    stdcl_forkt((c), (d), (k), (r), (f), 15, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15))
 #define STDCL_FA_21(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16) \
-    stdcl_forka((c), (d), (k), (r), (f), 16, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16))
+    stdcl_forkt((c), (d), (k), (r), (f), 16, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16))
 #define STDCL_FA_22(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17) \
-    stdcl_forka((c), (d), (k), (r), (f), 17, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17))
+    stdcl_forkt((c), (d), (k), (r), (f), 17, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17))
 #define STDCL_FA_23(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18) \
-    stdcl_forka((c), (d), (k), (r), (f), 18, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18))
+    stdcl_forkt((c), (d), (k), (r), (f), 18, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18))
 #define STDCL_FA_24(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19) \
-    stdcl_forka((c), (d), (k), (r), (f), 19, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19))
+    stdcl_forkt((c), (d), (k), (r), (f), 19, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19))
 #define STDCL_FA_25(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20) \
-    stdcl_forka((c), (d), (k), (r), (f), 20, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20))
+    stdcl_forkt((c), (d), (k), (r), (f), 20, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20))
 #define STDCL_FA_26(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21) \
-    stdcl_forka((c), (d), (k), (r), (f), 21, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21))
+    stdcl_forkt((c), (d), (k), (r), (f), 21, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21))
 #define STDCL_FA_27(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22) \
-    stdcl_forka((c), (d), (k), (r), (f), 22, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22))
+    stdcl_forkt((c), (d), (k), (r), (f), 22, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22))
 #define STDCL_FA_28(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23) \
-    stdcl_forka((c), (d), (k), (r), (f), 23, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23))
+    stdcl_forkt((c), (d), (k), (r), (f), 23, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23))
 #define STDCL_FA_29(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24) \
-    stdcl_forka((c), (d), (k), (r), (f), 24, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24))
+    stdcl_forkt((c), (d), (k), (r), (f), 24, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24))
 #define STDCL_FA_30(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25) \
-    stdcl_forka((c), (d), (k), (r), (f), 25, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25))
+    stdcl_forkt((c), (d), (k), (r), (f), 25, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25))
 #define STDCL_FA_31(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26) \
-    stdcl_forka((c), (d), (k), (r), (f), 26, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26))
+    stdcl_forkt((c), (d), (k), (r), (f), 26, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26))
 #define STDCL_FA_32(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27) \
-    stdcl_forka((c), (d), (k), (r), (f), 27, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27))
+    stdcl_forkt((c), (d), (k), (r), (f), 27, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27))
 #define STDCL_FA_33(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28) \
-    stdcl_forka((c), (d), (k), (r), (f), 28, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28))
+    stdcl_forkt((c), (d), (k), (r), (f), 28, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28))
 #define STDCL_FA_34(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29) \
-    stdcl_forka((c), (d), (k), (r), (f), 29, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29))
+    stdcl_forkt((c), (d), (k), (r), (f), 29, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29))
 #define STDCL_FA_35(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30) \
-    stdcl_forka((c), (d), (k), (r), (f), 30, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30))
+    stdcl_forkt((c), (d), (k), (r), (f), 30, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30))
 #define STDCL_FA_36(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31) \
-    stdcl_forka((c), (d), (k), (r), (f), 31, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31))
+    stdcl_forkt((c), (d), (k), (r), (f), 31, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31))
 #define STDCL_FA_37(c, d, k, r, f, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32) \
-    stdcl_forka((c), (d), (k), (r), (f), 32, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31), STDCL_ARG(a32))
+    stdcl_forkt((c), (d), (k), (r), (f), 32, STDCL_ARG(a1), STDCL_ARG(a2), STDCL_ARG(a3), STDCL_ARG(a4), STDCL_ARG(a5), STDCL_ARG(a6), STDCL_ARG(a7), STDCL_ARG(a8), STDCL_ARG(a9), STDCL_ARG(a10), STDCL_ARG(a11), STDCL_ARG(a12), STDCL_ARG(a13), STDCL_ARG(a14), STDCL_ARG(a15), STDCL_ARG(a16), STDCL_ARG(a17), STDCL_ARG(a18), STDCL_ARG(a19), STDCL_ARG(a20), STDCL_ARG(a21), STDCL_ARG(a22), STDCL_ARG(a23), STDCL_ARG(a24), STDCL_ARG(a25), STDCL_ARG(a26), STDCL_ARG(a27), STDCL_ARG(a28), STDCL_ARG(a29), STDCL_ARG(a30), STDCL_ARG(a31), STDCL_ARG(a32))
 
 /* clarg_set(cp, krn, i, x) or clarg_set(krn, i, x); likewise for
  * clarg_set_local (x: bytes) and clarg_set_global (x: clmalloc pointer). */
 #define clarg_set(...) STDCL_CAT(STDCL_ARGSET_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
-#define STDCL_ARGSET_3(k, i, x) stdcl_arg_set(0, (k), (i), STDCL_ARG(x))
-#define STDCL_ARGSET_4(c, k, i, x) stdcl_arg_set((c), (k), (i), STDCL_ARG(x))
+#define STDCL_ARGSET_3(k, i, x) stdcl_arg_sett(0, (k), (i), STDCL_ARG(x))
+#define STDCL_ARGSET_4(c, k, i, x) stdcl_arg_sett((c), (k), (i), STDCL_ARG(x))
 #define clarg_set_local(...) \
     STDCL_CAT(STDCL_ARGLOC_, STDCL_NARG(__VA_ARGS__))(__VA_ARGS__)
 #define STDCL_ARGLOC_3(k, i, n) stdcl_arg_set_local(0, (k), (i), (n))

@@ -126,7 +126,7 @@ extern "C" {
 STDCL_API int clstat(CLCONTEXT* cp, struct clstat_info* info)
 {
     return guarded_int([&] {
-        context_check(cp);
+        context_check(cp, "clstat");
         if (!info) fail(STDCL_EINVAL, "clstat: info is NULL");
         std::vector<std::shared_ptr<Program>> progs;
         {
@@ -149,7 +149,7 @@ STDCL_API int clstat(CLCONTEXT* cp, struct clstat_info* info)
 STDCL_API int clgetdevinfo(CLCONTEXT* cp, struct cldev_info* info)
 {
     return guarded_int([&] {
-        context_check(cp);
+        context_check(cp, "clgetdevinfo");
         if (!info) fail(STDCL_EINVAL, "clgetdevinfo: info is NULL");
         for (size_t i = 0; i < cp->devs.size(); ++i) {
             cl_device_id id = cp->devs[i].id;
@@ -239,7 +239,7 @@ STDCL_API void* clmemptr(CLCONTEXT* cp, void* ptr)
 STDCL_API void* clload(CLCONTEXT* cp, void* ptr, size_t len, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clload");
         if (!ptr) fail(STDCL_EINVAL, "clload: the source is NULL");
         if (len == 0) fail(STDCL_EINVAL, "clload: the length is 0");
         std::string text(static_cast<const char*>(ptr), len);
@@ -256,7 +256,7 @@ STDCL_API void* clload(CLCONTEXT* cp, void* ptr, size_t len, int flags)
 STDCL_API void* clloadb(CLCONTEXT* cp, int nbin, char** bin, size_t* bin_sz, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clloadb");
         if (flags & ~(CLLD_NOW | CLLD_LAZY | CLLD_GLOBAL))
             fail(STDCL_EINVAL,
                  "clloadb: unsupported flags 0x%x (binaries are built at once; CLLD_NOBUILD is "
@@ -330,7 +330,7 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
         if (flags & ~(kinds | CL_MEM_RW | CL_MEM_RO | CL_MEM_WO))
             fail(STDCL_EINVAL, "clglmalloc: unknown flags 0x%x",
                  unsigned(flags & ~(kinds | CL_MEM_RW | CL_MEM_RO | CL_MEM_WO)));
-        context_check(cp);
+        context_check(cp, "clglmalloc");
         if (!platform_has_gl_sharing(cp))
             fail(STDCL_ESTATE, "clglmalloc: platform '%s' of %s has no GL sharing (no cl_khr_gl_sharing)",
                  cp->platform_name.c_str(), cp->label.c_str());
@@ -370,7 +370,7 @@ STDCL_API void* clglmalloc(CLCONTEXT* cp, cl_GLuint glbufobj, cl_GLenum target, 
 STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int flags)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "clglmsync");
         int dir = flags & (CL_MEM_GLBUF | CL_MEM_CLBUF);
         if (dir != CL_MEM_GLBUF && dir != CL_MEM_CLBUF)
             fail(STDCL_EINVAL, "clglmsync: flags must hold exactly one of CL_MEM_GLBUF and CL_MEM_CLBUF");

@@ -788,29 +788,31 @@ __attribute__((constructor)) void init_defaults() noexcept
 
 }  // namespace
 
-CLCONTEXT* context_check(CLCONTEXT* cp)
+CLCONTEXT* context_check(CLCONTEXT* cp, const char* call)
 {
+    const char* sep = call ? ": " : "";
+    if (!call) call = "";
     if (!cp) {
         std::string report;
         {
             std::lock_guard<std::mutex> lock(load_report().mu);
             report = load_report().text;
         }
-        if (!report.empty()) fail(STDCL_EINVAL, "the context is NULL; at load time: %s", report.c_str());
-        fail(STDCL_EINVAL, "the context is NULL (no such devices, or disabled)");
+        if (!report.empty()) fail(STDCL_EINVAL, "%s%sthe context is NULL; at load time: %s", call, sep, report.c_str());
+        fail(STDCL_EINVAL, "%s%sthe context is NULL (no such devices, or disabled)", call, sep);
     }
     if (cp == stdcpu || cp == stdgpu || cp == stddev || cp == stdacc) return cp;
     std::shared_lock<std::shared_mutex> lock(contexts().mu);
-    if (!contexts().live.count(cp)) fail(STDCL_EINVAL, "%p is not a live libstdcl context", (void*)cp);
+    if (!contexts().live.count(cp)) fail(STDCL_EINVAL, "%s%s%p is not a live libstdcl context", call, sep, (void*)cp);
     return cp;
 }
 
-Device& context_device(CLCONTEXT* cp, unsigned devnum)
+Device& context_device(CLCONTEXT* cp, unsigned devnum, const char* call)
 {
-    context_check(cp);
+    context_check(cp, call);
     if (devnum >= cp->devs.size())
-        fail(STDCL_EINVAL, "device number %u is out of range: %s has %zu device(s)", devnum, cp->label.c_str(),
-             cp->devs.size());
+        fail(STDCL_EINVAL, "%s%sdevice number %u is out of range: %s has %zu device(s)", call ? call : "",
+             call ? ": " : "", devnum, cp->label.c_str(), cp->devs.size());
     return cp->devs[devnum];
 }
 
@@ -837,6 +839,7 @@ STDCL_API cl_uint clgetndev(CLCONTEXT* cp)
 
 STDCL_API const char* stdcl_context_why(CLCONTEXT* cp)
 {
+    // No call name: for a NULL context the message is the reason itself.
     return guarded<const char*>(nullptr, [&] { return context_check(cp)->why.c_str(); });
 }
 
@@ -874,7 +877,7 @@ STDCL_API CLCONTEXT* clcontext_create(const char* platform_names, cl_device_type
 STDCL_API int clcontext_destroy(CLCONTEXT* cp)
 {
     return guarded_int([&] {
-        context_check(cp);
+        context_check(cp, "clcontext_destroy");
         if (cp->is_default) fail(STDCL_EINVAL, "clcontext_destroy: %s is a default context", cp->label.c_str());
         destroy_context(cp);
         return 0;
@@ -883,27 +886,27 @@ STDCL_API int clcontext_destroy(CLCONTEXT* cp)
 
 STDCL_API cl_platform_id stdcl_platform(CLCONTEXT* cp)
 {
-    return guarded<cl_platform_id>(nullptr, [&] { return context_check(cp)->platform; });
+    return guarded<cl_platform_id>(nullptr, [&] { return context_check(cp, "stdcl_platform")->platform; });
 }
 
 STDCL_API cl_context stdcl_clcontext(CLCONTEXT* cp)
 {
-    return guarded<cl_context>(nullptr, [&] { return context_check(cp)->ctx; });
+    return guarded<cl_context>(nullptr, [&] { return context_check(cp, "stdcl_clcontext")->ctx; });
 }
 
 STDCL_API size_t stdcl_mem_align(CLCONTEXT* cp)
 {
-    return guarded<size_t>(0, [&] { return context_check(cp)->mem_align; });
+    return guarded<size_t>(0, [&] { return context_check(cp, "stdcl_mem_align")->mem_align; });
 }
 
 STDCL_API cl_device_id stdcl_device(CLCONTEXT* cp, unsigned int devnum)
 {
-    return guarded<cl_device_id>(nullptr, [&] { return context_device(cp, devnum).id; });
+    return guarded<cl_device_id>(nullptr, [&] { return context_device(cp, devnum, "stdcl_device").id; });
 }
 
 STDCL_API cl_command_queue stdcl_queue(CLCONTEXT* cp, unsigned int devnum)
 {
-    return guarded<cl_command_queue>(nullptr, [&] { return context_device(cp, devnum).queue; });
+    return guarded<cl_command_queue>(nullptr, [&] { return context_device(cp, devnum, "stdcl_queue").queue; });
 }
 
 }  // extern "C"

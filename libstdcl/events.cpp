@@ -91,6 +91,63 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
     return ev;
 }
 
+cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::function<cl_event(unsigned, int)>& one)
+{
+    context_check(cp, call);
+    event_flags_check(flags);
+    if (flags & CL_EVENT_NORELEASE)
+        fail(STDCL_EINVAL,
+             "%s: CL_ALL_DEVICES with CL_EVENT_NORELEASE: there would be one event per device to hand over; "
+             "use CL_EVENT_NOWAIT and clwait(cp, CL_ALL_DEVICES, ...)",
+             call);
+    unsigned n = unsigned(cp->devs.size());
+    auto on = [&](unsigned d, int f) -> cl_event {
+        try {
+            return one(d, f);
+        } catch (const Error& e) {
+            fail(e.code, "%s (CL_ALL_DEVICES, at device %u of %u; the devices before it have theirs): %s", call, d, n,
+                 e.msg.c_str());
+        }
+    };
+    if (flags & CL_EVENT_NOWAIT) {
+        cl_event last = nullptr;
+        for (unsigned d = 0; d < n; ++d) last = on(d, flags);
+        return last;
+    }
+    // Every device's command is enqueued before any is waited for: the transfers
+    // overlap.  This call holds one reference to each event (the lists hold theirs).
+    std::vector<cl_event> evs;
+    evs.reserve(n);
+    int f = (flags & ~(CL_EVENT_WAIT | CL_EVENT_RELEASE)) | CL_EVENT_NOWAIT | CL_EVENT_NORELEASE;
+    auto release_all = [&] {
+        for (cl_event e : evs) clReleaseEvent(e);
+    };
+    try {
+        for (unsigned d = 0; d < n; ++d)
+            if (cl_event e = on(d, f)) evs.push_back(e);
+    } catch (...) {
+        if (!evs.empty()) clWaitForEvents(cl_uint(evs.size()), evs.data());
+        release_all();
+        throw;
+    }
+    if (evs.empty()) return nullptr;
+    cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
+    cl_int worst = CL_SUCCESS;
+    unsigned bad = 0;
+    if (err != CL_SUCCESS)
+        for (size_t i = 0; i < evs.size(); ++i) {
+            cl_int st = CL_COMPLETE;
+            clGetEventInfo(evs[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+            if (st < 0 && worst == CL_SUCCESS) worst = st, bad = unsigned(i);
+        }
+    cl_event last = evs.back();
+    release_all();
+    if (err != CL_SUCCESS)
+        fail_cl(worst ? worst : err, "%s (CL_ALL_DEVICES): the command on device %u failed (clWaitForEvents)", call,
+                bad);
+    return last;  // as for one device waited for: it says success, the event is gone
+}
+
 namespace {
 
 // clwait's returned events: per context, per device, the one handed out last.
@@ -120,6 +177,24 @@ void wait_forget_context(CLCONTEXT* cp) noexcept
     }
 }
 
+// CL_ALL_DEVICES for stdcl_wait and clwait: every device is waited for, even after
+// one failed; the first failure is reported.  wait(d) waits for device d and
+// returns 0 or its negative code.
+template <class F> void wait_every_device(CLCONTEXT* cp, F&& wait)
+{
+    context_check(cp, "clwait");
+    int code = 0;
+    std::string why;
+    for (unsigned d = 0; d < unsigned(cp->devs.size()); ++d) {
+        int r = wait(d);
+        if (r < 0 && code == 0) {
+            code = r;
+            why = take_error("failed");
+        }
+    }
+    if (code) fail(code, "%s (CL_ALL_DEVICES)", why.c_str());
+}
+
 }  // namespace stdcl
 
 using namespace stdcl;
@@ -129,18 +204,28 @@ extern "C" {
 STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
     return guarded_int([&] {
-        Device& d = context_device(cp, devnum);
+        if (devnum == CL_ALL_DEVICES) context_check(cp, "clflush");
         if (flags & ~(CL_ALL_EVENT | kEventFlags)) fail(STDCL_EINVAL, "clflush: unknown flags 0x%x", unsigned(flags));
-        check_cl(clFlush(d.queue), "clflush");
-        if (d.xfer != d.queue) check_cl(clFlush(d.xfer), "clflush (transfer queue)");
+        unsigned first = devnum == CL_ALL_DEVICES ? 0 : devnum;
+        unsigned end = devnum == CL_ALL_DEVICES ? unsigned(cp->devs.size()) : devnum + 1;
+        for (unsigned i = first; i < end; ++i) {
+            Device& d = context_device(cp, i, "clflush");
+            check_cl(clFlush(d.queue), "clflush");
+            if (d.xfer != d.queue) check_cl(clFlush(d.xfer), "clflush (transfer queue)");
+        }
         return 0;
     });
 }
 
 STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
+    if (devnum == CL_ALL_DEVICES)
+        return guarded_int([&] {
+            wait_every_device(cp, [&](unsigned d) { return stdcl_wait(cp, d, flags); });
+            return 0;
+        });
     return guarded_int([&] {
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "clwait");
         if (flags & ~(CL_ALL_EVENT | CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
             fail(STDCL_EINVAL, "clwait: unknown flags 0x%x", unsigned(flags));
         int which = flags & CL_ALL_EVENT;
@@ -208,8 +293,18 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
 
 STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
 {
+    if (devnum == CL_ALL_DEVICES)
+        return guarded<cl_event>(nullptr, [&] {
+            cl_event last = nullptr;
+            wait_every_device(cp, [&](unsigned d) {
+                cl_event e = clwait(cp, d, flags);
+                if (e) last = e;
+                return e ? 0 : STDCL_ECL;
+            });
+            return last;
+        });
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "clwait");
         int which = flags & CL_ALL_EVENT;
         if (which == 0) which = CL_ALL_EVENT;
         // The slot the returned event is kept in, made before any event is retained:
@@ -262,7 +357,7 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
 STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev, int flags)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        context_device(cp, devnum);
+        context_device(cp, devnum, "clwaitev");
         if (!ev) fail(STDCL_EINVAL, "clwaitev: the event is NULL");
         if (flags & ~(CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
             fail(STDCL_EINVAL, "clwaitev: unknown flags 0x%x", unsigned(flags));

@@ -23,7 +23,7 @@ namespace {
 // The number of k's arguments and, where the build kept argument information,
 // their address qualifiers and type names.  A failing query throws when strict,
 // else leaves the arguments undescribed (a kernel the program made itself).
-void describe_args(KernelInfo& ki, cl_kernel k, bool strict)
+void describe_args(KernelInfo& ki, cl_kernel k, bool strict, const TypedefTable* typedefs)
 {
     check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr),
              "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
@@ -41,8 +41,27 @@ void describe_args(KernelInfo& ki, cl_kernel k, bool strict)
         if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE || (err != CL_SUCCESS && !strict)) continue;  // only for messages
         check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
     }
+    // size_t and its kin are as wide as the device's addresses.
+    size_t addr_bytes = sizeof(void*);
+    cl_program prog = nullptr;
+    cl_device_id dev = nullptr;
+    cl_uint bits = 0;
+    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, nullptr) == CL_SUCCESS &&
+        clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(dev, CL_DEVICE_ADDRESS_BITS, sizeof bits, &bits, nullptr) == CL_SUCCESS && bits)
+        addr_bytes = bits / 8;
+    std::vector<ParamType> types(ki.nargs);
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        if (q[i] != CL_KERNEL_ARG_ADDRESS_PRIVATE) {
+            types[i].cls = ParamType::pointer;
+            types[i].size = addr_bytes;
+        } else if (!names[i].empty()) {
+            types[i] = param_type(names[i], typedefs, addr_bytes);
+        }
+    }
     ki.qual = std::move(q);
     ki.type_names = std::move(names);
+    ki.ptypes = std::move(types);
 }
 
 struct KernelTable {
@@ -92,7 +111,7 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
         cl_string([&](size_t n, void* v, size_t* r) { return clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, v, r); },
                   &ki->name),
         "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
-    describe_args(*ki, k, false);
+    describe_args(*ki, k, false, nullptr);
     ki->per_group.push_back(k);
     return ki;
 }
@@ -109,7 +128,7 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
             fail(STDCL_EINVAL, "%s: the kernel is NULL (this thread's last failure, unread: %s)", call, why.c_str());
         fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
     }
-    if (cp) context_check(cp);
+    if (cp) context_check(cp, call);
     auto ki = kernel_find(k);
     if (ki->closed)
         fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
@@ -121,7 +140,8 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
     return ki;
 }
 
-std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name, const std::vector<cl_program>& progs)
+std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name, const std::vector<cl_program>& progs,
+                                          const TypedefTable* typedefs)
 {
     auto ki = std::make_shared<KernelInfo>();  // releases what it holds if we throw
     ki->cp = cp;
@@ -133,7 +153,7 @@ std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name
         check_cl(err, "clCreateKernel");
         ki->per_group.push_back(k);
     }
-    describe_args(*ki, ki->per_group[0], true);
+    describe_args(*ki, ki->per_group[0], true, typedefs);
     kernel_register(ki);
     return ki;
 }

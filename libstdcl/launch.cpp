@@ -25,7 +25,11 @@ void check_index(const KernelInfo& ki, unsigned i, const char* call)
 std::string arg_desc(const KernelInfo& ki, unsigned i)
 {
     std::string s = strprintf("argument %u of kernel '%s'", i, ki.name.c_str());
-    if (i < ki.type_names.size() && !ki.type_names[i].empty()) s += " (" + ki.type_names[i] + ")";
+    if (i < ki.type_names.size() && !ki.type_names[i].empty()) {
+        s += " (" + ki.type_names[i];
+        if (i < ki.ptypes.size() && !ki.ptypes[i].resolved.empty()) s += ", a typedef of " + ki.ptypes[i].resolved;
+        s += ")";
+    }
     return s;
 }
 
@@ -114,7 +118,17 @@ void set_local(KernelInfo& ki, unsigned i, const stdcl_local_t& m, const char* c
     ++ki.args_gen;
 }
 
-void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call)
+bool all_zero(const void* value, size_t size)
+{
+    const unsigned char* b = static_cast<const unsigned char*>(value);
+    for (size_t k = 0; k < size; ++k)
+        if (b[k]) return false;
+    return true;
+}
+
+// Argument i by value: size bytes at value, of the C type cls (argtype.hpp's
+// ValueClass; v_unknown from the untyped forms, which are checked by size only).
+void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call, int cls = v_unknown)
 {
     check_index(ki, i, call);
     if (!value && size) fail(STDCL_EINVAL, "%s: %s: the value is NULL", call, arg_desc(ki, i).c_str());
@@ -129,6 +143,37 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
              "%s: %s is __local: pass CLLOCAL(bytes), CLLOCAL_PER_ITEM(bytes) or CLLOCAL_FN(fn, user), "
              "or use clarg_set_local",
              call, arg_desc(ki, i).c_str());
+    if (is_pointer_arg(ki, i) && cls != v_unknown && cls != v_pointer) {
+        // A call takes 0 for a pointer (a null pointer constant): an integer zero
+        // unbinds the argument; any other value is refused.
+        if ((cls == v_sint || cls == v_uint) && all_zero(value, size)) {
+            bind_global(ki, i, nullptr, call);
+            return;
+        }
+        fail(STDCL_EINVAL, "%s: %s is a pointer; a %s was given", call, arg_desc(ki, i).c_str(),
+             value_type_name(cls, size).c_str());
+    }
+    unsigned char converted[16];
+    if (i < ki.ptypes.size() && !is_pointer_arg(ki, i)) {
+        const ParamType& pt = ki.ptypes[i];
+        if (cls == v_pointer && pt.cls != ParamType::unknown)
+            fail(STDCL_EINVAL, "%s: %s is not a pointer; a pointer was given", call, arg_desc(ki, i).c_str());
+        std::string why, note;
+        int r = convert_value(pt, cls, size, value, converted, &why, &note);
+        if (r < 0) fail(STDCL_EINVAL, "%s: %s: %s", call, arg_desc(ki, i).c_str(), why.c_str());
+        if (r > 0) {
+            trace(Trace::launch, "%s: %s: %s", call, arg_desc(ki, i).c_str(), note.c_str());
+            value = converted;
+            size = pt.size;
+        } else if (pt.cls == ParamType::unknown && trace_on(Trace::launch)) {
+            trace(Trace::launch, "%s: %s: a %s, passed as it is: the parameter's type is not known (%s)", call,
+                  arg_desc(ki, i).c_str(), value_type_name(cls, size).c_str(),
+                  ki.type_names[i].empty() ? "no argument information" : "not a built-in type or typedef found");
+        }
+    } else if (ki.ptypes.empty() && trace_on(Trace::launch) && !is_pointer_arg(ki, i)) {
+        trace(Trace::launch, "%s: %s: a %s, checked by size only: the kernel has no argument information", call,
+              arg_desc(ki, i).c_str(), value_type_name(cls, size).c_str());
+    }
     if (is_pointer_arg(ki, i) || (!known && size == sizeof(void*))) {
         void* p = nullptr;
         if (size == sizeof(void*)) std::memcpy(&p, value, sizeof p);
@@ -165,7 +210,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     Device& d = cp->devs[devnum];
     size_t g = ki.external ? 0 : size_t(d.group);
     if (g >= ki.per_group.size())
-        fail(STDCL_EINVAL, "clfork: kernel '%s' has no build for device %u", ki.name.c_str(), devnum);
+        fail(STDCL_EINVAL, "%s: kernel '%s' has no build for device %u", call, ki.name.c_str(), devnum);
     cl_kernel k = ki.per_group[g];
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         KernelArg& a = ki.args[i];
@@ -181,7 +226,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
         KernelInfo::Held& h = ki.held[i][g];
         if (serial == 0 || h.serial != serial) {
             a.alloc->in_kernel.store(true, std::memory_order_relaxed);  // before the kernel holds m
-            check_cl(clSetKernelArg(k, i, sizeof m, &m), "clfork: clSetKernelArg of a __global argument");
+            check_cl(clSetKernelArg(k, i, sizeof m, &m), call);
             h = {a.alloc.get(), serial};
         }
     }
@@ -196,21 +241,23 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
             if (ki.args[i].kind == KernelArg::unset) unset += (unset.empty() ? "" : ", ") + std::to_string(i);
-        fail(STDCL_EINVAL, "clfork: kernel '%s' has arguments that are not set%s%s", ki.name.c_str(),
+        fail(STDCL_EINVAL, "%s: kernel '%s' has arguments that are not set%s%s", call, ki.name.c_str(),
              unset.empty() ? "" : ": ", unset.c_str());
     }
-    if (err == CL_INVALID_WORK_GROUP_SIZE)
-        fail(STDCL_EINVAL, "clfork: kernel '%s': the local size is not valid for device %u (%s)", ki.name.c_str(),
-             devnum, d.name.c_str());
+    if (err == CL_INVALID_WORK_GROUP_SIZE) {
+        std::string why = local ? local_size_reason(cp, devnum, ki, k, resolved) : std::string("chosen by the driver");
+        fail(STDCL_EINVAL, "%s: kernel '%s': the local size is not valid for device %u (%s): %s", call, ki.name.c_str(),
+             devnum, d.name.c_str(), why.c_str());
+    }
     if (err != CL_SUCCESS)
-        fail_cl(err, "clfork: clEnqueueNDRangeKernel of kernel '%s' on device %u", ki.name.c_str(), devnum);
+        fail_cl(err, "%s: clEnqueueNDRangeKernel of kernel '%s' on device %u", call, ki.name.c_str(), devnum);
     if (!driver) *user_ndr = resolved;
     order.enqueued(ev, flags);
     if (trace_on(Trace::launch)) {
         std::string ls = local ? strprintf("%zu x %zu x %zu", ndr->ltsz[0], ndr->dim > 1 ? ndr->ltsz[1] : 1,
                                            ndr->dim > 2 ? ndr->ltsz[2] : 1)
                                : std::string("chosen by the driver");
-        trace(Trace::launch, "clfork '%s' on device %u: global %zu x %zu x %zu, local %s%s", ki.name.c_str(), devnum,
+        trace(Trace::launch, "%s '%s' on device %u: global %zu x %zu x %zu, local %s%s", call, ki.name.c_str(), devnum,
               ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ls.c_str(),
               flags & CL_EVENT_NOWAIT ? " (nowait)" : "");
     }
@@ -218,13 +265,12 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
 }
 
 cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
-                   const size_t* sizes, const void* const* values)
+                   const size_t* sizes, const void* const* values, const int* types = nullptr)
 {
-    context_device(cp, devnum);
-    if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clfork: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
-    event_flags_check(flags);
-    check_ndrange(ndr, "clfork");
     const char* call = nargs >= 0 ? "clforka" : "clfork";
+    context_device(cp, devnum, call);
+    if (flags & ~kEventFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kEventFlags));
+    event_flags_check(flags);
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
@@ -237,11 +283,13 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // its kernel objects) cannot go meanwhile; once enqueued, OpenCL keeps what the
     // command needs even if another thread clcloses the program.
     cl_event ev = with_kernel(cp, krn, call, [&](KernelInfo& ki) {
+        check_ndrange(ndr, call, &ki, devnum);  // with ki: names a local size an earlier launch chose
         if (nargs >= 0) {  // clforka: every argument, each launch (none kept from an earlier one)
             if (cl_uint(nargs) != ki.nargs)
                 fail(STDCL_EINVAL, "clforka: %d argument(s) given; kernel '%s' takes %u", nargs, ki.name.c_str(),
                      ki.nargs);
-            for (int i = 0; i < nargs; ++i) set_value(ki, unsigned(i), sizes[i], values[i], "clforka");
+            for (int i = 0; i < nargs; ++i)
+                set_value(ki, unsigned(i), sizes[i], values[i], "clforka", types ? types[i] : v_unknown);
         }
         uses.reserve(ki.nargs);
         for (cl_uint i = 0; i < ki.nargs; ++i) {
@@ -255,7 +303,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             try {
                 uses.emplace_back(a.alloc);
             } catch (const Error& e) {
-                fail(e.code, "clfork: %s: %s", arg_desc(ki, i).c_str(), e.msg.c_str());
+                fail(e.code, "%s: %s: %s", call, arg_desc(ki, i).c_str(), e.msg.c_str());
             }
         }
         std::vector<Allocation*> allocs;
@@ -288,6 +336,19 @@ STDCL_API int stdcl_arg_set(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, s
     return guarded_int([&] {
         return with_kernel(cp, krn, "clarg_set", [&](KernelInfo& ki) {
             set_value(ki, argnum, size, value, "clarg_set");
+            return 0;
+        });
+    });
+}
+
+STDCL_API int stdcl_arg_sett(CLCONTEXT* cp, cl_kernel krn, unsigned int argnum, size_t size, int type,
+                             const void* value)
+{
+    return guarded_int([&] {
+        if (type < STDCL_TYPE_UNKNOWN || type > STDCL_TYPE_OTHER)
+            fail(STDCL_EINVAL, "clarg_set: argument %u: unknown value type %d", argnum, type);
+        return with_kernel(cp, krn, "clarg_set", [&](KernelInfo& ki) {
+            set_value(ki, argnum, size, value, "clarg_set", type);
             return 0;
         });
     });
@@ -334,6 +395,38 @@ STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn
         if (nargs < 0 || (nargs > 0 && (!sizes || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");
         return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values);
     });
+}
+
+STDCL_API cl_event stdcl_forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                                int nargs, const size_t* sizes, const int* types, const void* const* values)
+{
+    return guarded<cl_event>(nullptr, [&]() -> cl_event {
+        if (nargs < 0 || (nargs > 0 && (!sizes || !types || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");
+        for (int i = 0; i < nargs; ++i)
+            if (types[i] < STDCL_TYPE_UNKNOWN || types[i] > STDCL_TYPE_OTHER)
+                fail(STDCL_EINVAL, "clforka: argument %d: unknown value type %d", i, types[i]);
+        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values, types);
+    });
+}
+
+STDCL_API cl_event stdcl_forkt(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, ...)
+{
+    if (nargs < 0 || nargs > 64) {
+        return guarded<cl_event>(nullptr, [&]() -> cl_event { fail(STDCL_EINVAL, "clforka: %d arguments", nargs); });
+    }
+    size_t sizes[65];
+    int types[65];
+    const void* values[65];
+    va_list ap;
+    va_start(ap, nargs);
+    for (int i = 0; i < nargs; ++i) {
+        sizes[i] = va_arg(ap, size_t);
+        types[i] = va_arg(ap, int);
+        values[i] = va_arg(ap, const void*);
+    }
+    va_end(ap);
+    return stdcl_forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values);
 }
 
 STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,

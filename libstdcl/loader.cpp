@@ -340,7 +340,18 @@ std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
         bool has = false;
         for (const auto& n : names) has = has || n == name;
         if (!has) continue;
-        auto ki = kernel_create(p.cp, name, p.cl[u]);
+        // Parameter types name typedefs of the unit's source (a program loaded
+        // from binaries, clloadb, has none).
+        const TypedefTable* typedefs = nullptr;
+        if (u < p.sources.size()) {
+            auto td = p.typedefs.find(u);
+            if (td == p.typedefs.end()) {
+                BuildOptions o = options_for(p, first_of_group(p.cp, 0));
+                td = p.typedefs.emplace(u, scan_typedefs(p.sources[u], p.dir, o.include_dirs)).first;
+            }
+            typedefs = &td->second;
+        }
+        auto ki = kernel_create(p.cp, name, p.cl[u], typedefs);
         try {
             p.kernels[name] = ki;
         } catch (...) {
@@ -441,7 +452,7 @@ extern "C" {
 STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clopen");
         return open_program(cp, file_program(file, "clopen"), flags, "clopen");
     });
 }
@@ -449,7 +460,7 @@ STDCL_API void* clopen(CLCONTEXT* cp, const char* file, int flags)
 STDCL_API void* clopen_opt(CLCONTEXT* cp, const char* file, const char* options, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clopen_opt");
         return open_program(cp, file_program(file, "clopen_opt"), flags, "clopen_opt", options);
     });
 }
@@ -457,7 +468,7 @@ STDCL_API void* clopen_opt(CLCONTEXT* cp, const char* file, const char* options,
 STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clsopen");
         return open_program(cp, text_program(source, "clsopen"), flags, "clsopen");
     });
 }
@@ -465,7 +476,7 @@ STDCL_API void* clsopen(CLCONTEXT* cp, const char* source, int flags)
 STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source, const char* options, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clsopen_opt");
         return open_program(cp, text_program(source, "clsopen_opt"), flags, "clsopen_opt", options);
     });
 }
@@ -473,7 +484,7 @@ STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source, const char* optio
 STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source, const char* name, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clsopen_named");
         if (!source) fail(STDCL_EINVAL, "clsopen_named: the source is NULL");
         if (!name || !*name) fail(STDCL_EINVAL, "clsopen_named: the name is NULL or empty");
         if (std::strpbrk(name, "\"\\\n\r"))
@@ -495,7 +506,7 @@ STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source, const char* nam
 STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle, unsigned int devnum)
 {
     return guarded<const char*>(nullptr, [&]() -> const char* {
-        context_device(cp, devnum);
+        context_device(cp, devnum, "clbuildlog");
         std::shared_ptr<Program> p;
         {
             std::lock_guard<std::mutex> lock(cp->load_mu);
@@ -513,7 +524,7 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle, unsigned int devnu
 STDCL_API void* clbuild(CLCONTEXT* cp, void* handle, const char* options, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp);
+        context_check(cp, "clbuild");
         if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clbuild: unknown flags 0x%x", unsigned(flags));
         std::shared_ptr<Program> p;
         {
@@ -542,7 +553,7 @@ STDCL_API void* clbuild(CLCONTEXT* cp, void* handle, const char* options, int fl
 STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int flags)
 {
     return guarded<cl_kernel>(nullptr, [&]() -> cl_kernel {
-        context_check(cp);
+        context_check(cp, "clsym");
         if (!name || !*name) fail(STDCL_EINVAL, "clsym: the kernel name is NULL or empty");
         if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clsym: unknown flags 0x%x", unsigned(flags));
         if (handle) {
@@ -606,7 +617,7 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
 STDCL_API int clclose(CLCONTEXT* cp, void* handle)
 {
     return guarded_int([&] {
-        context_check(cp);
+        context_check(cp, "clclose");
         std::shared_ptr<Program> p;
         {
             std::lock_guard<std::mutex> lock(cp->load_mu);

@@ -519,7 +519,7 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     if (flags & CL_MEM_DETACHED) {
         cp = nullptr;  // STDCL 1.6 ignores the context of detached memory
     } else {
-        context_check(cp);
+        context_check(cp, call);
         check_size_fits(cp, size, call);
     }
     size_t ps = page_size();
@@ -584,8 +584,18 @@ int check_sync_flags(int flags, const char* call)
 // clmsync and clmsyncn: len bytes from ptr (to the end of the allocation if whole).
 cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call)
 {
+    if (devnum == CL_ALL_DEVICES) {
+        if (check_sync_flags(flags, call) == CL_MEM_HOST)
+            fail(STDCL_EINVAL,
+                 "%s: CL_MEM_HOST from CL_ALL_DEVICES: which device's copy should the host get? Name one device "
+                 "(each device's part of an allocation comes back with clmsyncn from that device)",
+                 call);
+        return on_every_device(cp, flags & ~(CL_MEM_DEVICE | CL_MEM_HOST), call, [&](unsigned d, int f) {
+            return msync_range(cp, d, ptr, len, whole, f | CL_MEM_DEVICE, call);
+        });
+    }
     int dir = check_sync_flags(flags, call);
-    Device& d = context_device(cp, devnum);
+    Device& d = context_device(cp, devnum, call);
     size_t off = 0;
     AllocUse a(attached(cp, ptr, call, &off));
     if (a->backing == Backing::devonly)
@@ -742,7 +752,7 @@ STDCL_API int clmadopt(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         if (flags & CL_MEM_DETACHED) {
             cp = nullptr;
         } else {
-            context_check(cp);
+            context_check(cp, "clmadopt");
             check_size_fits(cp, size, "clmadopt");
         }
         auto a = std::make_shared<Allocation>();
@@ -783,7 +793,7 @@ STDCL_API void* stdcl_mem_base(const void* ptr, size_t* offset)
 STDCL_API int clmattach(CLCONTEXT* cp, void* ptr)
 {
     return guarded_int([&] {
-        context_check(cp);
+        context_check(cp, "clmattach");
         size_t off = 0;
         auto a = ptr ? registry_find(ptr, &off) : nullptr;
         if (!a || off) fail(STDCL_ENOENT, "clmattach: %p is not the start of a clmalloc allocation", ptr);
@@ -881,10 +891,19 @@ STDCL_API cl_event clmsyncn(CLCONTEXT* cp, unsigned int devnum, void* ptr, size_
 
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* dst, int flags)
 {
+    if (devnum == CL_ALL_DEVICES)
+        return guarded<cl_event>(nullptr, [&] {
+            if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clmcopy: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
+            return on_every_device(cp, flags, "clmcopy", [&](unsigned d, int f) {
+                cl_event e = clmcopy(cp, d, src, dst, f);
+                if (!e) fail(STDCL_ECL, "%s", take_error("clmcopy failed").c_str());
+                return e;
+            });
+        });
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
         if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clmcopy: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
         event_flags_check(flags);
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "clmcopy");
         size_t soff = 0, doff = 0;
         AllocUse s(attached(cp, src, "clmcopy (source)", &soff));
         AllocUse t(attached(cp, dst, "clmcopy (destination)", &doff));
@@ -902,7 +921,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
 STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
 {
     return guarded<cl_mem>(nullptr, [&]() -> cl_mem {
-        context_device(cp, devnum);
+        context_device(cp, devnum, "stdcl_mem");
         size_t off = 0;
         auto a = attached(cp, ptr, "stdcl_mem", &off);
         return a->device_mem(devnum, off);

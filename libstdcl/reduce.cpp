@@ -219,8 +219,8 @@ template <class T> void fold(int op, const std::vector<std::vector<char>>& parts
 std::shared_ptr<Allocation> checked_array(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, int op,
                                           const void* result, size_t* off)
 {
-    context_check(cp);
-    if (devnum != CL_ALL_DEVICES) context_device(cp, devnum);
+    context_check(cp, "clreduce");
+    if (devnum != CL_ALL_DEVICES) context_device(cp, devnum, "clreduce");
     if (type < CL_REDUCE_FLOAT || type > CL_REDUCE_LONG)
         fail(STDCL_EINVAL, "clreduce: unknown element type %d (CL_REDUCE_FLOAT, _DOUBLE, _INT or _LONG)", type);
     if (op < CL_REDUCE_SUM || op > CL_REDUCE_MAX)

@@ -140,7 +140,7 @@ void fit_driver_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_ke
 
 }  // namespace
 
-void check_ndrange(const clndrange_t* ndr, const char* call)
+void check_ndrange(const clndrange_t* ndr, const char* call, const KernelInfo* ki, unsigned devnum)
 {
     if (!ndr) fail(STDCL_EINVAL, "%s: the index space (clndrange_t*) is NULL", call);
     if (ndr->dim < 1 || ndr->dim > 3)
@@ -161,10 +161,49 @@ void check_ndrange(const clndrange_t* ndr, const char* call)
                      call, i, ndr->ltsz[i]);
             continue;
         }
-        if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i])
-            fail(STDCL_EINVAL, "%s: the global size %zu in dimension %zu is not a multiple of the local size %zu", call,
-                 ndr->gtsz[i], i, ndr->ltsz[i]);
+        if (ndr->ltsz[i] && ndr->gtsz[i] % ndr->ltsz[i]) {
+            // A size the program did not give: a launch's choice, written back.
+            std::string hint;
+            if (ki && devnum < ki->limits.size()) {
+                const WorkGroupLimits& m = ki->limits[devnum];
+                if (m.last_gen && i < m.last_in.dim && m.last_in.ltsz[i] == 0 && m.last_out.ltsz[i] == ndr->ltsz[i] &&
+                    m.last_in.gtsz[i] != ndr->gtsz[i])
+                    hint = strprintf(
+                        " (chosen for global size %zu by an earlier launch of kernel '%s' on device %u and written "
+                        "back into the clndrange_t: set ltsz[%zu] back to 0 to choose again)",
+                        m.last_in.gtsz[i], ki->name.c_str(), devnum, i);
+            }
+            fail(STDCL_EINVAL, "%s: the global size %zu in dimension %zu is not a multiple of the local size %zu%s",
+                 call, ndr->gtsz[i], i, ndr->ltsz[i], hint.c_str());
+        }
     }
+}
+
+std::string local_size_reason(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, const clndrange_t& ndr)
+{
+    const WorkGroupLimits& lim = limits_of(cp, devnum, ki, k);
+    size_t items = 1;
+    for (size_t d = 0; d < ndr.dim; ++d) {
+        if (ndr.ltsz[d] > lim.item_max[d])
+            return strprintf("local size %zu in dimension %zu is over the device's limit of %zu "
+                             "(CL_DEVICE_MAX_WORK_ITEM_SIZES)",
+                             ndr.ltsz[d], d, lim.item_max[d]);
+        items *= ndr.ltsz[d];
+    }
+    if (items > lim.group_max)
+        return strprintf("groups of %zu work-items; the kernel takes at most %zu on this device "
+                         "(CL_KERNEL_WORK_GROUP_SIZE, with its registers and private memory)",
+                         items, lim.group_max);
+    if (lim.required[0])
+        for (size_t d = 0; d < ndr.dim; ++d)
+            if (ndr.ltsz[d] != lim.required[d])
+                return strprintf("the kernel is declared reqd_work_group_size(%zu, %zu, %zu)", lim.required[0],
+                                 lim.required[1], lim.required[2]);
+    return strprintf("local size %zu x %zu x %zu for global size %zu x %zu x %zu: the driver gave no reason within "
+                     "the kernel's limits (%zu work-items, %zu x %zu x %zu)",
+                     ndr.ltsz[0], ndr.dim > 1 ? ndr.ltsz[1] : 1, ndr.dim > 2 ? ndr.ltsz[2] : 1, ndr.gtsz[0],
+                     ndr.dim > 1 ? ndr.gtsz[1] : 1, ndr.dim > 2 ? ndr.gtsz[2] : 1, lim.group_max, lim.item_max[0],
+                     lim.item_max[1], lim.item_max[2]);
 }
 
 bool local_marker(size_t size, const void* value, stdcl_local_t* out)
@@ -267,7 +306,7 @@ extern "C" {
 STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr)
 {
     return guarded_int([&] {
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "clndrange_fit");
         if (!krn) fail(STDCL_EINVAL, "clndrange_fit: the kernel is NULL");
         check_ndrange(ndr, "clndrange_fit");
         auto ki = kernel_find(krn);
@@ -289,7 +328,7 @@ STDCL_API int clndrange_fit(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, c
 STDCL_API int stdcl_kernel_limits(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, struct stdcl_kernel_limits* out)
 {
     return guarded_int([&] {
-        Device& d = context_device(cp, devnum);
+        Device& d = context_device(cp, devnum, "stdcl_kernel_limits");
         if (!out) fail(STDCL_EINVAL, "stdcl_kernel_limits: out (struct stdcl_kernel_limits*) is NULL");
         auto ki = kernel_for(cp, krn, "stdcl_kernel_limits");
         if (ki->external)

@@ -189,6 +189,68 @@ static void test_clfork_local_size_zero_lets_runtime_choose(void** state)
     assert_int_equal(clfree(out), 0);
 }
 
+/* A local size that one launch chose and wrote back, refused for a smaller
+ * global size by the next: the message says where it came from. */
+static void test_written_back_local_size_is_named_when_refused(void** state)
+{
+    (void)state;
+    int* out = alloc_ints(2 * 256, -1);
+    clndrange_t ndr = clndrange_init1d(0, 256, 0);
+    check_fork(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, 256));
+    size_t chosen = ndr.ltsz[0];
+    if (224 % chosen == 0) { /* the choice divides 224 as well: nothing to refuse */
+        assert_int_equal(clfree(out), 0);
+        return;
+    }
+    ndr.gtsz[0] = 224;
+    assert_null(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, 224));
+    const char* msg = clerror();
+    assert_contains(msg, "clforka: the global size 224 in dimension 0 is not a multiple of the local size");
+    assert_contains(msg, "chosen for global size 256 by an earlier launch of kernel 'ids1d' on device 0");
+    assert_contains(msg, "set ltsz[0] back to 0 to choose again");
+    /* A size the program gave itself has no such note; clfork says clfork. */
+    clndrange_t given = clndrange_init1d(0, 224, 64);
+    assert_int_equal(clarg_set(g_ids1d, 0, out), 0);
+    assert_int_equal(clarg_set(g_ids1d, 1, 224), 0);
+    assert_null(clfork(stdcpu, 0, g_ids1d, &given, CL_EVENT_WAIT));
+    msg = clerror();
+    assert_contains(msg, "clfork: the global size 224 in dimension 0 is not a multiple of the local size 64");
+    assert_not_contains(msg, "earlier launch");
+    assert_int_equal(clfree(out), 0);
+}
+
+/* A local size the driver refuses: the reason, with the limit. */
+static void test_refused_local_size_says_why(void** state)
+{
+    (void)state;
+    size_t big = 1u << 20; /* a million work-items in a group: over every device's limit */
+    int* out = alloc_ints(2 * big, -1);
+    clndrange_t ndr = clndrange_init1d(0, big, big);
+    assert_null(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, (int)big));
+    const char* msg = clerror();
+    assert_contains(msg, "clforka: kernel 'ids1d'");
+    assert_true(tu_contains(msg, "CL_DEVICE_MAX_WORK_ITEM_SIZES") || tu_contains(msg, "CL_KERNEL_WORK_GROUP_SIZE"));
+    assert_int_equal(clfree(out), 0);
+}
+
+static void test_null_context_names_the_call(void** state)
+{
+    (void)state;
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    assert_null(clforka(NULL, 0, g_count, &ndr, CL_EVENT_WAIT, NULL));
+    assert_contains(clerror(), "clforka: the context is NULL");
+    assert_null(clfork(NULL, 0, g_count, &ndr, CL_EVENT_WAIT));
+    assert_contains(clerror(), "clfork: the context is NULL");
+    assert_null(clmalloc(NULL, 64, 0));
+    assert_contains(clerror(), "clmalloc: the context is NULL");
+    assert_null(clmsync(NULL, 0, NULL, CL_MEM_DEVICE));
+    assert_contains(clerror(), "clmsync: the context is NULL");
+    assert_int_equal(clflush(NULL, 0, 0), STDCL_EINVAL);
+    assert_contains(clerror(), "clflush: the context is NULL");
+    assert_null(clforka(stdcpu, 9, g_count, &ndr, CL_EVENT_WAIT, NULL));
+    assert_contains(clerror(), "clforka: device number 9 is out of range: stdcpu has 2 device(s)");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Arguments                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -559,6 +621,73 @@ static void expect_times(const char* var, const char* want)
     tu_proc_free(&r);
 }
 
+/* CL_ALL_DEVICES: the input to every device in one clmsync, each device
+ * computes its half, each half comes back with clmsyncn from its device, and
+ * the waits and the flush cover every device in one call. */
+static void test_cl_all_devices_syncs_waits_and_flushes_every_device(void** state)
+{
+    (void)state;
+    enum { HALF = 1024, N = 2 * HALF };
+    assert_true(stdcl_mem_align(stdcpu) <= HALF * sizeof(int));
+    int* a = alloc_ints(N, 0);
+    for (int i = 0; i < N; i++) a[i] = i;
+    assert_non_null(clmsync(stdcpu, CL_ALL_DEVICES, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    clndrange_t ndr = clndrange_init1d(0, HALF, 64);
+    for (unsigned d = 0; d < 2; d++) check_fork(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_NOWAIT, a + d * HALF, 3, (int)d));
+    assert_int_equal(clflush(stdcpu, CL_ALL_DEVICES, 0), 0);
+    assert_non_null(clwait(stdcpu, CL_ALL_DEVICES, CL_KERNEL_EVENT));
+    for (unsigned d = 0; d < 2; d++)
+        assert_non_null(clmsyncn(stdcpu, d, a + d * HALF, HALF * sizeof(int), CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_int_equal(stdcl_wait(stdcpu, CL_ALL_DEVICES, CL_ALL_EVENT), 0);
+    for (int i = 0; i < N; i++) assert_int_equal(a[i], 3 * i + (i >= HALF));
+    /* NOWAIT to every device, then one wait; the devices' copies agree. */
+    for (int i = 0; i < N; i++) a[i] = 7;
+    assert_non_null(clmsyncn(stdcpu, CL_ALL_DEVICES, a, HALF * sizeof(int), CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+    assert_int_equal(stdcl_wait(stdcpu, CL_ALL_DEVICES, 0), 0);
+    for (unsigned d = 0; d < 2; d++) check_fork(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_WAIT, a, 1, (int)d));
+    assert_non_null(clmsyncn(stdcpu, 1, a, HALF * sizeof(int), CL_MEM_HOST | CL_EVENT_WAIT));
+    expect_ints(a, HALF, 8);
+    clfree(a);
+}
+
+static void test_cl_all_devices_clmcopy_copies_on_every_device(void** state)
+{
+    (void)state;
+    int* src = alloc_ints(256, 5);
+    int* dst = alloc_ints(256, 0);
+    assert_non_null(clmsync(stdcpu, CL_ALL_DEVICES, src, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clmsync(stdcpu, CL_ALL_DEVICES, dst, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clmcopy(stdcpu, CL_ALL_DEVICES, src, dst, CL_EVENT_WAIT));
+    /* The last device first: in copy mode each read shows that device's copy. */
+    for (unsigned d = 2; d-- > 0;) {
+        to_host(d, dst);
+        expect_ints(dst, 256, 5);
+    }
+    clfree(src);
+    clfree(dst);
+}
+
+static void test_cl_all_devices_refuses_host_sync_and_norelease(void** state)
+{
+    (void)state;
+    int* a = alloc_ints(64, 1);
+    assert_null(clmsync(stdcpu, CL_ALL_DEVICES, a, CL_MEM_HOST | CL_EVENT_WAIT));
+    const char* msg = clerror();
+    assert_contains(msg, "clmsync: CL_MEM_HOST from CL_ALL_DEVICES");
+    assert_contains(msg, "which device's copy");
+    assert_null(clmsyncn(stdcpu, CL_ALL_DEVICES, a, 16, CL_MEM_HOST | CL_EVENT_WAIT));
+    assert_contains(clerror(), "clmsyncn: CL_MEM_HOST from CL_ALL_DEVICES");
+    assert_null(clmsync(stdcpu, CL_ALL_DEVICES, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT | CL_EVENT_NORELEASE));
+    assert_contains(clerror(), "CL_ALL_DEVICES with CL_EVENT_NORELEASE");
+    /* A failure on one device names it; the devices before it have theirs. */
+    int x = 0;
+    assert_null(clmsync(stdcpu, CL_ALL_DEVICES, &x, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_contains(clerror(), "not memory returned by clmalloc");
+    assert_int_equal(stdcl_wait(NULL, CL_ALL_DEVICES, 0), STDCL_EINVAL);
+    assert_null(clwait(NULL, CL_ALL_DEVICES, 0));
+    clfree(a);
+}
+
 static void test_clevent_times_with_stdcl_profile(void** state)
 {
     (void)state;
@@ -600,6 +729,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clfork_2d),
     cmocka_unit_test(test_clfork_3d),
     cmocka_unit_test(test_clfork_local_size_zero_lets_runtime_choose),
+    cmocka_unit_test(test_written_back_local_size_is_named_when_refused),
+    cmocka_unit_test(test_refused_local_size_says_why),
+    cmocka_unit_test(test_null_context_names_the_call),
     cmocka_unit_test(test_clarg_set_three_argument_form),
     cmocka_unit_test(test_clarg_set_four_argument_form),
     cmocka_unit_test(test_clarg_set_with_clmalloc_pointer_binds_it),
@@ -615,6 +747,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clflush_submits_without_waiting),
     cmocka_unit_test(test_clwait_without_events_returns_zero),
     cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
+    cmocka_unit_test(test_cl_all_devices_syncs_waits_and_flushes_every_device),
+    cmocka_unit_test(test_cl_all_devices_clmcopy_copies_on_every_device),
+    cmocka_unit_test(test_cl_all_devices_refuses_host_sync_and_norelease),
     cmocka_unit_test(test_clevent_times_with_stdcl_profile),
     cmocka_unit_test(test_clevent_times_without_profiling_says_how_to_turn_it_on),
     cmocka_unit_test(test_clevent_times_bad_events_fail),

@@ -497,7 +497,7 @@ static void test_driver_local_size_bad_ranges_fail(void** state)
                     "clndrange_fit: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER (the driver "
                     "chooses every dimension), but dimension 1 gives 4 (give 0 or STDCL_LOCAL_SIZE_DRIVER)");
     assert_null(clforka(stdcpu, 0, g_sizes, &given, CL_EVENT_WAIT, out, 64));
-    assert_contains(clerror(), "clfork: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER");
+    assert_contains(clerror(), "clforka: the local size of dimension 0 is STDCL_LOCAL_SIZE_DRIVER");
     assert_memory_equal(&given, &before, sizeof given);
     /* the marker in another dimension only */
     clndrange_t later = clndrange_init2d(0, 8, 0, 0, 8, STDCL_LOCAL_SIZE_DRIVER);

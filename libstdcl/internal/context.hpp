@@ -79,8 +79,10 @@ namespace stdcl {
 void note_load(const char* label, const std::string& msg, bool is_failure) noexcept;
 
 // Context helpers.
-CLCONTEXT* context_check(CLCONTEXT* cp);  // throws on NULL/unknown
-Device& context_device(CLCONTEXT* cp, unsigned devnum);  // throws on bad devnum
+// Throw on a NULL or unknown context (context_device: or a bad devnum); the
+// message starts with "call: " when call is given.
+CLCONTEXT* context_check(CLCONTEXT* cp, const char* call = nullptr);
+Device& context_device(CLCONTEXT* cp, unsigned devnum, const char* call = nullptr);
 // The context of c; nullptr if not ours.  Of default contexts that share c, the
 // first of stddev, stdcpu, stdgpu, stdacc.
 CLCONTEXT* context_of_cl(cl_context c);

@@ -5,6 +5,8 @@
 
 #include "internal/context.hpp"
 
+#include <functional>
+
 namespace stdcl {
 
 // The flags that say what becomes of a command's event.
@@ -21,6 +23,13 @@ struct CommandTag {
 };
 // Waits for, tracks or hands over ev (the command on device devnum) as flags say.
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
+
+// A command of a call given CL_ALL_DEVICES: one(d, f) enqueues it on device d with
+// the event flags f and returns its event (throwing on failure).  With
+// CL_EVENT_NOWAIT each device's event is tracked on its device and the last is
+// returned; otherwise all are enqueued before any is waited for, then waited for.
+// CL_EVENT_NORELEASE is refused (one event per device would be handed over).
+cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::function<cl_event(unsigned, int)>& one);
 
 // Event profiling (profile.cpp): whether new queues profile (STDCL_PROFILE on,
 // or COPRTHR_OPENCL_PROFILING_ENABLE).

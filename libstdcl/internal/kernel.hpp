@@ -3,6 +3,7 @@
 // workgroup.cpp).
 #pragma once
 
+#include "internal/argtype.hpp"
 #include "internal/memory.hpp"
 
 #include <array>
@@ -75,6 +76,9 @@ struct KernelInfo {
     cl_uint nargs = 0;
     std::vector<cl_kernel_arg_address_qualifier> qual;  // empty if unknown
     std::vector<std::string> type_names;
+    // By-value parameters' types (argtype.hpp): what clforka and clarg_set convert
+    // a typed value to; empty if unknown.
+    std::vector<ParamType> ptypes;
     KernelLock mu;  // guards args and set+enqueue sequences
     std::vector<KernelArg> args;
     // What the kernel objects hold for each argument, per device group: the
@@ -125,7 +129,12 @@ void kernel_unbind(const Allocation& a) noexcept;
 // Checks an index space's dimensions, global sizes and given local sizes
 // (STDCL_LOCAL_SIZE_DRIVER only in ltsz[0], with 0s or itself after it); throws
 // with `call` in messages.
-void check_ndrange(const clndrange_t* ndr, const char* call);
+// With the kernel ki and the device, a local size that a launch chose and wrote
+// back for another global size is named as such.
+void check_ndrange(const clndrange_t* ndr, const char* call, const KernelInfo* ki = nullptr, unsigned devnum = 0);
+// Why the driver refused ndr's (complete) local size for kernel k of ki on device
+// devnum: the device's or the kernel's limit it passes, with numbers.
+std::string local_size_reason(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k, const clndrange_t& ndr);
 
 // Work-group sizes and __local arguments sized at launch (workgroup.cpp); the
 // caller holds ki.mu.
@@ -142,7 +151,9 @@ void set_sized_locals(KernelInfo& ki, cl_kernel k, const clndrange_t& ndr, const
 
 // Kernel records (kernels.cpp).  A new record of kernel `name` of the programs
 // progs (one per device group of cp), described and registered.
-std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name, const std::vector<cl_program>& progs);
+// typedefs: those of the program's source (parameter types), or nullptr.
+std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name, const std::vector<cl_program>& progs,
+                                          const TypedefTable* typedefs = nullptr);
 // The record of k, checked against the caller's context (cp may be NULL); throws
 // with `call` in the message.
 std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* call);

@@ -27,6 +27,8 @@ struct Program {
     // [unit][group] built programs.
     std::vector<std::vector<cl_program>> cl;
     std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
+    // [unit]: the typedefs of its source and includes, scanned at its first clsym.
+    std::map<size_t, TypedefTable> typedefs;
     // [unit][device of cp]: the compiler's log of a successful build (clbuildlog).
     std::vector<std::vector<std::string>> logs;
     std::vector<std::string> joined_logs;  // per device: what clbuildlog returns

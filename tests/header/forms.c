@@ -2,7 +2,8 @@
 /* forms.c: compiled by test_header both as C99 and as C++17 (-Wall -Wextra
  * -pedantic -Werror): every form of the header that has a C and a C++ spelling
  * (clndrange_init1d/set1d, 3- and 4-argument clarg_set*, clforka with a
- * scalar, a vector, clmalloc pointers and an int), run on stdcpu. */
+ * scalar, a vector, clmalloc pointers and an int, values of other
+ * arithmetic types converted), run on stdcpu. */
 #include <stdcl.h>
 
 #include <stdio.h>
@@ -27,19 +28,20 @@ int main(void)
     for (int i = 0; i < n; ++i) x[i] = (float)i, y[i] = 1.0f;
     cl_float4 v;
     v.s[0] = 0.5f, v.s[1] = 0.0f, v.s[2] = 0.0f, v.s[3] = 0.25f;
-    float a = 2.0f;
     unsigned d = clgetndev(cp) - 1;
     clndrange_t ndr = clndrange_init1d(0, n, 64);
     clmsync(cp, 0, x, CL_MEM_DEVICE | CL_EVENT_WAIT);
     clmsync(cp, 0, y, CL_MEM_DEVICE | CL_EVENT_WAIT);
-    /* clforka with a scalar, a vector, two clmalloc pointers and an int. */
-    if (!clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, a, v, x, y, n)) {
+    /* clforka with a scalar (a double for the float: converted), a vector,
+     * two clmalloc pointers and a size_t for the int. */
+    size_t nz = (size_t)n;
+    if (!clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, 2.0, v, x, y, nz)) {
         fprintf(stderr, "clforka: %s\n", clerror());
         return 1;
     }
     clmsync(cp, 0, y, CL_MEM_HOST | CL_EVENT_WAIT);
     /* The 3- and 4-argument forms, then clfork on the last device. */
-    clarg_set(k, 0, a);
+    clarg_set(k, 0, 2); /* an int for the float: converted */
     clarg_set(cp, k, 1, v);
     clarg_set_global(k, 2, x);
     clarg_set_global(cp, k, 3, y);
