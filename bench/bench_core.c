@@ -62,9 +62,9 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue q;
 
-static cl_kernel wk_empty, wk_glob; /* libstdcl's kernels (clsopen/clsym) */
+static cl_kernel wk_empty, wk_glob, wk_six; /* libstdcl's kernels (clsopen/clsym) */
 static cl_program raw_prog; /* the same source, built with raw OpenCL */
-static cl_kernel rk_empty, rk_glob, rk_set;
+static cl_kernel rk_empty, rk_glob, rk_set, rk_six;
 
 #define MIB (1024u * 1024u)
 #define SMALL 4096u
@@ -102,7 +102,9 @@ static char* r_xfer_pinned;
  * 580) fails with a ptxas syntax error on any kernel without parameters when
  * built with -cl-kernel-arg-info, which libstdcl passes. */
 static const char* kernel_src = "__kernel void empty(int unused) { }\n"
-                                "__kernel void glob(__global int* p) { }\n";
+                                "__kernel void glob(__global int* p) { }\n"
+                                "__kernel void six(__global float* a, __global float* b, float s, int n,\n"
+                                "                  uint m, float t) { }\n";
 
 static void die(const char* what)
 {
@@ -183,6 +185,34 @@ static void w_fork_empty_wait(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i) OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_WAIT) != NULL);
+}
+
+/* (1s) A launch stream: n launches of a kernel of six arguments (two
+ * buffers, four scalars), every argument set at each launch, enqueued back to
+ * back, then one wait.  Raw: clSetKernelArg six times and
+ * clEnqueueNDRangeKernel with no event, then clFinish. */
+static void raw_stream(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        float s = 1.5f, t = 0.5f;
+        int k = (int)i;
+        cl_uint m = 7;
+        OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 2, sizeof s, &s) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 4, sizeof m, &m) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 5, sizeof t, &t) == CL_SUCCESS);
+        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
+    }
+    OK(clFinish(q) == CL_SUCCESS);
+}
+static void w_stream(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i)
+        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT, w_small, w_big, 1.5f, (int)i, 7u, 0.5f) != NULL);
+    OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 
 /* (2) 1 MiB each way.  Raw: a blocking transfer (the usual raw idiom). */
@@ -628,7 +658,8 @@ static void setup(void)
     if (!h) die("clsopen");
     wk_empty = clsym(cp, h, "empty", 0);
     wk_glob = clsym(cp, h, "glob", 0);
-    if (!wk_empty || !wk_glob) die("clsym");
+    wk_six = clsym(cp, h, "six", 0);
+    if (!wk_empty || !wk_glob || !wk_six) die("clsym");
     if (clarg_set(cp, wk_empty, 0, 0) != 0) die("clarg_set");
 
     /* The same source built with raw OpenCL for device dn. */
@@ -644,6 +675,8 @@ static void setup(void)
     check(err, "clCreateKernel(glob)");
     rk_set = clCreateKernel(raw_prog, "glob", &err);
     check(err, "clCreateKernel(glob)");
+    rk_six = clCreateKernel(raw_prog, "six", &err);
+    check(err, "clCreateKernel(six)");
 
     alloc_sides(MIB, 1, &w_big, &r_host, &r_buf);
 
@@ -783,6 +816,7 @@ static void teardown(void)
     clReleaseMemObject(r_buf_small);
     clReleaseMemObject(r_buf);
     free(r_host);
+    clReleaseKernel(rk_six);
     clReleaseKernel(rk_set);
     clReleaseKernel(rk_glob);
     clReleaseKernel(rk_empty);
@@ -805,6 +839,9 @@ int main(int argc, char** argv)
             raw_fork_empty, w_fork_empty_wait, "1.10x");
     measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg", raw_fork_glob,
             w_fork_glob, "1.10x");
+    measure("(1s) clforka stream, 6 args, one wait",
+            "6 clSetKernelArg + clEnqueueNDRangeKernel (no event) per launch, one clFinish", raw_stream, w_stream,
+            "1.10x");
     measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev, "1.10x");
     measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host, "1.10x");
     /* The same commands as libstdcl enqueues: its own cost alone. */

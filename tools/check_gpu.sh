@@ -5,7 +5,8 @@
 #   - helper_overlap's ordering scenarios on stdgpu (clmsync, clfork,
 #     clmcopy, clreduce, the bdt_nbody loop, rand() after a build), with the
 #     transfer queue and with one queue per device (STDCL_OVERLAP=0);
-#   - test_stress's mix of every call on stdgpu (when CMocka was found);
+#   - test_stress's mix of every call on stdgpu, and test_argtypes's scalar
+#     conversions (when CMocka was found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
 #     platform), once compiling its kernels in the process (STDCL_CACHE=0)
 #     and once from a warm program cache;
@@ -76,6 +77,9 @@ if [ -x "$build/tests/test_stress" ]; then
     check "test_stress on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_STRESS_SECONDS=${STRESS_SECONDS:-5} \
         STDCL_STRESS_EXPECT_COPY=1 STDCL_CACHE_DIR="$(cache)" -- ./test_stress test_stress_mixed_calls_verified
     limit=
+fi
+if [ -x "$build/tests/test_argtypes" ]; then
+    check "test_argtypes on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_argtypes
 fi
 
 # Examples: every program that takes --check, on the GPU's platform.
