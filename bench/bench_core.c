@@ -207,6 +207,31 @@ static void raw_stream(long n)
     }
     OK(clFinish(q) == CL_SUCCESS);
 }
+/* (1s') The raw stream with what libstdcl's NOWAIT launch adds to it: an
+ * event per launch (released at once), and a clFlush per launch. */
+static void raw_stream_with(long n, int event, int flush)
+{
+    for (long i = 0; i < n; ++i) {
+        float s = 1.5f, t = 0.5f;
+        int k = (int)i;
+        cl_uint m = 7;
+        OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 2, sizeof s, &s) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 4, sizeof m, &m) == CL_SUCCESS);
+        OK(clSetKernelArg(rk_six, 5, sizeof t, &t) == CL_SUCCESS);
+        cl_event ev = NULL;
+        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, event ? &ev : NULL) == CL_SUCCESS);
+        if (ev) clReleaseEvent(ev);
+        if (flush) clFlush(q);
+    }
+    OK(clFinish(q) == CL_SUCCESS);
+}
+static void raw_stream_event(long n) { raw_stream_with(n, 1, 0); }
+static void raw_stream_flush(long n) { raw_stream_with(n, 0, 1); }
+static void raw_stream_event_flush(long n) { raw_stream_with(n, 1, 1); }
+
 static void w_stream(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
@@ -842,6 +867,9 @@ int main(int argc, char** argv)
     measure("(1s) clforka stream, 6 args, one wait",
             "6 clSetKernelArg + clEnqueueNDRangeKernel (no event) per launch, one clFinish", raw_stream, w_stream,
             "1.10x");
+    measure("(1s') raw stream + an event per launch", "(1s)'s raw stream", raw_stream, raw_stream_event, "info");
+    measure("(1s') raw stream + clFlush per launch", "(1s)'s raw stream", raw_stream, raw_stream_flush, "info");
+    measure("(1s') raw stream + event + clFlush", "(1s)'s raw stream", raw_stream, raw_stream_event_flush, "info");
     measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev, "1.10x");
     measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host, "1.10x");
     /* The same commands as libstdcl enqueues: its own cost alone. */

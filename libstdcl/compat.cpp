@@ -392,7 +392,7 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int 
         const GlCalls& gl = gl_calls();
         // The transfer reads or writes the allocation's host memory: after the
         // pending commands on it (a NOWAIT clmsync to the host, say).
-        CommandOrder order(d, devnum, {&*use});
+        CommandOrder order(d, devnum, {&*use}, d.queue);
         check_cl(gl.acquire(d.queue, 1, &m, order.count(), order.list(), nullptr),
                  "clglmsync: clEnqueueAcquireGLObjects");
         cl_int err = dir == CL_MEM_GLBUF ? clEnqueueWriteBuffer(d.queue, m, CL_FALSE, 0, size, ptr, 0, nullptr, nullptr)

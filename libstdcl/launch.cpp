@@ -309,7 +309,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         std::vector<Allocation*> allocs;
         allocs.reserve(uses.size());
         for (const AllocUse& u : uses) allocs.push_back(&*u);
-        order.emplace(d, devnum, std::move(allocs));
+        order.emplace(d, devnum, std::move(allocs), d.queue);
         if (cp->prof) prof_name = ki.name;
         return launch(cp, devnum, ki, ndr, flags, *order, call);
     });

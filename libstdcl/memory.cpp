@@ -188,7 +188,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
     return sub;
 }
 
-void Allocation::note_event(unsigned devnum, cl_event ev)
+void Allocation::note_event(unsigned devnum, cl_event ev, cl_command_queue q)
 {
     cl_int err = clRetainEvent(ev);
     if (err != CL_SUCCESS) {
@@ -202,6 +202,7 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
     std::lock_guard<std::mutex> lock(mu);
     try {
         if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
+        if (last_queue.size() <= devnum) last_queue.resize(devnum + 1, nullptr);
     } catch (...) {
         // No room to track it (out of host memory): finish the command now instead.
         clWaitForEvents(1, &ev);
@@ -210,12 +211,14 @@ void Allocation::note_event(unsigned devnum, cl_event ev)
     }
     if (last[devnum]) clReleaseEvent(last[devnum]);
     last[devnum] = ev;
+    last_queue[devnum] = q;
 }
 
-void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out)
+void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out, cl_command_queue q)
 {
     std::lock_guard<std::mutex> lock(mu);
     if (devnum >= last.size() || !last[devnum]) return;
+    if (last_queue[devnum] == q) return;  // the same in-order queue: after it already
     cl_event e = last[devnum];
     cl_int st = CL_QUEUED;
     if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) == CL_SUCCESS &&
@@ -231,8 +234,8 @@ void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out)
     out.push_back(e);
 }
 
-CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs)
-    : devnum_(devnum), allocs_(std::move(allocs))
+CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs, cl_command_queue q)
+    : devnum_(devnum), queue_(q), allocs_(std::move(allocs))
 {
     if (allocs_.size() > 1) {
         std::sort(allocs_.begin(), allocs_.end());
@@ -241,13 +244,13 @@ CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocat
     if (d.xfer == d.queue || allocs_.empty()) return;
     locks_.reserve(allocs_.size());
     for (Allocation* a : allocs_) locks_.emplace_back(a->order);
-    for (Allocation* a : allocs_) a->add_wait(devnum_, waits_);  // allocates only when a command is pending
+    for (Allocation* a : allocs_) a->add_wait(devnum_, waits_, queue_);  // allocates only when a command is pending
 }
 
 void CommandOrder::enqueued(cl_event ev, int flags)
 {
     if (!(flags & CL_EVENT_NOWAIT)) return;
-    for (Allocation* a : allocs_) a->note_event(devnum_, ev);
+    for (Allocation* a : allocs_) a->note_event(devnum_, ev, queue_);
 }
 
 void Allocation::wait_idle()
@@ -616,8 +619,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     cl_mem m = a->device_mem(devnum, 0);
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
-    CommandOrder order(d, devnum, {&*a});
     cl_command_queue q = zc ? d.queue : d.xfer;
+    CommandOrder order(d, devnum, {&*a}, q);
     cl_uint nw = order.count();
     const cl_event* wl = order.list();
     cl_event ev = nullptr;
@@ -910,7 +913,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
-        CommandOrder order(d, devnum, {&*s, &*t});
+        CommandOrder order(d, devnum, {&*s, &*t}, d.xfer);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
         order.enqueued(ev, flags);

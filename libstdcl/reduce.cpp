@@ -342,7 +342,7 @@ struct Reduction {
         {
             // After the pending commands on the array (a NOWAIT clmsync or kernel
             // on the other queue); the partial values follow on the same queue.
-            CommandOrder order(d, dn, {&*use});
+            CommandOrder order(d, dn, {&*use}, d.queue);
             check_cl(
                 clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(), &kev),
                 strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());

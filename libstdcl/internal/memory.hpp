@@ -62,6 +62,7 @@ struct Allocation {
     std::vector<cl_mem> mem;  // per device of cp, created on first use
     std::vector<std::uint64_t> mem_serial;  // per device: mem's serial (mem_serial_next)
     std::vector<cl_event> last;  // per device: last CL_EVENT_NOWAIT command using it
+    std::vector<cl_command_queue> last_queue;  // per device: the queue `last` is on
     std::mutex order;  // two-queue devices: held from reading `last` to noting the new command
     // (device, offset) -> sub-buffer and its serial
     std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
@@ -89,11 +90,13 @@ struct Allocation {
     // which a driver may hand out again once the object is released, a serial
     // names one object for the life of the process.
     cl_mem device_mem(unsigned devnum, size_t offset, std::uint64_t* serial = nullptr);
-    // Remembers ev as the latest command on devnum touching this allocation.
-    void note_event(unsigned devnum, cl_event ev);
-    // Adds to out the last command on devnum that a new command must wait for, if
-    // it is not finished (order held).
-    void add_wait(unsigned devnum, std::vector<cl_event>& out);
+    // Remembers ev, enqueued on queue q, as the latest command on devnum touching
+    // this allocation.
+    void note_event(unsigned devnum, cl_event ev, cl_command_queue q);
+    // Adds to out the last command on devnum that a new command on queue q must
+    // wait for, if it is not finished and on another queue: an in-order queue
+    // runs its own commands in order (order held).
+    void add_wait(unsigned devnum, std::vector<cl_event>& out, cl_command_queue q);
     // Waits for every command still using this allocation.
     void wait_idle();
     // Waits for and releases the events taken out of `last` (allocates nothing).
@@ -129,7 +132,8 @@ private:
 // CL_EVENT_NOWAIT command on each allocation it touches (it may be on the other
 // queue).  Make a CommandOrder before enqueuing: it locks each allocation's order
 // mutex (once, in address order: no other command slips in between) and collects
-// the events to wait for; pass count() and list() as the command's wait list;
+// the events to wait for (none for a command on the queue of the last one: the
+// queues are in order); pass count() and list() as the command's wait list;
 // after the enqueue, enqueued(ev, flags) notes a NOWAIT command on every
 // allocation (clfree and the next command wait for it; a waited command is
 // complete when its call returns).  The locks are held until the CommandOrder
@@ -137,7 +141,8 @@ private:
 // locked or waited for.
 class CommandOrder {
 public:
-    CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs);
+    // q: the queue the command goes to (d.queue or d.xfer).
+    CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs, cl_command_queue q);
     CommandOrder(const CommandOrder&) = delete;
     CommandOrder& operator=(const CommandOrder&) = delete;
     cl_uint count() const { return cl_uint(waits_.size()); }
@@ -146,6 +151,7 @@ public:
 
 private:
     unsigned devnum_;
+    cl_command_queue queue_;
     std::vector<Allocation*> allocs_;  // sorted, each once
     std::vector<std::unique_lock<std::mutex>> locks_;
     std::vector<cl_event> waits_;
