@@ -101,6 +101,8 @@ STDCL_API const char* stdcl_version(void);
 #define STDCL_ESTATE   (-9005) /* the object is not in a state for the call */
 #define STDCL_ECL      (-9006) /* an OpenCL call failed (see clerror()) */
 #define STDCL_EOVERRUN (-9007) /* STDCL_CHECK=1 found memory written out of bounds */
+#define STDCL_ESYNC    (-9008) /* STDCL_CHECK=sync,error: a kernel would read a
+                                  device copy older than the host's */
 
 /* Message for the last failure in this thread, then NULL until the next
  * failure (like dlerror()).  For a failed build it holds the device, the

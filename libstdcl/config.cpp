@@ -177,7 +177,33 @@ Settings read_settings()
         else
             warn_once("STDCL_PIN_MIN", "STDCL_PIN_MIN='%s' is not a size such as 256K; ignored", v);
     }
-    s.check = env_switch("STDCL_CHECK", false);
+    // STDCL_CHECK: on/off (on: overrun, as before), or a comma list of checks
+    // (overrun, sync, all) and an action for the sync check's findings (report,
+    // error, abort).
+    if (const char* v = env_value("STDCL_CHECK"); v && *v) {
+        Switch sw = parse_switch(v);
+        if (sw == Switch::on) s.check = true;
+        if (sw == Switch::invalid)
+            for (const std::string& w : split_list(v, ',')) {
+                if (strcasecmp(w.c_str(), "overrun") == 0)
+                    s.check = true;
+                else if (strcasecmp(w.c_str(), "sync") == 0)
+                    s.check_sync = true;
+                else if (strcasecmp(w.c_str(), "all") == 0)
+                    s.check = s.check_sync = true;
+                else if (strcasecmp(w.c_str(), "report") == 0)
+                    s.check_action = 0;
+                else if (strcasecmp(w.c_str(), "error") == 0)
+                    s.check_action = 1;
+                else if (strcasecmp(w.c_str(), "abort") == 0)
+                    s.check_action = 2;
+                else
+                    warn_once("STDCL_CHECK",
+                              "STDCL_CHECK: '%s' is not one of overrun, sync, all, report, error, abort (or on/off); "
+                              "ignored",
+                              w.c_str());
+            }
+    }
     if (const char* v = env_value("STDCL_TRACE")) s.trace = v;
     // STDCL_PROFILE: on (to standard error), off, or a file's path.
     if (const char* v = env_value("STDCL_PROFILE")) {

@@ -50,6 +50,10 @@ void describe_args(KernelInfo& ki, cl_kernel k, bool strict, const TypedefTable*
         clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, nullptr) == CL_SUCCESS &&
         clGetDeviceInfo(dev, CL_DEVICE_ADDRESS_BITS, sizeof bits, &bits, nullptr) == CL_SUCCESS && bits)
         addr_bytes = bits / 8;
+    std::vector<cl_kernel_arg_type_qualifier> tq(ki.nargs, 0);
+    for (cl_uint i = 0; i < ki.nargs; ++i)
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq[i], &tq[i], nullptr) != CL_SUCCESS)
+            tq[i] = 0;  // only the sync check uses it: a query that fails means "may write"
     std::vector<ParamType> types(ki.nargs);
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         if (q[i] != CL_KERNEL_ARG_ADDRESS_PRIVATE) {
@@ -62,6 +66,7 @@ void describe_args(KernelInfo& ki, cl_kernel k, bool strict, const TypedefTable*
     ki.qual = std::move(q);
     ki.type_names = std::move(names);
     ki.ptypes = std::move(types);
+    ki.tqual = std::move(tq);
 }
 
 struct KernelTable {

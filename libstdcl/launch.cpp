@@ -4,6 +4,7 @@
 #include "internal/cl_util.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/sync_check.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -264,8 +265,9 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     return ev;
 }
 
+// caller: where the program called (for the sync check's reports).
 cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
-                   const size_t* sizes, const void* const* values, const int* types = nullptr)
+                   const size_t* sizes, const void* const* values, const int* types, void* caller)
 {
     const char* call = nargs >= 0 ? "clforka" : "clfork";
     context_device(cp, devnum, call);
@@ -291,6 +293,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             for (int i = 0; i < nargs; ++i)
                 set_value(ki, unsigned(i), sizes[i], values[i], "clforka", types ? types[i] : v_unknown);
         }
+        if (sync_check_on()) sync_check_launch(cp, devnum, ki, call, caller);
         uses.reserve(ki.nargs);
         for (cl_uint i = 0; i < ki.nargs; ++i) {
             const KernelArg& a = ki.args[i];
@@ -385,28 +388,46 @@ STDCL_API int stdcl_arg_set_global(CLCONTEXT* cp, cl_kernel krn, unsigned int ar
 
 STDCL_API cl_event clfork(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags)
 {
-    return guarded<cl_event>(nullptr, [&] { return fork_with(cp, devnum, krn, ndr, flags, -1, nullptr, nullptr); });
+    void* caller = __builtin_return_address(0);
+    return guarded<cl_event>(
+        nullptr, [&] { return fork_with(cp, devnum, krn, ndr, flags, -1, nullptr, nullptr, nullptr, caller); });
 }
 
-STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
-                               int nargs, const size_t* sizes, const void* const* values)
+namespace {
+
+cl_event forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
+               const size_t* sizes, const int* types, const void* const* values, void* caller)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
         if (nargs < 0 || (nargs > 0 && (!sizes || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");
-        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values);
+        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values, types, caller);
     });
 }
 
-STDCL_API cl_event stdcl_forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
-                                int nargs, const size_t* sizes, const int* types, const void* const* values)
+cl_event forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs,
+                const size_t* sizes, const int* types, const void* const* values, void* caller)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
         if (nargs < 0 || (nargs > 0 && (!sizes || !types || !values))) fail(STDCL_EINVAL, "clforka: bad argument list");
         for (int i = 0; i < nargs; ++i)
             if (types[i] < STDCL_TYPE_UNKNOWN || types[i] > STDCL_TYPE_OTHER)
                 fail(STDCL_EINVAL, "clforka: argument %d: unknown value type %d", i, types[i]);
-        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values, types);
+        return fork_with(cp, devnum, krn, ndr, flags, nargs, sizes, values, types, caller);
     });
+}
+
+}  // namespace
+
+STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                               int nargs, const size_t* sizes, const void* const* values)
+{
+    return forkv(cp, devnum, krn, ndr, flags, nargs, sizes, nullptr, values, __builtin_return_address(0));
+}
+
+STDCL_API cl_event stdcl_forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
+                                int nargs, const size_t* sizes, const int* types, const void* const* values)
+{
+    return forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values, __builtin_return_address(0));
 }
 
 STDCL_API cl_event stdcl_forkt(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
@@ -426,7 +447,7 @@ STDCL_API cl_event stdcl_forkt(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn
         values[i] = va_arg(ap, const void*);
     }
     va_end(ap);
-    return stdcl_forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values);
+    return forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values, __builtin_return_address(0));
 }
 
 STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
@@ -444,7 +465,7 @@ STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn
         values[i] = va_arg(ap, const void*);
     }
     va_end(ap);
-    return stdcl_forkv(cp, devnum, krn, ndr, flags, nargs, sizes, values);
+    return forkv(cp, devnum, krn, ndr, flags, nargs, sizes, nullptr, values, __builtin_return_address(0));
 }
 
 }  // extern "C"

@@ -20,6 +20,7 @@
 #include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/sync_check.hpp"
 
 #include <unistd.h>
 
@@ -585,7 +586,8 @@ int check_sync_flags(int flags, const char* call)
 }  // namespace
 
 // clmsync and clmsyncn: len bytes from ptr (to the end of the allocation if whole).
-cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call)
+cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call,
+                     void* caller)
 {
     if (devnum == CL_ALL_DEVICES) {
         if (check_sync_flags(flags, call) == CL_MEM_HOST)
@@ -594,7 +596,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
                  "(each device's part of an allocation comes back with clmsyncn from that device)",
                  call);
         return on_every_device(cp, flags & ~(CL_MEM_DEVICE | CL_MEM_HOST), call, [&](unsigned d, int f) {
-            return msync_range(cp, d, ptr, len, whole, f | CL_MEM_DEVICE, call);
+            return msync_range(cp, d, ptr, len, whole, f | CL_MEM_DEVICE, call, caller);
         });
     }
     int dir = check_sync_flags(flags, call);
@@ -667,6 +669,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         done = reinterpret_cast<cl_event>(&finished);
     }
     if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
+    if (a->sync)
+        sync_note_transfer(*a, devnum, off, len, dir == CL_MEM_DEVICE, !(flags & CL_EVENT_NOWAIT), call, caller);
     return done;
 }
 
@@ -678,8 +682,10 @@ extern "C" {
 
 STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
 {
+    void* caller = __builtin_return_address(0);
     return guarded<void*>(nullptr, [&]() -> void* {
         auto a = new_allocation(cp, size, flags, "clmalloc");
+        if (sync_check_on()) sync_note_alloc(*a, caller);
         char* host = a->host;
         const char* kind = !a->cp            ? " (detached)"
             : a->backing == Backing::pinned  ? " (pinned)"
@@ -715,6 +721,7 @@ STDCL_API int clfree(void* ptr)
 
 STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
 {
+    void* caller = __builtin_return_address(0);
     return guarded<void*>(nullptr, [&]() -> void* {
         if (!ptr) return clmalloc(cp, size, flags);
         size_t off = 0;
@@ -730,6 +737,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
         std::memcpy(a->host, old->host, std::min(size, old->size));
+        if (sync_check_on()) sync_note_alloc(*a, caller);
         registry_insert(a);  // on failure the record's destructor frees the new memory
         std::shared_ptr<Allocation> same;
         if (registry_take(ptr, &same, &off) == RegistryTake::removed) destroy_allocation(old);
@@ -740,6 +748,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
 
 STDCL_API int clmadopt(CLCONTEXT* cp, void* ptr, size_t size, int flags)
 {
+    void* caller = __builtin_return_address(0);
     return guarded_int([&] {
         constexpr int kAdoptFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY;
         if (!ptr) fail(STDCL_EINVAL, "clmadopt: the pointer is NULL");
@@ -764,6 +773,7 @@ STDCL_API int clmadopt(CLCONTEXT* cp, void* ptr, size_t size, int flags)
         a->backing = Backing::adopted;
         a->flags = flags & ~CL_MEM_DETACHED;
         a->cp = cp;
+        if (sync_check_on()) sync_note_alloc(*a, caller);
         registry_insert(std::move(a));
         trace(Trace::mem, "clmadopt %zu bytes at %p%s", size, ptr, cp ? "" : " (detached)");
         return 0;
@@ -884,12 +894,15 @@ STDCL_API int clmctl(void* ptr, int op, ...)
 
 STDCL_API cl_event clmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr, int flags)
 {
-    return guarded<cl_event>(nullptr, [&] { return msync_range(cp, devnum, ptr, 0, true, flags, "clmsync"); });
+    void* caller = __builtin_return_address(0);
+    return guarded<cl_event>(nullptr, [&] { return msync_range(cp, devnum, ptr, 0, true, flags, "clmsync", caller); });
 }
 
 STDCL_API cl_event clmsyncn(CLCONTEXT* cp, unsigned int devnum, void* ptr, size_t nbytes, int flags)
 {
-    return guarded<cl_event>(nullptr, [&] { return msync_range(cp, devnum, ptr, nbytes, false, flags, "clmsyncn"); });
+    void* caller = __builtin_return_address(0);
+    return guarded<cl_event>(nullptr,
+                             [&] { return msync_range(cp, devnum, ptr, nbytes, false, flags, "clmsyncn", caller); });
 }
 
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* dst, int flags)
@@ -916,6 +929,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         CommandOrder order(d, devnum, {&*s, &*t}, d.xfer);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
+        if (t->sync) sync_note_device_write(*t, devnum);
         order.enqueued(ev, flags);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });

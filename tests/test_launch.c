@@ -195,6 +195,7 @@ static void test_written_back_local_size_is_named_when_refused(void** state)
 {
     (void)state;
     int* out = alloc_ints(2 * 256, -1);
+    to_device(0, out);
     clndrange_t ndr = clndrange_init1d(0, 256, 0);
     check_fork(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, 256));
     size_t chosen = ndr.ltsz[0];
@@ -225,6 +226,7 @@ static void test_refused_local_size_says_why(void** state)
     (void)state;
     size_t big = 1u << 20; /* a million work-items in a group: over every device's limit */
     int* out = alloc_ints(2 * big, -1);
+    to_device(0, out);
     clndrange_t ndr = clndrange_init1d(0, big, big);
     assert_null(clforka(stdcpu, 0, g_ids1d, &ndr, CL_EVENT_WAIT, out, (int)big));
     const char* msg = clerror();

@@ -192,6 +192,19 @@ if [ $# -eq 0 ]; then
     done
 fi
 
+# The whole run: the sync check (STDCL_CHECK=sync) finds no forgotten clmsync in
+# the launch tests, clreduce and the examples' --check in copy mode, nor in the
+# STDCL 1.6 programs (zero-copy: one test there reads results the way only
+# zero-copy allows): with the action "error" a finding fails the launch, and so
+# the test.  test_synccheck runs the seeded bugs in both modes.
+if [ $# -eq 0 ]; then
+    for name in test_launch test_reduce test_examples test_compat; do
+        zc=0
+        [ "$name" = test_compat ] && zc=1
+        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=$zc"
+    done
+fi
+
 # The whole run: the programs that order commands (helper_overlap through
 # test_memory, clreduce, the stress mix, the examples' --check) once more under
 # the ordering fuzzer (tests/order/README) in copy mode, where every command

@@ -38,7 +38,9 @@ struct Settings {
     bool overlap = true;  // STDCL_OVERLAP
     bool pinned = true;  // STDCL_PINNED
     std::uint64_t pin_min = 256 << 10;  // STDCL_PIN_MIN
-    bool check = false;  // STDCL_CHECK
+    bool check = false;  // STDCL_CHECK: 1 or overrun (guard zones)
+    bool check_sync = false;  // STDCL_CHECK: sync (sync_check.cpp)
+    int check_action = 0;  // STDCL_CHECK's action for findings: 0 report, 1 error, 2 abort
     std::string trace;  // STDCL_TRACE, as given
     bool profile = false;  // STDCL_PROFILE on (or a path)
     std::string profile_path;  // STDCL_PROFILE's path; empty: standard error

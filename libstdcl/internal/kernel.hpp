@@ -76,6 +76,7 @@ struct KernelInfo {
     cl_uint nargs = 0;
     std::vector<cl_kernel_arg_address_qualifier> qual;  // empty if unknown
     std::vector<std::string> type_names;
+    std::vector<cl_kernel_arg_type_qualifier> tqual;  // const, volatile...; empty if unknown
     // By-value parameters' types (argtype.hpp): what clforka and clarg_set convert
     // a typed value to; empty if unknown.
     std::vector<ParamType> ptypes;

@@ -68,6 +68,7 @@ struct Allocation {
     std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
     std::vector<cl_mem> subs_made;  // the sub-buffers, oldest first
     std::string last_kernel;  // STDCL_CHECK: the last kernel launched with it
+    std::shared_ptr<struct SyncState> sync;  // STDCL_CHECK=sync: what each device's copy holds
 
     // Whether other allocations may start in the pages this one touches.
     bool shares_pages() const { return backing == Backing::slab || backing == Backing::adopted; }
@@ -187,6 +188,7 @@ void guard_check(Allocation& a, int devnum, const char* call);
 
 // A range of an allocation to device devnum or back (memory.cpp): len bytes
 // from ptr, or to the end of the allocation when whole is true.
-cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call);
+cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call,
+                     void* caller = nullptr);
 
 }  // namespace stdcl

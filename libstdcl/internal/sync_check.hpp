@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// sync_check.hpp: which copy of an allocation is current, and the sync-check
+// mode, STDCL_CHECK=sync (sync_check.cpp).  For each allocation and device the
+// library keeps what that device's copy holds as far as the program's syncs
+// say: the content hash of the host bytes last sent to it (clmsync or clmsyncn
+// to the device, or brought back from it), or "unknown" once a kernel there may
+// have written it.  At a launch, every __global argument whose host bytes differ
+// from what the device was last given is a kernel reading a device copy older
+// than the host's: a forgotten clmsync(..., CL_MEM_DEVICE).  The bookkeeping is
+// the same on a device that works on host memory (zero-copy) as on one with its
+// own memory, so a program that passes on a laptop's CPU has no such mistake on
+// a GPU.  Off by default; when off none of these is called (no hashing).
+#pragma once
+
+#include "internal/kernel.hpp"
+
+namespace stdcl {
+
+// The mode: STDCL_CHECK holds "sync" (or "all").
+bool sync_check_on();
+
+// A new allocation (clmalloc, clmrealloc): where it was made (the caller's return
+// address) and what its host memory holds now.
+void sync_note_alloc(Allocation& a, void* caller);
+// A transfer of bytes [off, off + len) of a between the host and device devnum
+// (to_device, or back to the host), enqueued by `call` at caller; waited: the
+// transfer has completed (a NOWAIT one to the host is noted when it is known).
+void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, bool waited,
+                        const char* call, void* caller);
+// A command on device devnum (clmcopy's destination) changed a's copy there.
+void sync_note_device_write(Allocation& a, unsigned devnum);
+// Before kernel ki is launched on device devnum by `call` at caller, with its
+// arguments set: checks each __global argument the kernel may read, then notes
+// the ones it may write.  A finding is reported on standard error once per
+// allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
+// nothing is noted; with "abort" the process aborts after the report.
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller);
+
+}  // namespace stdcl

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* test_synccheck.c: STDCL_CHECK=sync finds a kernel that reads a device copy
+ * older than the host's (the forgotten clmsync(..., CL_MEM_DEVICE)), in
+ * zero-copy and in copy mode alike, with every field of the report; its
+ * actions (report, error, abort); and stays silent on correct programs,
+ * slices over two devices among them.  Each case runs helper_synccheck in a
+ * process of its own (the mode is read when the library loads). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <stdcl.h>
+
+#include "test_util.h"
+
+/* Runs scenario `what` with STDCL_CHECK=check and STDCL_ZERO_COPY=zc. */
+static void run(tu_proc* r, const char* what, const char* check, int zc)
+{
+    char c[64], z[32];
+    snprintf(c, sizeof c, "STDCL_CHECK=%s", check);
+    snprintf(z, sizeof z, "STDCL_ZERO_COPY=%d", zc);
+    const char* args[] = {what, NULL};
+    const char* env[] = {c, z, NULL};
+    tu_spawn(r, tu_helper("helper_synccheck"), args, env, NULL, 120);
+}
+
+static int count(const char* hay, const char* needle) { return hay ? tu_count(hay, needle) : 0; }
+
+static void test_forgotten_upload_is_reported_in_both_modes(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "forgot_upload", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "helper_synccheck forgot_upload");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "kernel 'axpy' on device 0 (");
+        assert_contains(r.err, "reads argument 1 (float*) which was never sent to device 0");
+        assert_contains(r.err, "  allocation: 0x");
+        assert_contains(r.err, "4096 bytes, made at ");
+        assert_contains(r.err, "helper_synccheck+0x");
+        assert_contains(r.err, "the kernel sees it from byte 0");
+        assert_contains(r.err, "  launched by clforka at ");
+        assert_contains(r.err, "  last sync with device 0: none");
+        assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_DEVICE) after the host's last write to it and "
+                               "before this launch");
+        assert_contains(r.out, "launch: ok");
+        tu_proc_free(&r);
+    }
+}
+
+static void test_host_write_after_upload_is_reported_in_both_modes(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "stale_upload", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "reads argument 0 (float*) whose copy on device 0 is older than the host's: the "
+                               "host changed bytes 0 to 4095 of the allocation after they were last synced with "
+                               "device 0");
+        assert_contains(r.err, "  last sync with device 0: clmsync to device 0 at ");
+        tu_proc_free(&r);
+    }
+}
+
+static void test_a_finding_is_reported_once_per_allocation_and_kind(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run(&r, "loop", "sync", 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(count(r.out, "launch: ok"), 3);
+    assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+    tu_proc_free(&r);
+}
+
+static void test_nowait_launches_are_checked_too(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run(&r, "nowait", "sync", 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(count(r.err, "which was never sent to device 0"), 1);
+    tu_proc_free(&r);
+}
+
+static void test_action_error_fails_the_launch_with_stdcl_esync(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "stale_upload", "sync,error", zc);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "launch: failed clforka: sync check: kernel 'axpy' on device 0");
+        assert_not_contains(r.out, "launch: ok");
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 0); /* the message is clerror()'s */
+        tu_proc_free(&r);
+    }
+}
+
+static void test_action_abort_aborts_after_the_report(void** state)
+{
+    (void)state;
+    tu_proc r;
+    run(&r, "forgot_upload", "abort,sync", 0);
+    assert_int_equal(r.status, 128 + 6); /* SIGABRT */
+    assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+    assert_not_contains(r.out, "launch: ok");
+    tu_proc_free(&r);
+}
+
+static void test_correct_programs_are_silent(void** state)
+{
+    (void)state;
+    const char* scenarios[] = {"correct", "slices", "const_input"};
+    for (size_t s = 0; s < tu_countof(scenarios); s++)
+        for (int zc = 1; zc >= 0; zc--) {
+            tu_proc r;
+            run(&r, scenarios[s], "sync,error", zc);
+            if (r.status != 0 || count(r.out, "failed")) tu_proc_dump(&r, scenarios[s]);
+            assert_int_equal(r.status, 0);
+            assert_int_equal(count(r.out, "launch: failed"), 0);
+            assert_int_equal(count(r.err, "sync check"), 0);
+            assert_contains(r.out, "result: ");
+            tu_proc_free(&r);
+        }
+}
+
+static void test_check_off_or_overrun_only_says_nothing(void** state)
+{
+    (void)state;
+    const char* modes[] = {"0", "1", "overrun"};
+    for (size_t m = 0; m < tu_countof(modes); m++) {
+        tu_proc r;
+        run(&r, "forgot_upload", modes[m], 0);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "sync check"), 0);
+        tu_proc_free(&r);
+    }
+    /* An unknown word is warned about, the rest applies. */
+    tu_proc r;
+    run(&r, "forgot_upload", "sync,bogus", 0);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.err, "STDCL_CHECK: 'bogus' is not one of overrun, sync, all, report, error, abort");
+    assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+    tu_proc_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forgotten_upload_is_reported_in_both_modes),
+        cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
+        cmocka_unit_test(test_a_finding_is_reported_once_per_allocation_and_kind),
+        cmocka_unit_test(test_nowait_launches_are_checked_too),
+        cmocka_unit_test(test_action_error_fails_the_launch_with_stdcl_esync),
+        cmocka_unit_test(test_action_abort_aborts_after_the_report),
+        cmocka_unit_test(test_correct_programs_are_silent),
+        cmocka_unit_test(test_check_off_or_overrun_only_says_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
