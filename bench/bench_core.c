@@ -190,25 +190,9 @@ static void w_fork_empty_wait(long n)
 /* (1s) A launch stream: n launches of a kernel of six arguments (two
  * buffers, four scalars), every argument set at each launch, enqueued back to
  * back, then one wait.  Raw: clSetKernelArg six times and
- * clEnqueueNDRangeKernel with no event, then clFinish. */
-static void raw_stream(long n)
-{
-    for (long i = 0; i < n; ++i) {
-        float s = 1.5f, t = 0.5f;
-        int k = (int)i;
-        cl_uint m = 7;
-        OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 2, sizeof s, &s) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 4, sizeof m, &m) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 5, sizeof t, &t) == CL_SUCCESS);
-        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
-    }
-    OK(clFinish(q) == CL_SUCCESS);
-}
-/* (1s') The raw stream with what libstdcl's NOWAIT launch adds to it: an
- * event per launch (released at once), and a clFlush per launch. */
+ * clEnqueueNDRangeKernel with no event, then clFinish.  (1s') The raw stream
+ * with what libstdcl's NOWAIT launch adds to it: an event per launch
+ * (released at once), a clFlush per launch, or both. */
 static void raw_stream_with(long n, int event, int flush)
 {
     for (long i = 0; i < n; ++i) {
@@ -228,6 +212,7 @@ static void raw_stream_with(long n, int event, int flush)
     }
     OK(clFinish(q) == CL_SUCCESS);
 }
+static void raw_stream(long n) { raw_stream_with(n, 0, 0); }
 static void raw_stream_event(long n) { raw_stream_with(n, 1, 0); }
 static void raw_stream_flush(long n) { raw_stream_with(n, 0, 1); }
 static void raw_stream_event_flush(long n) { raw_stream_with(n, 1, 1); }

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # mpi_gpu_run.sh: NBody across MPI ranks against one process on several GPUs, in
-# one call on the GPU machine (2 GPUs, Open MPI).  Builds with the project's own
-# ./configure && make (the recipe of gpu_common.sh; carry `configure` when the
-# machine has no autoconf), then for each N runs, REPEAT times interleaved:
-#   nbody_multi -d 1          one process, one GPU (the baseline)
-#   nbody_multi -d 2          one process, two GPUs
-#   mpirun -np 1 nbody_mpi    one rank, one GPU   (STDGPU_LOCK=auto STDGPU_MAX_NDEV=1)
-#   mpirun -np 2 nbody_mpi    two ranks, one GPU each (same)
+# one call on the GPU machine (2 or 4 GPUs, Open MPI).  Builds with the project's
+# own ./configure && make (the recipe of gpu_common.sh; carry `configure` when
+# the machine has no autoconf), then for each N and each count g of GPUS runs,
+# REPEAT times interleaved:
+#   nbody_multi -d g          one process, g GPUs (g = 1: the baseline)
+#   mpirun -np g nbody_mpi    g ranks, one GPU each (STDGPU_LOCK=auto STDGPU_MAX_NDEV=1)
 # and prints one table (best run of each: interactions/s, ratio to one GPU, and
-# the two ranks against nbody_multi on two GPUs).  Also --check on two ranks and
+# the ranks against nbody_multi on as many GPUs).  Also --check on two ranks and
 # stdclinfo under mpirun (which GPU each rank leased).  Results: $OUT (default
 # /tmp/mpi-gpu-out): table.txt, results.txt (RESULT lines), log.txt.
 #
 #   bench/mpi_gpu_run.sh                      # GPU: N = 131072 1048576
 #   CTX=cpu SIZES=4096 RATE=2e9 bench/mpi_gpu_run.sh   # the same on PoCL
 #
+# GPUS (the device counts, default "1 2"; "1 2 4" on a four-GPU machine),
 # SIZES, REPEAT (2), CTX (gpu|cpu), RATE (interactions/s that sizes the steps:
 # about 1.5 s of timed work per run), MPIRUN_ARGS (default --bind-to none),
 # SKIP_BUILD=1 (use build/ as it is).
@@ -25,6 +25,7 @@ RES=${OUT:-/tmp/mpi-gpu-out}
 mkdir -p "$RES"
 CTX=${CTX:-gpu}
 SIZES=${SIZES:-131072 1048576}
+GPUS=${GPUS:-1 2}
 REPEAT=${REPEAT:-2}
 RATE=${RATE:-2e12}
 X=$(echo "$CTX" | tr a-z A-Z)
@@ -82,15 +83,15 @@ for n in $SIZES; do
     common=(-c "$CTX" -n "$n" -s "$s" -b "$b" --bench -q)
     for rep in $(seq "$REPEAT"); do
         echo "== N=$n, steps $s in bursts of $b, run $rep"
-        (cd "$NB" && run multi1 ./nbody_multi -d 1 "${common[@]}")
-        (cd "$NB" && run multi2 ./nbody_multi -d 2 "${common[@]}")
-        (cd "$NM" && run mpi1 "${MPIRUN[@]}" -np 1 "${LEASE[@]}" ./nbody_mpi "${common[@]}")
-        (cd "$NM" && run mpi2 "${MPIRUN[@]}" -np 2 "${LEASE[@]}" ./nbody_mpi "${common[@]}")
+        for g in $GPUS; do
+            (cd "$NB" && run "multi$g" ./nbody_multi -d "$g" "${common[@]}")
+            (cd "$NM" && run "mpi$g" "${MPIRUN[@]}" -np "$g" "${LEASE[@]}" ./nbody_mpi "${common[@]}")
+        done
     done
 done
 
 # The table: best (lowest ms/step) run of each program at each N.
-awk '
+awk -v gpus="$GPUS" '
     function val(key,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] } return "" }
     /RESULT/ {
         t = val("tag"); n = val("n"); ms = val("ms_per_step") + 0
@@ -98,21 +99,18 @@ awk '
         if (!(n in seen)) { seen[n] = 1; order[++nn] = n }
     }
     END {
-        label["multi1"] = "nbody_multi, 1 process, 1 GPU"; g["multi1"] = 1; r["multi1"] = 1
-        label["multi2"] = "nbody_multi, 1 process, 2 GPUs"; g["multi2"] = 2; r["multi2"] = 1
-        label["mpi1"] = "nbody_mpi, 1 rank, 1 GPU"; g["mpi1"] = 1; r["mpi1"] = 1
-        label["mpi2"] = "nbody_mpi, 2 ranks, 1 GPU each"; g["mpi2"] = 2; r["mpi2"] = 2
-        print "| program | N | GPUs | ranks | ms/step | interactions/s | / 1 GPU | / nbody_multi 2 GPUs |"
+        ng = split(gpus, gs, " ")
+        print "| program | N | GPUs | ranks | ms/step | interactions/s | / 1 GPU | / nbody_multi, as many GPUs |"
         print "|---|---:|---:|---:|---:|---:|---:|---:|"
-        split("multi1 multi2 mpi1 mpi2", tags, " ")
         for (i = 1; i <= nn; i++) {
             n = order[i]; base = best["multi1", n]
-            for (j = 1; j <= 4; j++) {
-                t = tags[j]
-                if (!((t, n) in best)) { printf "| %s | %s | %d | %d | FAILED | | | |\n", label[t], n, g[t], r[t]; continue }
+            for (j = 1; j <= ng; j++) for (k = 0; k < 2; k++) {
+                g = gs[j]; t = (k ? "mpi" : "multi") g
+                lab = k ? sprintf("nbody_mpi, %d rank(s), 1 GPU each", g) : sprintf("nbody_multi, 1 process, %d GPU(s)", g)
+                if (!((t, n) in best)) { printf "| %s | %s | %d | %d | FAILED | | | |\n", lab, n, g, k ? g : 1; continue }
                 x = base > 0 ? sprintf("%.3f", base / best[t, n]) : ""
-                y = (t == "mpi2" && (("multi2", n) in best)) ? sprintf("%.3f", best["multi2", n] / best[t, n]) : ""
-                printf "| %s | %s | %d | %d | %.4f | %s | %s | %s |\n", label[t], n, g[t], r[t], best[t, n], ips[t, n], x, y
+                y = (k && (("multi" g, n) in best)) ? sprintf("%.3f", best["multi" g, n] / best[t, n]) : ""
+                printf "| %s | %s | %d | %d | %.4f | %s | %s | %s |\n", lab, n, g, k ? g : 1, best[t, n], ips[t, n], x, y
             }
         }
     }' "$RES/results.txt" | tee "$RES/table.txt"

@@ -20,9 +20,11 @@ The exchange is hidden while T_x <= T_own, i.e. (bandwidth term alone)
 
 Inputs (measured on the GPU machine by bench/mpi_gpu_run.sh):
   --rate R     one GPU's interactions/s at large N (nbody_multi -d 1)
-  --n N --t1 T1 --t2 T2
-               ms/step at one N on one GPU and on two ranks (one GPU each):
-               k = (T2 - T1/2 - 2 l) / (16 N / 2)
+  --n N --t1 T1 --t2 T2 [--t4 T4]
+               ms/step at one N on one GPU and on two (and four) ranks, one GPU
+               each: k is the least-squares fit of
+               T_P - T1/P - P l = k 16 N (P-1)/P  over the P measured, and the
+               model's T_P is printed beside each measured one
 Assumptions (not measured; override): --latency a (5 us), --launch l (8 us),
 --memcpy M (10 GB/s).  The kernel keeps its rate only while each GPU holds enough
 bodies to fill it; below --nsat bodies per GPU (65536: the smallest size measured
@@ -48,18 +50,35 @@ def main():
     ap.add_argument("--n", type=float, required=True)
     ap.add_argument("--t1", type=float, required=True, help="ms/step, one GPU, at --n")
     ap.add_argument("--t2", type=float, required=True, help="ms/step, two ranks, at --n")
+    ap.add_argument("--t4", type=float, default=None, help="ms/step, four ranks, at --n")
     ap.add_argument("--latency", type=float, default=5e-6)
     ap.add_argument("--launch", type=float, default=8e-6)
     ap.add_argument("--memcpy", type=float, default=10e9)
     ap.add_argument("--nsat", type=float, default=65536)
     ap.add_argument("--sizes", default="131072,1048576,8388608,67108864")
-    ap.add_argument("--gpus", default="2,8,64,512")
+    ap.add_argument("--gpus", default="2,4,8,64,512")
     o = ap.parse_args()
 
-    n, t1, t2 = o.n, o.t1 * 1e-3, o.t2 * 1e-3
-    k = max(0.0, (t2 - t1 / 2 - 2 * o.launch) / (16 * n / 2))
+    n, t1 = o.n, o.t1 * 1e-3
+    measured = {2: o.t2 * 1e-3}
+    if o.t4 is not None:
+        measured[4] = o.t4 * 1e-3
+    # Least squares through the origin: y_P = k x_P.
+    xs = {P: 16 * n * (P - 1) / P for P in measured}
+    ys = {P: measured[P] - t1 / P - P * o.launch for P in measured}
+    k = max(0.0, sum(xs[P] * ys[P] for P in measured) / sum(xs[P] ** 2 for P in measured))
     print(f"fitted: host<->GPU cost k = {k * 1e12:.1f} ps/byte ({1 / k / 1e9 if k else float('inf'):.1f} GB/s "
-          f"effective) from N = {n:.0f}: one GPU {o.t1} ms, two ranks {o.t2} ms\n")
+          f"effective) from N = {n:.0f}: one GPU {o.t1} ms, " +
+          ", ".join(f"{P} ranks {measured[P] * 1e3:g} ms" for P in measured) + "\n")
+    print("Measured against the model on one host (no network: T_x = 0):\n")
+    print("| GPUs | measured ms/step | model ms/step | measured / 1 GPU | model / 1 GPU |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| 1 | {o.t1:.4g} | {o.t1:.4g} | 1.000 | 1.000 |")
+    for P in measured:
+        t_model = t1 / P + k * 16 * n * (P - 1) / P + P * o.launch
+        print(f"| {P} | {measured[P] * 1e3:.4g} | {t_model * 1e3:.4g} | {t1 / measured[P]:.3f} | "
+              f"{t1 / t_model:.3f} |")
+    print()
     links = [("100 Gb/s", 100e9 / 8), ("400 Gb/s", 400e9 / 8)]
     sizes = [float(s) for s in o.sizes.split(",")]
     gpus = [int(p) for p in o.gpus.split(",")]

@@ -52,6 +52,16 @@ SCALING = [
      dict(color="tab:purple", marker="D", linestyle="-"), (-40, 6),
      {131072: ([1, 2], ["1", "1.94"]),
       1048576: ([1, 2], ["1", "1.96"])}),
+    # BENCHMARKS.md, "Table 4.4. One process and MPI ranks on one, two and four
+    # H200s.", column "/ 1 GPU"
+    ("nbody_multi, one process (H200 x4 host, 2026-11-27)",
+     dict(color="tab:cyan", marker="o", linestyle="-", markersize=8), (8, 6),
+     {131072: ([1, 2, 4], ["1", "1.944", "3.717"]),
+      1048576: ([1, 2, 4], ["1", "1.963", "3.901"])}),
+    ("nbody_mpi, one rank per GPU (H200 x4 host, 2026-11-27)",
+     dict(color="tab:olive", marker="v", linestyle=":", markersize=9), (8, -16),
+     {131072: ([1, 2, 4], ["1", "1.944", "3.630"]),
+      1048576: ([1, 2, 4], ["1", "1.963", "3.901"])}),
     # BENCHMARKS.md, "Table 4.1. Two ranks against one process on two H200s.",
     # rows "nbody_mpi, 2 ranks, 1 GPU each", column "/ 1 GPU"
     ("nbody_mpi, one rank per GPU (H200 x2 host, 2026-11-23)",
@@ -105,7 +115,7 @@ def plot_scaling(path):
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("speed-up over one GPU (x)")
     axes[0].legend(loc="upper left", fontsize=8.5)
-    fig.suptitle("NBody speed-up against the number of GPUs (BENCHMARKS.md Tables 2.2, 2.3 and 4.1)")
+    fig.suptitle("NBody speed-up against the number of GPUs (BENCHMARKS.md Tables 2.2, 2.3, 4.1 and 4.4)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -416,6 +416,24 @@ cl_event forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* 
     });
 }
 
+// stdcl_forkt's triples (size, type, value) or stdcl_forka's pairs (size, value).
+cl_event fork_va(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags, int nargs, va_list ap,
+                 bool typed, void* caller)
+{
+    if (nargs < 0 || nargs > 64)
+        return guarded<cl_event>(nullptr, [&]() -> cl_event { fail(STDCL_EINVAL, "clforka: %d arguments", nargs); });
+    size_t sizes[65];
+    int types[65];
+    const void* values[65];
+    for (int i = 0; i < nargs; ++i) {
+        sizes[i] = va_arg(ap, size_t);
+        if (typed) types[i] = va_arg(ap, int);
+        values[i] = va_arg(ap, const void*);
+    }
+    return typed ? forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values, caller)
+                 : forkv(cp, devnum, krn, ndr, flags, nargs, sizes, nullptr, values, caller);
+}
+
 }  // namespace
 
 STDCL_API cl_event stdcl_forkv(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
@@ -433,39 +451,21 @@ STDCL_API cl_event stdcl_forktv(CLCONTEXT* cp, unsigned int devnum, cl_kernel kr
 STDCL_API cl_event stdcl_forkt(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
                                int nargs, ...)
 {
-    if (nargs < 0 || nargs > 64) {
-        return guarded<cl_event>(nullptr, [&]() -> cl_event { fail(STDCL_EINVAL, "clforka: %d arguments", nargs); });
-    }
-    size_t sizes[65];
-    int types[65];
-    const void* values[65];
     va_list ap;
     va_start(ap, nargs);
-    for (int i = 0; i < nargs; ++i) {
-        sizes[i] = va_arg(ap, size_t);
-        types[i] = va_arg(ap, int);
-        values[i] = va_arg(ap, const void*);
-    }
+    cl_event ev = fork_va(cp, devnum, krn, ndr, flags, nargs, ap, true, __builtin_return_address(0));
     va_end(ap);
-    return forktv(cp, devnum, krn, ndr, flags, nargs, sizes, types, values, __builtin_return_address(0));
+    return ev;
 }
 
 STDCL_API cl_event stdcl_forka(CLCONTEXT* cp, unsigned int devnum, cl_kernel krn, clndrange_t* ndr, int flags,
                                int nargs, ...)
 {
-    if (nargs < 0 || nargs > 64) {
-        return guarded<cl_event>(nullptr, [&]() -> cl_event { fail(STDCL_EINVAL, "clforka: %d arguments", nargs); });
-    }
-    size_t sizes[65];
-    const void* values[65];
     va_list ap;
     va_start(ap, nargs);
-    for (int i = 0; i < nargs; ++i) {
-        sizes[i] = va_arg(ap, size_t);
-        values[i] = va_arg(ap, const void*);
-    }
+    cl_event ev = fork_va(cp, devnum, krn, ndr, flags, nargs, ap, false, __builtin_return_address(0));
     va_end(ap);
-    return forkv(cp, devnum, krn, ndr, flags, nargs, sizes, nullptr, values, __builtin_return_address(0));
+    return ev;
 }
 
 }  // extern "C"
