@@ -347,7 +347,19 @@ std::shared_ptr<KernelInfo> kernel_of(Program& p, const std::string& name)
             auto td = p.typedefs.find(u);
             if (td == p.typedefs.end()) {
                 BuildOptions o = options_for(p, first_of_group(p.cp, 0));
-                td = p.typedefs.emplace(u, scan_typedefs(p.sources[u], p.dir, o.include_dirs)).first;
+                // The folders the compiler searches: the program's -I options
+                // (clopen_opt, clbuild, STDCL_BUILD_OPTIONS), then the library's.
+                std::vector<std::string> dirs;
+                for (const std::string* opts : {&o.user, &o.env}) {
+                    std::vector<std::string> w = split_list(*opts, ' ');
+                    for (size_t i = 0; i < w.size(); ++i)
+                        if (w[i] == "-I" && i + 1 < w.size())
+                            dirs.push_back(w[++i]);
+                        else if (w[i].size() > 2 && w[i].compare(0, 2, "-I") == 0)
+                            dirs.push_back(w[i].substr(2));
+                }
+                dirs.insert(dirs.end(), o.include_dirs.begin(), o.include_dirs.end());
+                td = p.typedefs.emplace(u, scan_typedefs(p.sources[u], p.dir, dirs)).first;
             }
             typedefs = &td->second;
         }

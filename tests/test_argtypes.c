@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -271,6 +272,37 @@ static void test_clforka_takes_arrays_as_pointers(void** state)
     clfree(A);
 }
 
+/* A typedef in a header found through the program's own -I option. */
+static void test_typedefs_follow_the_programs_include_options(void** state)
+{
+    (void)state;
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/wide_type.h", dir);
+    assert_int_equal(tu_write_file(path, "typedef double WIDE_T;\n"), 0);
+    char opts[4200];
+    snprintf(opts, sizeof opts, "-I %s", dir);
+    void* h = clsopen_opt(g_cp, "#include \"wide_type.h\"\n"
+                                "__kernel void wide(WIDE_T a, __global double* out) { out[0] = a; }\n",
+                          opts, CLLD_NOW);
+    if (!h) print_error("clsopen_opt: %s\n", clerror());
+    assert_non_null(h);
+    cl_kernel k = clsym(g_cp, h, "wide", CLLD_NOW);
+    assert_non_null(k);
+    double* out = (double*)clmalloc(g_cp, sizeof(double), 0);
+    assert_non_null(out);
+    clndrange_t ndr = one();
+    assert_non_null(clforka(g_cp, 0, k, &ndr, CL_EVENT_WAIT, 3, out)); /* an int for a typedef of double */
+    fetch(out);
+    assert_true(out[0] == 3.0);
+    clfree(out);
+    clclose(g_cp, h);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_vectors_and_structs_must_match),
         cmocka_unit_test(test_untyped_engines_have_sizes_checked_by_the_library),
         cmocka_unit_test(test_clforka_takes_arrays_as_pointers),
+        cmocka_unit_test(test_typedefs_follow_the_programs_include_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
