@@ -178,7 +178,7 @@ Settings read_settings()
             warn_once("STDCL_PIN_MIN", "STDCL_PIN_MIN='%s' is not a size such as 256K; ignored", v);
     }
     // STDCL_CHECK: on/off (on: overrun, as before), or a comma list of checks
-    // (overrun, sync, all) and an action for the sync check's findings (report,
+    // (overrun, sync, fill, all) and an action for the sync check's findings (report,
     // error, abort).
     if (const char* v = env_value("STDCL_CHECK"); v && *v) {
         Switch sw = parse_switch(v);
@@ -189,8 +189,10 @@ Settings read_settings()
                     s.check = true;
                 else if (strcasecmp(w.c_str(), "sync") == 0)
                     s.check_sync = true;
+                else if (strcasecmp(w.c_str(), "fill") == 0)
+                    s.check_fill = true;
                 else if (strcasecmp(w.c_str(), "all") == 0)
-                    s.check = s.check_sync = true;
+                    s.check = s.check_sync = s.check_fill = true;
                 else if (strcasecmp(w.c_str(), "report") == 0)
                     s.check_action = 0;
                 else if (strcasecmp(w.c_str(), "error") == 0)
@@ -198,10 +200,11 @@ Settings read_settings()
                 else if (strcasecmp(w.c_str(), "abort") == 0)
                     s.check_action = 2;
                 else
-                    warn_once("STDCL_CHECK",
-                              "STDCL_CHECK: '%s' is not one of overrun, sync, all, report, error, abort (or on/off); "
-                              "ignored",
-                              w.c_str());
+                    warn_once(
+                        "STDCL_CHECK",
+                        "STDCL_CHECK: '%s' is not one of overrun, sync, fill, all, report, error, abort (or on/off); "
+                        "ignored",
+                        w.c_str());
             }
     }
     if (const char* v = env_value("STDCL_TRACE")) s.trace = v;

@@ -152,6 +152,18 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
             if (guard) guard_init_device(*this, d, m.get());  // m is released if it throws
+            if (!zc && settings().check_fill && size >= 4) {
+                // STDCL_CHECK=fill: a device copy never given a value reads as
+                // the pattern, not as whatever the driver's memory held.
+                const std::uint32_t pattern = kFillPattern;
+                cl_event ev = nullptr;
+                check_cl(
+                    clEnqueueFillBuffer(d.queue, m.get(), &pattern, sizeof pattern, 0, size / 4 * 4, 0, nullptr, &ev),
+                    "clEnqueueFillBuffer (STDCL_CHECK=fill)");
+                err = clWaitForEvents(1, &ev);
+                clReleaseEvent(ev);
+                check_cl(err, "clWaitForEvents (STDCL_CHECK=fill)");
+            }
             mem[devnum] = m.release();
             mem_serial[devnum] = mem_serial_next();
             trace(Trace::mem, "device %u copy of %p (%zu bytes)%s", devnum, (void*)host, size,
@@ -539,6 +551,7 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     a->guard = back;
     a->size = size;
     if (!devonly) guard_init_host(*a, front);
+    if (!devonly && settings().check_fill) fill_pattern(a->host, size);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;
@@ -586,6 +599,14 @@ int check_sync_flags(int flags, const char* call)
 }  // namespace
 
 // clmsync and clmsyncn: len bytes from ptr (to the end of the allocation if whole).
+void fill_pattern(char* p, size_t n)
+{
+    const std::uint32_t pattern = kFillPattern;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) std::memcpy(p + i, &pattern, 4);
+    std::memcpy(p + i, &pattern, n - i);
+}
+
 cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call,
                      void* caller)
 {

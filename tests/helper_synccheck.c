@@ -11,7 +11,9 @@
  *                   and returns its half with clmsyncn (NOWAIT), twice
  *   const_input     a const input read twice, an output written between
  *   loop            stale_upload, launched three times (reported once)
- *   nowait          forgot_upload with CL_EVENT_NOWAIT launches */
+ *   nowait          forgot_upload with CL_EVENT_NOWAIT launches
+ *   fill            a new allocation's first word, and a kernel's result
+ *                   from an input never sent (STDCL_CHECK=fill: NaN) */
 #include <stdcl.h>
 
 #include <stdio.h>
@@ -91,6 +93,18 @@ int main(int argc, char** argv)
             stdcl_wait(stdcpu, CL_ALL_DEVICES, CL_ALL_EVENT);
             for (int i = 0; i < N; i++) x[i] += 1.0f; /* the host's step between rounds */
         }
+    } else if (!strcmp(what, "fill")) {
+        /* STDCL_CHECK=fill: a new allocation's host memory holds the pattern,
+         * and so does a device copy never given a value. */
+        float* z = (float*)clmalloc(stdcpu, N * sizeof(float), 0);
+        unsigned bits;
+        memcpy(&bits, z, sizeof bits);
+        printf("host: 0x%08x\n", bits);
+        clmsync(stdcpu, 0, x, w);
+        launch(k, 0, x, z, N, CL_EVENT_WAIT); /* z never sent */
+        clmsync(stdcpu, 0, x, back);
+        printf("nan: %d\n", x[10] != x[10]);
+        clfree(z);
     } else if (!strcmp(what, "const_input")) {
         clmsync(stdcpu, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);

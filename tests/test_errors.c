@@ -827,7 +827,7 @@ static const tu_env_row k_env_rows[] = {
      .env = {"STDCL_CHECK=sure"},
      .run = 1,
      .warnings = 1,
-     .err_has = {"STDCL_CHECK: 'sure' is not one of overrun, sync, all, report, error, abort (or on/off); ignored"},
+     .err_has = {"STDCL_CHECK: 'sure' is not one of overrun, sync, fill, all, report, error, abort (or on/off); ignored"},
      .out_has = {"run stdcpu 0 ok", "run stdcpu 1 ok"}},
 };
 

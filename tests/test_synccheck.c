@@ -3,7 +3,8 @@
  * older than the host's (the forgotten clmsync(..., CL_MEM_DEVICE)), in
  * zero-copy and in copy mode alike, with every field of the report; its
  * actions (report, error, abort); and stays silent on correct programs,
- * slices over two devices among them.  Each case runs helper_synccheck in a
+ * slices over two devices among them; and STDCL_CHECK=fill's pattern in new
+ * host memory and device copies.  Each case runs helper_synccheck in a
  * process of its own (the mode is read when the library loads). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,9 +150,25 @@ static void test_check_off_or_overrun_only_says_nothing(void** state)
     tu_proc r;
     run(&r, "forgot_upload", "sync,bogus", 0);
     assert_int_equal(r.status, 0);
-    assert_contains(r.err, "STDCL_CHECK: 'bogus' is not one of overrun, sync, all, report, error, abort");
+    assert_contains(r.err, "STDCL_CHECK: 'bogus' is not one of overrun, sync, fill, all, report, error, abort");
     assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
     tu_proc_free(&r);
+}
+
+static void test_fill_makes_new_memory_a_signalling_nan(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "fill", "fill", zc);
+        if (r.status != 0) tu_proc_dump(&r, "helper_synccheck fill");
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "host: 0x7fa00000");
+        assert_contains(r.out, "launch: ok");
+        assert_contains(r.out, "nan: 1"); /* the input never sent reads as NaN, on the host's copy or the device's */
+        assert_int_equal(count(r.err, "sync check"), 0);
+        tu_proc_free(&r);
+    }
 }
 
 int main(void)
@@ -165,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_action_abort_aborts_after_the_report),
         cmocka_unit_test(test_correct_programs_are_silent),
         cmocka_unit_test(test_check_off_or_overrun_only_says_nothing),
+        cmocka_unit_test(test_fill_makes_new_memory_a_signalling_nan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,7 @@ struct Settings {
     std::uint64_t pin_min = 256 << 10;  // STDCL_PIN_MIN
     bool check = false;  // STDCL_CHECK: 1 or overrun (guard zones)
     bool check_sync = false;  // STDCL_CHECK: sync (sync_check.cpp)
+    bool check_fill = false;  // STDCL_CHECK: fill (new memory holds a signalling NaN pattern)
     int check_action = 0;  // STDCL_CHECK's action for findings: 0 report, 1 error, 2 abort
     std::string trace;  // STDCL_TRACE, as given
     bool profile = false;  // STDCL_PROFILE on (or a path)

@@ -176,6 +176,12 @@ void registry_add_slab(char* base, size_t bytes, size_t chunk);
 // Detaches every allocation of cp (before cp is destroyed).
 void memory_forget_context(CLCONTEXT* cp);
 
+// STDCL_CHECK=fill: new host memory and new device copies hold this 4-byte
+// pattern, a signalling NaN as a float (a large integer as an int), so that a
+// forgotten initialisation or upload gives loud garbage.
+constexpr std::uint32_t kFillPattern = 0x7fa00000u;
+void fill_pattern(char* p, size_t n);
+
 // The overrun check mode, STDCL_CHECK=1 (guard.cpp).
 bool check_mode();
 size_t guard_front_bytes(size_t page);  // before the host memory
