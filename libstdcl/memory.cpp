@@ -152,17 +152,13 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
             if (guard) guard_init_device(*this, d, m.get());  // m is released if it throws
-            if (!zc && settings().check_fill && size >= 4) {
+            if (!zc && settings().check_fill) {
                 // STDCL_CHECK=fill: a device copy never given a value reads as
                 // the pattern, not as whatever the driver's memory held.
-                const std::uint32_t pattern = kFillPattern;
-                cl_event ev = nullptr;
-                check_cl(
-                    clEnqueueFillBuffer(d.queue, m.get(), &pattern, sizeof pattern, 0, size / 4 * 4, 0, nullptr, &ev),
-                    "clEnqueueFillBuffer (STDCL_CHECK=fill)");
-                err = clWaitForEvents(1, &ev);
-                clReleaseEvent(ev);
-                check_cl(err, "clWaitForEvents (STDCL_CHECK=fill)");
+                std::vector<char> pattern(size);
+                fill_pattern(pattern.data(), size);
+                check_cl(clEnqueueWriteBuffer(d.queue, m.get(), CL_TRUE, 0, size, pattern.data(), 0, nullptr, nullptr),
+                         "clEnqueueWriteBuffer (STDCL_CHECK=fill)");
             }
             mem[devnum] = m.release();
             mem_serial[devnum] = mem_serial_next();
