@@ -111,7 +111,8 @@ cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::
     };
     if (flags & CL_EVENT_NOWAIT) {
         cl_event last = nullptr;
-        for (unsigned d = 0; d < n; ++d) last = on(d, flags);
+        for (unsigned d = 0; d < n; ++d)
+            if (cl_event e = on(d, flags)) last = e;  // NULL: nothing to do on that device
         return last;
     }
     // Every device's command is enqueued before any is waited for: the transfers

@@ -927,7 +927,19 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
     if (devnum == CL_ALL_DEVICES)
         return guarded<cl_event>(nullptr, [&] {
             if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clmcopy: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
-            return on_every_device(cp, flags, "clmcopy", [&](unsigned d, int f) {
+            context_check(cp, "clmcopy");
+            size_t soff = 0, doff = 0;
+            auto s = attached(cp, src, "clmcopy (source)", &soff);
+            auto t = attached(cp, dst, "clmcopy (destination)", &doff);
+            bool shared_done = false;
+            return on_every_device(cp, flags, "clmcopy", [&](unsigned d, int f) -> cl_event {
+                // Devices that work on the same host memory share one copy: it is
+                // made once (two at once would write the same bytes together).
+                const Device& dev = cp->devs[d];
+                if (s->zero_copy_on(dev) && t->zero_copy_on(dev)) {
+                    if (shared_done) return nullptr;
+                    shared_done = true;
+                }
                 cl_event e = clmcopy(cp, d, src, dst, f);
                 if (!e) fail(STDCL_ECL, "%s", take_error("clmcopy failed").c_str());
                 return e;

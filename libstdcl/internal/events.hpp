@@ -25,7 +25,8 @@ struct CommandTag {
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
 
 // A command of a call given CL_ALL_DEVICES: one(d, f) enqueues it on device d with
-// the event flags f and returns its event (throwing on failure).  With
+// the event flags f and returns its event (throwing on failure), or NULL when
+// device d has nothing to do.  With
 // CL_EVENT_NOWAIT each device's event is tracked on its device and the last is
 // returned; otherwise all are enqueued before any is waited for, then waited for.
 // CL_EVENT_NORELEASE is refused (one event per device would be handed over).
