@@ -73,8 +73,8 @@ size_t guard_back_bytes(size_t size, size_t page)
 void guard_init_host(Allocation& a, size_t front)
 {
     if (!a.guard) return;
-    fill(reinterpret_cast<unsigned char*>(a.host) - front, front, 0);
-    fill(reinterpret_cast<unsigned char*>(a.host) + a.size, a.guard, 0);
+    fill(reinterpret_cast<unsigned char*>(a.lib()) - front, front, 0);
+    fill(reinterpret_cast<unsigned char*>(a.lib()) + a.size, a.guard, 0);
 }
 
 void guard_init_device(Allocation& a, const Device& d, cl_mem m)
@@ -89,7 +89,7 @@ void guard_init_device(Allocation& a, const Device& d, cl_mem m)
 void guard_check(Allocation& a, int devnum, const char* call)
 {
     if (!a.guard) return;
-    unsigned char* host = reinterpret_cast<unsigned char*>(a.host);
+    unsigned char* host = reinterpret_cast<unsigned char*>(a.lib());  // the program's view may be protected
     size_t front = a.host - a.block;
     if (size_t n = damaged_extent(host + a.size, a.guard, 0)) {
         fill(host + a.size, a.guard, 0);

@@ -21,6 +21,7 @@
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/sync_check.hpp"
+#include "internal/watch.hpp"
 
 #include <unistd.h>
 
@@ -148,7 +149,7 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
         } else {
             bool zc = zero_copy_on(d) || (flags & CL_MEM_NOCOPY);
             ClRef<cl_mem> m(clCreateBuffer(owner->ctx, f | (zc ? CL_MEM_USE_HOST_PTR : 0), size + guard,
-                                           zc ? host : nullptr, &err));
+                                           zc ? lib() : nullptr, &err));
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
             if (guard) guard_init_device(*this, d, m.get());  // m is released if it throws
@@ -468,6 +469,12 @@ void release_block(Allocation& a) noexcept
     case Backing::devonly: release_addresses(a.block, a.block_bytes); break;
     case Backing::heap: pages_free(a.block, a.block_bytes, false); break;
     case Backing::adopted: break;
+    case Backing::watched:
+        watch_remove(a.watch);
+        watch_unmap(a.block, a.libview - (a.host - a.block), a.block_bytes);
+        a.watch = -1;
+        a.libview = nullptr;
+        break;
     }
     a.block = nullptr;  // host stays: it is read without a lock (bind_global's fast path; messages)
 }
@@ -481,6 +488,26 @@ size_t detached_align()
     return al;
 }
 
+// STDCL_CHECK=sync: pages mapped twice, so that the program's view can be
+// protected while the library and the driver work through the other.
+bool watch_block(Allocation& a, size_t bytes, size_t ps)
+{
+    size_t rounded = (bytes + ps - 1) / ps * ps;
+    char *user, *lib;
+    if (!watch_map(rounded, &user, &lib)) {
+        trace(Trace::mem,
+              "STDCL_CHECK=sync: %zu bytes could not be mapped twice; host reads of this allocation "
+              "are not checked",
+              bytes);
+        return false;
+    }
+    a.block = user;
+    a.libview = lib;  // made block-relative in new_allocation
+    a.block_bytes = rounded;
+    a.backing = Backing::watched;
+    return true;
+}
+
 // Host memory for a new allocation of size bytes: a's block and backing.
 void host_block(Allocation& a, CLCONTEXT* cp, size_t size, size_t bytes, bool paged, int flags, const char* call)
 {
@@ -492,6 +519,7 @@ void host_block(Allocation& a, CLCONTEXT* cp, size_t size, size_t bytes, bool pa
         a.backing = Backing::devonly;
         return;
     }
+    if (settings().check_sync && !(flags & (CL_MEM_NOCOPY | CL_MEM_IMAGE2D)) && watch_block(a, bytes, ps)) return;
     if (want_pinned(cp, size, flags) && pin_block(a, cp, bytes, ps)) return;
     if (!paged) {
         unsigned cls = slab_class(size, cp ? std::max<size_t>(cp->mem_align, 128) : detached_align());
@@ -544,10 +572,11 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     std::shared_ptr<Allocation> a = std::make_shared<Allocation>();
     host_block(*a, cp, size, bytes, back != 0, flags, call);
     a->host = a->block + front;
+    if (a->libview) a->libview += front;
     a->guard = back;
     a->size = size;
     if (!devonly) guard_init_host(*a, front);
-    if (!devonly && settings().check_fill) fill_pattern(a->host, size);
+    if (!devonly && settings().check_fill) fill_pattern(a->lib(), size);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;
@@ -555,6 +584,7 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
 
 void destroy_allocation(const std::shared_ptr<Allocation>& a)
 {
+    if (a->sync) sync_note_free(*a);
     std::vector<cl_event> pending;
     CLCONTEXT* owner = nullptr;
     {
@@ -635,6 +665,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         if (a->is_image && (off != 0 || len != a->size))
             fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
     }
+    if (a->sync) sync_check_before(call);
     cl_mem m = a->device_mem(devnum, 0);
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
@@ -647,8 +678,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     bool no_event = false;  // a waited plain transfer: see below
     if (a->is_image) {
         size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
-        err = dir == CL_MEM_DEVICE ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev)
-                                   : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->host, nw, wl, &ev);
+        err = dir == CL_MEM_DEVICE ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->lib(), nw, wl, &ev)
+                                   : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->lib(), nw, wl, &ev);
     } else if (zc) {
         // The device works on the host memory itself: nothing to copy; the marker
         // keeps the queue's order and gives the caller an event.
@@ -667,8 +698,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         // blocking transfer (an event costs NVIDIA's driver about 0.5 us a command).
         no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;
         err = dir == CL_MEM_DEVICE
-            ? clEnqueueWriteBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev)
-            : clEnqueueReadBuffer(q, m, block, off, len, a->host + off, nw, wl, no_event ? nullptr : &ev);
+            ? clEnqueueWriteBuffer(q, m, block, off, len, a->lib() + off, nw, wl, no_event ? nullptr : &ev)
+            : clEnqueueReadBuffer(q, m, block, off, len, a->lib() + off, nw, wl, no_event ? nullptr : &ev);
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
@@ -753,7 +784,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
                  "the new size and clmcopy");
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
-        std::memcpy(a->host, old->host, std::min(size, old->size));
+        std::memcpy(a->lib(), old->lib(), std::min(size, old->size));
         if (sync_check_on()) sync_note_alloc(*a, caller);
         registry_insert(a);  // on failure the record's destructor frees the new memory
         std::shared_ptr<Allocation> same;
@@ -958,7 +989,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         CommandOrder order(d, devnum, {&*s, &*t}, d.xfer);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
-        if (t->sync) sync_note_device_write(*t, devnum);
+        if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy");
         order.enqueued(ev, flags);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });

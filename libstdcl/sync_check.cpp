@@ -7,9 +7,12 @@
 #include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/watch.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +30,13 @@ struct SyncDevice {
     std::vector<SyncRange> known;  // what the device's copy holds, where known
     bool written = false;  // a kernel or copy there may have changed it outside `known`
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
+    // Watched memory (Backing::watched), per page of the block: the hash of the
+    // bytes this device's copy holds there (0: unknown), and whether a kernel or
+    // copy here may have changed them since they were last brought back.
+    std::vector<std::uint64_t> pages;
+    std::vector<char> dirty;
+    std::string writer;  // the last command here that may have written it
+    size_t from = 0;  // ... and the first byte it was given
 };
 
 struct SyncState {
@@ -42,28 +52,18 @@ struct SyncState {
     bool unattributed = false;
     std::vector<SyncDevice> dev;
     unsigned reported = 0;  // the kinds reported (once per allocation and kind)
+    // Watched memory: the page size, the bytes of the block before the host
+    // memory, and per page the hash of the whole page when the host last had it
+    // rightly (a sync either way; a launch that found no device's changes
+    // pending there); 0: unknown.  On a device that works on host memory a page
+    // whose bytes differ from it holds a kernel's results not brought back.
+    size_t ps = 0, lead = 0;
+    std::vector<std::uint64_t> legit;
 };
 
 namespace {
 
-enum Kind : unsigned { stale = 1, never_sent = 2 };
-
-// 8 bytes at a time, multiplied and mixed: several GB/s, enough to tell a change.
-std::uint64_t hash_bytes(const char* p, size_t n)
-{
-    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    std::uint64_t t = 0;
-    if (i < n) std::memcpy(&t, p + i, n - i);
-    h = (h ^ t) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
-}
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4 };
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr)
@@ -97,6 +97,248 @@ void forget(SyncDevice& d, size_t off, size_t len)
 
 int action() { return settings().check_action; }
 
+// A finding: printed, or (action "error", where the call may fail) the call's
+// error, or printed and the process aborted.
+void report(const std::string& text, const char* call, bool may_fail)
+{
+    if (action() == 1 && may_fail) fail(STDCL_ESYNC, "%s: %s", call, text.c_str());
+    std::fprintf(stderr, "stdcl: %s\n", text.c_str());
+    std::fflush(stderr);
+    if (action() == 2) std::abort();
+}
+
+// Watched memory, page P of the block: the allocation's bytes there
+// ([*off, *off + *len) of the allocation).
+void page_span(const Allocation& a, const SyncState& s, size_t P, size_t* off, size_t* len)
+{
+    size_t lo = std::max(P * s.ps, s.lead), hi = std::min((P + 1) * s.ps, s.lead + a.size);
+    *off = lo - s.lead;
+    *len = hi > lo ? hi - lo : 0;
+}
+
+// The hash of the whole page (as the fault handler takes it) and of the
+// allocation's bytes in it (as a device's copy holds them).
+std::uint64_t page_hash(const Allocation& a, const SyncState& s, size_t P)
+{
+    return hash_bytes(a.lib() - s.lead + P * s.ps, s.ps);
+}
+
+std::uint64_t span_hash(const Allocation& a, const SyncState& s, size_t P)
+{
+    size_t off, len;
+    page_span(a, s, P, &off, &len);
+    return hash_bytes(a.lib() + off, len);
+}
+
+// Pages [first, end) of the block that bytes [off, off + len) of the allocation touch.
+void pages_touched(const Allocation& a, const SyncState& s, size_t off, size_t len, size_t* first, size_t* end)
+{
+    (void)a;
+    *first = (s.lead + off) / s.ps;
+    *end = (s.lead + off + len + s.ps - 1) / s.ps;
+}
+
+bool covers_page(const Allocation& a, const SyncState& s, size_t P, size_t off, size_t len)
+{
+    size_t po, pl;
+    page_span(a, s, P, &po, &pl);
+    return off <= po && po + pl <= off + len;
+}
+
+void size_pages(SyncState& s, SyncDevice& d)
+{
+    if (d.pages.size() != s.legit.size()) {
+        d.pages.resize(s.legit.size(), 0);
+        d.dirty.resize(s.legit.size(), 0);
+    }
+}
+
+bool dirty_anywhere(const SyncState& s, size_t P)
+{
+    for (const SyncDevice& d : s.dev)
+        if (P < d.dirty.size() && d.dirty[P]) return true;
+    return false;
+}
+
+// Gives the program back the pages of [first, end) no device may have changed.
+void open_clean(Allocation& a, const SyncState& s, size_t first, size_t end)
+{
+    size_t run = first;
+    for (size_t P = first; P <= end; ++P) {
+        if (P < end && !dirty_anywhere(s, P)) continue;
+        watch_protect(a.watch, run, P - run, false);
+        run = P + 1;
+    }
+}
+
+// Bytes [off, off + len) went to device devnum's copy, or came back from it.
+void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, size_t len, bool to_device, bool waited)
+{
+    if (s.legit.empty()) return;
+    size_pages(s, d);
+    size_t first, end;
+    pages_touched(a, s, off, len, &first, &end);
+    for (size_t P = first; P < end; ++P) {
+        // A page only partly synced is no longer watched for this device: the
+        // check is page by page, and silence is the safe side.
+        d.dirty[P] = 0;
+        if (covers_page(a, s, P, off, len) && (to_device || waited)) {
+            d.pages[P] = span_hash(a, s, P);
+            s.legit[P] = page_hash(a, s, P);
+        } else {
+            d.pages[P] = 0;
+            if (!to_device) s.legit[P] = 0;
+        }
+    }
+    open_clean(a, s, first, end);
+}
+
+// What device dn's copy (its own memory) holds in the pages of [first, end)
+// where that is not known: read back once, so that a page the kernel does not
+// write (another device's part, never sent here) is no finding later.
+void learn_device_pages(Allocation& a, const SyncState& s, SyncDevice& d, Device& dev, unsigned dn, size_t first,
+                        size_t end)
+{
+    size_t lo = first;
+    while (lo < end && d.pages[lo]) ++lo;
+    if (lo == end) return;
+    size_t off, len, hoff, hlen;
+    page_span(a, s, lo, &off, &len);
+    page_span(a, s, end - 1, &hoff, &hlen);
+    len = hoff + hlen - off;
+    if (len == 0) return;
+    cl_mem m = a.device_mem(dn, 0);
+    std::vector<char> copy(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    if (clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS) return;
+    for (size_t P = lo; P < end; ++P) {
+        if (d.pages[P]) continue;
+        size_t po, pl;
+        page_span(a, s, P, &po, &pl);
+        d.pages[P] = hash_bytes(copy.data() + (po - off), pl);
+    }
+}
+
+// A kernel or copy on device dn may change bytes from `from` on: the program's
+// view of those pages is protected until they are brought back.
+void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn, size_t from, std::string writer)
+{
+    if (s.legit.empty()) return;
+    size_pages(s, d);
+    size_t first, end;
+    pages_touched(a, s, from, a.size - from, &first, &end);
+    CLCONTEXT* cp = a.cp.load();
+    if (cp && dn < cp->devs.size() && !a.zero_copy_on(cp->devs[dn]))
+        learn_device_pages(a, s, d, cp->devs[dn], dn, first, end);
+    for (size_t P = first; P < end; ++P) {
+        if (!dirty_anywhere(s, P)) s.legit[P] = page_hash(a, s, P);
+        d.dirty[P] = 1;
+    }
+    d.writer = std::move(writer);
+    d.from = from;
+    watch_protect(a.watch, first, end - first, true);
+}
+
+// Whether device dn's copy of page P differs from what it held before the
+// kernel (or, not known, from the host's bytes) and from what the host holds
+// there now (the same bytes, brought back from another device, do no harm):
+// read back from the device.
+bool device_copy_changed(Allocation& a, const SyncState& s, const SyncDevice& d, Device& dev, unsigned dn, size_t P)
+{
+    cl_mem m = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(a.mu);
+        if (dn < a.mem.size()) m = a.mem[dn];
+    }
+    size_t off, len;
+    page_span(a, s, P, &off, &len);
+    if (!m || len == 0) return false;
+    std::vector<char> copy(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    if (clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        return false;
+    std::uint64_t host = hash_bytes(a.lib() + off, len), now = hash_bytes(copy.data(), len);
+    return now != (d.pages[P] ? d.pages[P] : host) && now != host;
+}
+
+// The stack of a fault from the faulting instruction out: "f+0x1 (prog) < main+0x2 (prog)".
+std::string fault_stack(const WatchFault& f)
+{
+    int from = 0;
+    for (int i = 0; i < f.nframes; ++i)
+        if (f.frames[i] == f.pc) from = i;  // the frames before are the handler's
+    std::string out;
+    for (int i = from; i < f.nframes && i < from + 6; ++i) {
+        if (!out.empty()) out += " < ";
+        out += code_at(f.frames[i]);
+    }
+    return out.empty() ? std::string("not known") : out;
+}
+
+// A recorded access of the program to a protected page: a finding if a device
+// that may have written the page really changed it.
+void judge(const WatchFault& f, const char* call, bool may_fail)
+{
+    Allocation& a = *static_cast<Allocation*>(f.owner);
+    SyncState* s = a.sync.get();
+    CLCONTEXT* cp = a.cp.load();
+    if (!s || !cp) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t P = f.offset / s->ps;
+    if (P >= s->legit.size()) return;
+    size_t byte = f.offset >= s->lead ? f.offset - s->lead : 0;
+    // The devices that may have changed the page, the one given the narrowest
+    // view that holds the byte first: on shared host memory the change itself
+    // cannot be told apart, and that device is the likeliest writer.
+    std::vector<unsigned> devs;
+    for (unsigned dn = 0; dn < s->dev.size() && dn < cp->devs.size(); ++dn)
+        if (P < s->dev[dn].dirty.size() && s->dev[dn].dirty[P]) devs.push_back(dn);
+    std::stable_sort(devs.begin(), devs.end(), [&](unsigned x, unsigned y) {
+        bool hx = s->dev[x].from <= byte, hy = s->dev[y].from <= byte;
+        if (hx != hy) return hx;
+        return s->dev[x].from > s->dev[y].from;
+    });
+    for (unsigned dn : devs) {
+        SyncDevice& d = s->dev[dn];
+        d.dirty[P] = 0;  // the handler gave the page back to the program
+        Device& dev = cp->devs[dn];
+        bool changed =
+            a.zero_copy_on(dev) ? s->legit[P] && f.page_hash != s->legit[P] : device_copy_changed(a, *s, d, dev, dn, P);
+        if (!changed || (s->reported & host_access)) continue;
+        s->reported |= host_access;
+        std::string text =
+            strprintf("sync check: the host %s byte %zu of an allocation that %s changed on device %u (%s); no "
+                      "clmsync(..., CL_MEM_HOST) from device %u brought it back\n"
+                      "  allocation: %p, %zu bytes, made at %s\n"
+                      "  the access: the instruction at %s\n"
+                      "  backtrace: %s\n"
+                      "  last sync with device %u: %s\n"
+                      "  fix: clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its results "
+                      "(clmsyncn for this device's part only)",
+                      f.write ? "writes" : "reads", byte, d.writer.c_str(), dn, dev.name.c_str(), dn, (void*)a.host,
+                      a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), dn,
+                      d.last_sync.empty() ? "none" : d.last_sync.c_str(), dn);
+        report(text, call, may_fail);
+    }
+}
+
+std::mutex& judge_mu()
+{
+    static auto* mu = new std::mutex;  // usable during exit
+    return *mu;
+}
+
+void judge_pending(const char* call, bool may_fail)
+{
+    if (!watch_pending()) return;
+    std::lock_guard<std::mutex> lock(judge_mu());
+    WatchFault f[16];
+    while (size_t n = watch_take(f, 16))
+        for (size_t i = 0; i < n; ++i) judge(f[i], call, may_fail);
+}
+
+void judge_at_exit() { judge_pending("exit", false); }
+
 // Whether the n bytes at p hold at most two distinct 4-byte values: an output the
 // host initialised (-1 or 0, and memory beyond what it used), not data.
 bool output_like(const char* p, size_t n)
@@ -122,8 +364,40 @@ void sync_note_alloc(Allocation& a, void* caller)
     if (a.backing == Backing::devonly) return;  // no host copy to fall behind
     auto s = std::make_shared<SyncState>();
     s->where = code_at(caller);
-    if (a.host) s->born = hash_bytes(a.host, a.size);
+    if (a.host) s->born = hash_bytes(a.lib(), a.size);
+    if (a.backing == Backing::watched) {
+        s->ps = size_t(sysconf(_SC_PAGESIZE));
+        s->lead = size_t(a.host - a.block);
+        s->legit.assign(a.block_bytes / s->ps, 0);
+        a.watch = watch_add(a.block, a.lib() - s->lead, a.block_bytes, &a);
+        if (a.watch < 0) {
+            s->legit.clear();
+            trace(Trace::mem, "STDCL_CHECK=sync: too many allocations to watch; host reads of %p are not checked",
+                  (void*)a.host);
+        }
+        static std::once_flag once;
+        std::call_once(once, [] { std::atexit(judge_at_exit); });
+    } else {
+        trace(Trace::mem, "STDCL_CHECK=sync: %p (%s) cannot be protected: host reads of it are not checked",
+              (void*)a.host,
+              a.backing == Backing::adopted    ? "the program's memory"
+                  : (a.flags & CL_MEM_NOCOPY)  ? "CL_MEM_NOCOPY"
+                  : (a.flags & CL_MEM_IMAGE2D) ? "an image"
+                                               : "not mapped twice");
+    }
     a.sync = std::move(s);
+}
+
+void sync_check_before(const char* call) { judge_pending(call, true); }
+
+void sync_note_free(Allocation& a)
+{
+    std::lock_guard<std::mutex> lock(judge_mu());
+    WatchFault f[16];
+    while (size_t n = watch_take(f, 16))
+        for (size_t i = 0; i < n; ++i) judge(f[i], "clfree", false);
+    watch_remove(a.watch);
+    a.watch = -1;
 }
 
 void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, bool waited,
@@ -137,18 +411,19 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     bool whole = off == 0 && len == a.size;
     if (to_device && whole) d.written = false;  // the whole copy is the host's now
     if ((!to_device && waited) || (to_device && whole && s->unattributed)) {
-        s->born = hash_bytes(a.host, a.size);
+        s->born = hash_bytes(a.lib(), a.size);
         s->unattributed = false;
     }
     if (!to_device && !waited) s->unattributed = true;
     // Sent: the host bytes now are what the device gets.  Brought back and
     // complete: the host bytes are the device's.  A NOWAIT transfer back is not
     // complete yet: its bytes stay unknown.
-    if (to_device || waited) d.known.push_back(SyncRange{off, len, hash_bytes(a.host + off, len)});
+    if (to_device || waited) d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
+    note_pages_synced(a, *s, d, off, len, to_device, waited);
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
 
-void sync_note_device_write(Allocation& a, unsigned devnum)
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer)
 {
     SyncState* s = a.sync.get();
     if (!s) return;
@@ -156,12 +431,19 @@ void sync_note_device_write(Allocation& a, unsigned devnum)
     SyncDevice& d = device_state(*s, devnum);
     d.known.clear();
     d.written = true;
+    note_pages_written(a, *s, d, devnum, from, std::move(writer));
 }
 
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
 {
+    judge_pending(call, true);
     const bool described = !ki.qual.empty();
-    std::vector<Allocation*> writes;
+    struct Write {
+        Allocation* a;
+        size_t from;
+        unsigned arg;
+    };
+    std::vector<Write> writes;
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         const KernelArg& arg = ki.args[i];
         if (arg.kind != KernelArg::global || !arg.alloc) continue;
@@ -173,7 +455,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
              (i < ki.tqual.size() && (ki.tqual[i] & CL_KERNEL_ARG_TYPE_CONST)));
         bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
         bool may_read = !(a.flags & CL_MEM_WO);
-        if (may_write) writes.push_back(&a);
+        if (may_write) writes.push_back(Write{&a, arg.offset, i});
         if (!may_read) continue;
         std::string finding;
         unsigned kind = 0;
@@ -187,9 +469,9 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
             // may write, unless its host bytes hold at most two values (an output
             // the host initialised again).
-            if (!is_const && (d.known.empty() || output_like(a.host + from, a.size - from))) continue;
+            if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
             if (d.known.empty() && !d.written) {
-                if (hash_bytes(a.host, a.size) != s->born) {
+                if (hash_bytes(a.lib(), a.size) != s->born) {
                     kind = never_sent;
                     finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
                                         "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
@@ -199,7 +481,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             } else {
                 for (const SyncRange& r : d.known) {
                     if (r.off + r.len <= from) continue;  // before the kernel's view
-                    if (hash_bytes(a.host + r.off, r.len) == r.hash) continue;
+                    if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
                     kind = stale;
                     finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
                                         "%zu to %zu of the allocation after they were last synced with device %u",
@@ -223,17 +505,19 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                 ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
                 a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, "",
                 described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
-            if (action() == 1) fail(STDCL_ESYNC, "%s: %s", call, text.c_str());
-            std::fprintf(stderr, "stdcl: %s\n", text.c_str());
-            std::fflush(stderr);
-            if (action() == 2) std::abort();
+            report(text, call, true);
         }
     }
-    for (Allocation* a : writes) {
-        sync_note_device_write(*a, devnum);
-        if (a->zero_copy_on(cp->devs[devnum])) {
-            std::lock_guard<std::mutex> lock(a->sync->mu);
-            a->sync->unattributed = true;
+    std::string site = code_at(caller);
+    for (const Write& w : writes) {
+        std::string type =
+            w.arg < ki.type_names.size() && !ki.type_names[w.arg].empty() ? ki.type_names[w.arg] : "__global";
+        sync_note_device_write(*w.a, devnum, w.from,
+                               strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
+                                         type.c_str(), call, site.c_str()));
+        if (w.a->zero_copy_on(cp->devs[devnum])) {
+            std::lock_guard<std::mutex> lock(w.a->sync->mu);
+            w.a->sync->unattributed = true;
         }
     }
 }

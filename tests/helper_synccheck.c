@@ -13,15 +13,49 @@
  *   loop            stale_upload, launched three times (reported once)
  *   nowait          forgot_upload with CL_EVENT_NOWAIT launches
  *   fill            a new allocation's first word, and a kernel's result
- *                   from an input never sent (STDCL_CHECK=fill: NaN) */
+ *                   from an input never sent (STDCL_CHECK=fill: NaN)
+ *   forgot_download the host reads x[10] after the launch without clmsync
+ *                   of x back, then syncs it back ("sync: ok" or "sync:
+ *                   failed <message>")
+ *   forgot_download_nowait  the same with a CL_EVENT_NOWAIT launch, waited
+ *   unwritten_read  the host reads an input the kernel may write but did not
+ *                   (not const), never brought back
+ *   page_slices     a 32 KiB allocation split over two devices on page
+ *                   boundaries, each half brought back; the host reads all
+ *   page_slices_forgot  the same, device 1's half never brought back
+ *   segv            forgot_download, then a real fault (NULL + 16)
+ *   segv_own        the same with the program's own SIGSEGV handler, which
+ *                   prints "own handler" and exits 7 */
 #include <stdcl.h>
 
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static const char* src =
     "__kernel void axpy(__global float* x, __global const float* y, int n)\n"
+    "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n"
+    "__kernel void axpy_nc(__global float* x, __global float* y, int n)\n"
     "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n";
+
+static void own_handler(int sig)
+{
+    (void)sig;
+    static const char msg[] = "own handler\n";
+    if (write(1, msg, sizeof msg - 1) < 0) _exit(8);
+    _exit(7);
+}
+
+static void sync_back(float* p, unsigned d)
+{
+    if (clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT))
+        printf("sync: ok\n");
+    else
+        printf("sync: failed %s\n", clerror());
+}
 
 enum { N = 1024 };
 
@@ -60,8 +94,52 @@ int main(int argc, char** argv)
         printf("result: %g\n", (double)x[10]);
         return 0;
     }
+    if (!strcmp(what, "segv_own")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, NULL);
+    }
     clmsync(stdcpu, 0, y, w);
     if (0) {
+    } else if (!strncmp(what, "forgot_download", 15) || !strncmp(what, "segv", 4)) {
+        clmsync(stdcpu, 0, x, w);
+        launch(k, 0, x, y, N, !strcmp(what, "forgot_download_nowait") ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
+        printf("read: %g\n", (double)x[10]); /* never brought back */
+        sync_back(x, 0);
+        if (!strncmp(what, "segv", 4)) {
+            volatile uintptr_t bad = 16; /* opaque to the compiler */
+            *(volatile int*)bad = 1;
+            printf("not reached\n");
+        }
+    } else if (!strcmp(what, "unwritten_read")) {
+        cl_kernel knc = clsym(stdcpu, h, "axpy_nc", CLLD_NOW);
+        clmsync(stdcpu, 0, x, w);
+        clndrange_t ndr = clndrange_init1d(0, N, 64);
+        printf("launch: %s\n", clforka(stdcpu, 0, knc, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
+        clmsync(stdcpu, 0, x, back);
+        printf("y: %g\n", (double)y[3]); /* y was not written: no finding */
+    } else if (!strncmp(what, "page_slices", 11)) {
+        enum { M = 8192 };
+        float* z = (float*)clmalloc(stdcpu, M * sizeof(float), 0);
+        float* ones = (float*)clmalloc(stdcpu, M * sizeof(float), 0);
+        for (int i = 0; i < M; i++) z[i] = (float)i, ones[i] = 1.0f;
+        for (unsigned d = 0; d < 2; d++) {
+            clmsync(stdcpu, d, ones, w);
+            clmsyncn(stdcpu, d, z + d * (M / 2), M / 2 * sizeof(float), w);
+            clndrange_t ndr = clndrange_init1d(0, M / 2, 64);
+            printf("launch: %s\n",
+                   clforka(stdcpu, d, k, &ndr, CL_EVENT_WAIT, z + d * (M / 2), ones, M / 2) ? "ok" : clerror());
+        }
+        for (unsigned d = 0; d < 2; d++)
+            if (d == 0 || strcmp(what, "page_slices_forgot"))
+                clmsyncn(stdcpu, d, z + d * (M / 2), M / 2 * sizeof(float), back);
+        double sum = 0;
+        for (int i = 0; i < M; i++) sum += z[i];
+        printf("sum: %g\n", sum);
+        clfree(z);
+        clfree(ones);
     } else if (!strcmp(what, "stale_upload") || !strcmp(what, "loop")) {
         clmsync(stdcpu, 0, x, w);
         x[7] = 100.0f;

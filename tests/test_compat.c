@@ -483,6 +483,7 @@ static void test_clwait_returns_the_last_event(void** state)
     cl_kernel k = clsym(stdcpu, h, "inc", 0);
     int* a = (int*)clmalloc(stdcpu, 64 * sizeof(int), 0);
     memset(a, 0, 64 * sizeof(int));
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
     clndrange_t ndr = clndrange_init1d(0, 64, 16);
     cl_event ek = clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a);
     assert_non_null(ek);
@@ -508,6 +509,7 @@ static void test_clwait_returns_the_last_event(void** state)
     clerror();
     assert_null(clwaitev(stdcpu, 0, NULL, 0));
     assert_contains(clerror(), "clwaitev: the event is NULL");
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
     for (int i = 0; i < 64; i++) assert_int_equal(a[i], 2);
     clfree(a);
     clclose(stdcpu, h);

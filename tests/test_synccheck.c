@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_synccheck.c: STDCL_CHECK=sync finds a kernel that reads a device copy
- * older than the host's (the forgotten clmsync(..., CL_MEM_DEVICE)), in
- * zero-copy and in copy mode alike, with every field of the report; its
+ * older than the host's (the forgotten clmsync(..., CL_MEM_DEVICE)) and host
+ * code that reads results a kernel changed but no clmsync(..., CL_MEM_HOST)
+ * brought back, in zero-copy and in copy mode alike, with every field of the
+ * report; a real segmentation fault still crashes, or reaches the program's
+ * own handler; its
  * actions (report, error, abort); and stays silent on correct programs,
  * slices over two devices among them; and STDCL_CHECK=fill's pattern in new
  * host memory and device copies.  Each case runs helper_synccheck in a
@@ -118,10 +121,95 @@ static void test_action_abort_aborts_after_the_report(void** state)
     tu_proc_free(&r);
 }
 
+static void test_host_read_of_results_never_brought_back_is_reported(void** state)
+{
+    (void)state;
+    const char* scenarios[] = {"forgot_download", "forgot_download_nowait"};
+    for (size_t s = 0; s < tu_countof(scenarios); s++)
+        for (int zc = 1; zc >= 0; zc--) {
+            tu_proc r;
+            run(&r, scenarios[s], "sync", zc);
+            if (r.status != 0) tu_proc_dump(&r, scenarios[s]);
+            assert_int_equal(r.status, 0);
+            assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+            assert_contains(r.err, "sync check: the host reads byte 40 of an allocation that kernel 'axpy' (argument "
+                                   "0, float*, launched by clforka at ");
+            assert_contains(r.err, ") changed on device 0 (");
+            assert_contains(r.err, "no clmsync(..., CL_MEM_HOST) from device 0 brought it back");
+            assert_contains(r.err, "  allocation: 0x");
+            assert_contains(r.err, "4096 bytes, made at ");
+            assert_contains(r.err, "  the access: the instruction at ");
+            assert_contains(r.err, "  backtrace: ");
+            assert_contains(r.err, "(helper_synccheck+0x");
+            assert_contains(r.err, "  last sync with device 0: clmsync to device 0 at ");
+            assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_HOST) after the kernel and before the host uses "
+                                   "its results");
+            /* The program reads what it would without the mode: the kernel's result
+             * on shared memory, the host's own value where the device copies. */
+            assert_contains(r.out, zc ? "read: 21" : "read: 10");
+            assert_contains(r.out, "sync: ok");
+            assert_contains(r.out, "result: 21");
+            tu_proc_free(&r);
+        }
+}
+
+static void test_host_read_finding_under_error_fails_the_next_call(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "forgot_download", "sync,error", zc);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "launch: ok");
+        assert_contains(r.out, "sync: failed clmsync: sync check: the host reads byte 40 of an allocation");
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 0);
+        tu_proc_free(&r);
+    }
+}
+
+static void test_a_device_part_never_brought_back_names_that_device(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "page_slices_forgot", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "the host reads byte 16384 of an allocation that kernel 'axpy'");
+        assert_contains(r.err, "changed on device 1 (");
+        assert_contains(r.err, "fix: clmsync(cp, 1, ptr, CL_MEM_HOST)");
+        tu_proc_free(&r);
+    }
+}
+
+static void test_real_faults_still_crash_or_reach_the_programs_handler(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "segv", "sync", zc);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        assert_true(r.status != 0 && r.status != 7); /* the sanitizer's handler, chained to, ends it */
+#else
+        assert_int_equal(r.status, 128 + 11); /* SIGSEGV, at the program's address */
+#endif
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.out, "sync: ok");
+        assert_not_contains(r.out, "not reached");
+        tu_proc_free(&r);
+        run(&r, "segv_own", "sync", zc);
+        assert_int_equal(r.status, 7);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1); /* the protected page is still watched */
+        assert_contains(r.out, "own handler");
+        assert_not_contains(r.out, "not reached");
+        tu_proc_free(&r);
+    }
+}
+
 static void test_correct_programs_are_silent(void** state)
 {
     (void)state;
-    const char* scenarios[] = {"correct", "slices", "const_input"};
+    const char* scenarios[] = {"correct", "slices", "const_input", "page_slices", "unwritten_read"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -180,6 +268,10 @@ int main(void)
         cmocka_unit_test(test_nowait_launches_are_checked_too),
         cmocka_unit_test(test_action_error_fails_the_launch_with_stdcl_esync),
         cmocka_unit_test(test_action_abort_aborts_after_the_report),
+        cmocka_unit_test(test_host_read_of_results_never_brought_back_is_reported),
+        cmocka_unit_test(test_host_read_finding_under_error_fails_the_next_call),
+        cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
+        cmocka_unit_test(test_real_faults_still_crash_or_reach_the_programs_handler),
         cmocka_unit_test(test_correct_programs_are_silent),
         cmocka_unit_test(test_check_off_or_overrun_only_says_nothing),
         cmocka_unit_test(test_fill_makes_new_memory_a_signalling_nan),

@@ -192,11 +192,11 @@ if [ $# -eq 0 ]; then
     done
 fi
 
-# The whole run: the sync check (STDCL_CHECK=sync) finds no forgotten clmsync in
-# the launch tests, clreduce and the examples' --check in copy mode, nor in the
-# STDCL 1.6 programs (zero-copy: one test there reads results the way only
-# zero-copy allows): with the action "error" a finding fails the launch, and so
-# the test.  test_synccheck runs the seeded bugs in both modes.
+# The whole run: the sync check (STDCL_CHECK=sync) finds no forgotten clmsync
+# (either way) in the launch tests, clreduce and the examples' --check in copy
+# mode, nor in the STDCL 1.6 programs in zero-copy mode, where reading results
+# never brought back gives the right numbers and only the check says so: with
+# the action "error" a finding fails the next call, and so the test.  test_synccheck runs the seeded bugs in both modes.
 if [ $# -eq 0 ]; then
     for name in test_launch test_reduce test_examples test_compat; do
         zc=0

@@ -18,6 +18,7 @@ enum class Backing : unsigned char {
     pinned,  // the mapping of a CL_MEM_ALLOC_HOST_PTR buffer
     adopted,  // the program's memory (clmadopt): never freed here
     devonly,  // CL_MEM_DEVONLY: reserved addresses, no host memory
+    watched,  // STDCL_CHECK=sync: pages mapped twice (watch.hpp), host and libview
 };
 
 // Allocations below kSlabMax bytes come from slabs.
@@ -36,7 +37,11 @@ void release_addresses(char* p, size_t bytes) noexcept;
 
 // One host allocation and its per-device copies.
 struct Allocation {
-    char* host = nullptr;
+    char* host = nullptr;  // the program's view of the host memory
+    // Backing::watched: the library's and the driver's view of the same pages
+    // (the program's may be protected); every other backing: nullptr (host).
+    char* libview = nullptr;
+    int watch = -1;  // Backing::watched: the watch slot (-1: never protected)
     size_t size = 0;
     char* block = nullptr;  // the host block (host, or before it: STDCL_CHECK)
     size_t block_bytes = 0;  // its length (pages, heap, devonly)
@@ -70,6 +75,8 @@ struct Allocation {
     std::string last_kernel;  // STDCL_CHECK: the last kernel launched with it
     std::shared_ptr<struct SyncState> sync;  // STDCL_CHECK=sync: what each device's copy holds
 
+    // The host memory as the library and the driver read and write it.
+    char* lib() const { return libview ? libview : host; }
     // Whether other allocations may start in the pages this one touches.
     bool shares_pages() const { return backing == Backing::slab || backing == Backing::adopted; }
     // Whether device d works on this allocation's host memory (no copies): a device

@@ -27,8 +27,16 @@ void sync_note_alloc(Allocation& a, void* caller);
 // transfer has completed (a NOWAIT one to the host is noted when it is known).
 void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, bool waited,
                         const char* call, void* caller);
-// A command on device devnum (clmcopy's destination) changed a's copy there.
-void sync_note_device_write(Allocation& a, unsigned devnum);
+// A command on device devnum (a kernel, clmcopy's copy) may change a's copy
+// there from byte `from` on; writer says which, for the reports.
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer);
+// Before a call enqueues commands: judges the program's accesses to protected
+// pages recorded since (host reads of results never brought back).  With the
+// action "error" a finding is this call's error (STDCL_ESYNC).
+void sync_check_before(const char* call);
+// Before a's memory is released: judges what is recorded (a finding is
+// reported, never an error: clfree frees) and stops watching a.
+void sync_note_free(Allocation& a);
 // Before kernel ki is launched on device devnum by `call` at caller, with its
 // arguments set: checks each __global argument the kernel may read, then notes
 // the ones it may write.  A finding is reported on standard error once per

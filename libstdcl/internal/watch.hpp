@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// watch.hpp: host memory the program sees through one mapping and the library
+// and the driver through another, so that the program's view can be protected
+// while theirs is not (STDCL_CHECK=sync, sync_check.cpp).  A fault in a
+// protected page is recorded, the page is opened again and the program goes on;
+// the record is judged later, outside the signal handler.  A fault anywhere else
+// goes to the handler the program had, or crashes at its address.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace stdcl {
+
+// 8 bytes at a time, multiplied and mixed: several GB/s, enough to tell a change.
+// Async-signal-safe (the fault handler hashes the page it opens).
+inline std::uint64_t hash_bytes(const char* p, size_t n)
+{
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    std::uint64_t t = 0;
+    if (i < n) std::memcpy(&t, p + i, n - i);
+    h = (h ^ t) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
+    return h ? h : 1;  // 0 means "unknown" to the callers
+}
+
+// Maps bytes (a multiple of the page size) of new zeroed memory twice: *user for
+// the program, *lib for the library and the driver.  false when the system
+// refuses (no memfd, no address space): the caller uses ordinary memory.
+bool watch_map(size_t bytes, char** user, char** lib);
+void watch_unmap(char* user, char* lib, size_t bytes) noexcept;
+
+// Registers [user, user + bytes) (mapped by watch_map) for fault recording and
+// installs the handler on first use; -1 when the table is full (the memory is
+// then never protected).  owner is handed back with each fault.
+int watch_add(char* user, char* lib, size_t bytes, void* owner);
+// Opens the memory and forgets it; its unread faults are dropped.
+void watch_remove(int slot) noexcept;
+// Protects (no access) or opens pages [first, first + n) of the slot's memory.
+// Protecting puts the handler back in front if the program installed its own
+// since (the program's is then the one chained to).
+void watch_protect(int slot, size_t first, size_t n, bool protect) noexcept;
+
+struct WatchFault {
+    void* owner;  // watch_add's owner
+    size_t offset;  // of the faulting address, from the slot's start
+    void* pc;  // the faulting instruction
+    bool write;  // the access was a write (where the processor says)
+    std::uint64_t page_hash;  // hash_bytes of the page as the program was about to touch it
+    int nframes;
+    void* frames[12];  // the caller's stack, innermost first
+};
+// Whether any fault is waiting to be judged (cheap: one atomic load).
+bool watch_pending() noexcept;
+// Takes up to max waiting faults (oldest first); the number taken.
+size_t watch_take(WatchFault* out, size_t max) noexcept;
+
+}  // namespace stdcl
