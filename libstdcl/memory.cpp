@@ -665,7 +665,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         if (a->is_image && (off != 0 || len != a->size))
             fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
     }
-    if (a->sync) sync_check_before(call);
+    if (a->sync) sync_check_transfer(*a, devnum, off, len, dir == CL_MEM_DEVICE, call, caller);
     cl_mem m = a->device_mem(devnum, 0);
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
@@ -739,6 +739,7 @@ STDCL_API void* clmalloc(CLCONTEXT* cp, size_t size, int flags)
             : a->backing == Backing::pinned  ? " (pinned)"
             : a->backing == Backing::slab    ? " (slab)"
             : a->backing == Backing::devonly ? " (device-only)"
+            : a->backing == Backing::watched ? " (watched)"
                                              : "";
         registry_insert(std::move(a));  // on failure the record's destructor frees the memory
         trace(Trace::mem, "clmalloc %zu bytes at %p%s", size, (void*)host, kind);

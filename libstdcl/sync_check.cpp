@@ -63,7 +63,7 @@ struct SyncState {
 
 namespace {
 
-enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4 };
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8 };
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr)
@@ -390,6 +390,38 @@ void sync_note_alloc(Allocation& a, void* caller)
 
 void sync_check_before(const char* call) { judge_pending(call, true); }
 
+void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
+                         void* caller)
+{
+    judge_pending(call, true);
+    SyncState* s = a.sync.get();
+    if (to_device || !s) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->unattributed || (s->reported & lost_update)) return;  // host bytes a device may have changed
+    SyncDevice& d = device_state(*s, devnum);
+    for (const SyncRange& r : d.known) {
+        // Only bytes this transfer overwrites whole, and still what the device holds.
+        if (r.off < off || r.off + r.len > off + len) continue;
+        if (hash_bytes(a.lib() + r.off, r.len) == r.hash || output_like(a.lib() + r.off, r.len)) continue;
+        s->reported |= lost_update;
+        CLCONTEXT* cp = a.cp.load();
+        std::string text = strprintf(
+            "sync check: %s from device %u (%s) overwrites host changes nobody read: the host changed bytes %zu to "
+            "%zu of the allocation after they were last synced with device %u, and the device's copy does not "
+            "have them (a lost update)\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the transfer back: %s at %s\n"
+            "  last sync with device %u: %s\n"
+            "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change if the device should see it, or "
+            "bring the device's copy back before the host changes it",
+            call, devnum, cp && devnum < cp->devs.size() ? cp->devs[devnum].name.c_str() : "?", r.off,
+            r.off + r.len - 1, devnum, (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str(), devnum,
+            d.last_sync.empty() ? "none" : d.last_sync.c_str(), devnum);
+        report(text, call, true);
+        return;
+    }
+}
+
 void sync_note_free(Allocation& a)
 {
     std::lock_guard<std::mutex> lock(judge_mu());
@@ -449,7 +481,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         if (arg.kind != KernelArg::global || !arg.alloc) continue;
         Allocation& a = *arg.alloc;
         SyncState* s = a.sync.get();
-        if (!s || !a.host) continue;
+        if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
         bool is_const = described &&
             (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
              (i < ki.tqual.size() && (ki.tqual[i] & CL_KERNEL_ARG_TYPE_CONST)));

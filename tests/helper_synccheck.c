@@ -23,6 +23,8 @@
  *   page_slices     a 32 KiB allocation split over two devices on page
  *                   boundaries, each half brought back; the host reads all
  *   page_slices_forgot  the same, device 1's half never brought back
+ *   lost_update     bring x back, change x[5] on the host, bring x back again
+ *                   (the change is overwritten unread)
  *   segv            forgot_download, then a real fault (NULL + 16)
  *   segv_own        the same with the program's own SIGSEGV handler, which
  *                   prints "own handler" and exits 7 */
@@ -113,6 +115,13 @@ int main(int argc, char** argv)
             *(volatile int*)bad = 1;
             printf("not reached\n");
         }
+    } else if (!strcmp(what, "lost_update")) {
+        clmsync(stdcpu, 0, x, w);
+        launch(k, 0, x, y, N, CL_EVENT_WAIT);
+        clmsync(stdcpu, 0, x, back);
+        x[5] = -7.5f; /* the host's change, never sent */
+        sync_back(x, 0);
+        printf("x5: %g\n", (double)x[5]);
     } else if (!strcmp(what, "unwritten_read")) {
         cl_kernel knc = clsym(stdcpu, h, "axpy_nc", CLLD_NOW);
         clmsync(stdcpu, 0, x, w);

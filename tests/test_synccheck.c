@@ -182,6 +182,31 @@ static void test_a_device_part_never_brought_back_names_that_device(void** state
     }
 }
 
+static void test_a_host_change_overwritten_unread_is_a_lost_update(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "lost_update", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clmsync from device 0 (");
+        assert_contains(r.err, "overwrites host changes nobody read: the host changed bytes 0 to 4095 of the "
+                               "allocation after they were last synced with device 0");
+        assert_contains(r.err, "(a lost update)");
+        assert_contains(r.err, "  the transfer back: clmsync at ");
+        assert_contains(r.err, "  last sync with device 0: clmsync from device 0 at ");
+        assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_DEVICE) after the host's change");
+        assert_contains(r.out, "sync: ok");
+        tu_proc_free(&r);
+        run(&r, "lost_update", "sync,error", zc);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "sync: failed clmsync: sync check: clmsync from device 0");
+        assert_contains(r.out, "x5: -7.5"); /* refused: the host's change is kept */
+        tu_proc_free(&r);
+    }
+}
+
 static void test_real_faults_still_crash_or_reach_the_programs_handler(void** state)
 {
     (void)state;
@@ -271,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_host_read_of_results_never_brought_back_is_reported),
         cmocka_unit_test(test_host_read_finding_under_error_fails_the_next_call),
         cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
+        cmocka_unit_test(test_a_host_change_overwritten_unread_is_a_lost_update),
         cmocka_unit_test(test_real_faults_still_crash_or_reach_the_programs_handler),
         cmocka_unit_test(test_correct_programs_are_silent),
         cmocka_unit_test(test_check_off_or_overrun_only_says_nothing),

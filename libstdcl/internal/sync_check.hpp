@@ -34,6 +34,12 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
 // pages recorded since (host reads of results never brought back).  With the
 // action "error" a finding is this call's error (STDCL_ESYNC).
 void sync_check_before(const char* call);
+// Before a transfer of bytes [off, off + len) of a with device devnum is
+// enqueued: sync_check_before, then, for a transfer back to the host, host
+// changes it would overwrite unread (a lost update: the host changed bytes
+// after they were last synced with that device, and no kernel wrote them since).
+void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
+                         void* caller);
 // Before a's memory is released: judges what is recorded (a finding is
 // reported, never an error: clfree frees) and stops watching a.
 void sync_note_free(Allocation& a);
