@@ -354,9 +354,9 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_MEM_DETACHED  0x0800 /* no context yet (cp must be 0) */
 #define CL_MEM_NOCOPY    0x1000 /* devices use host memory directly */
 #define CL_MEM_IMAGE2D   0x2000 /* an image; set its shape with clmctl */
-#define CL_MEM_NOFORCE   0x4000 /* clmsync: skip a transfer known to be
-                                   unneeded; libstdcl keeps no such record
-                                   and always transfers (accepted) */
+#define CL_MEM_NOFORCE   0x4000 /* clmsync: skip a transfer that would
+                                   move nothing new (STDCL_CHECK=sync, or
+                                   after CL_MCTL_MARK_CLEAN; clmsync(3)) */
 #define CL_MEM_DEVONLY   0x8000 /* memory on the devices only: the address
                                    is unique but not dereferenceable; for
                                    kernels and clmcopy, not clmsync */
@@ -387,7 +387,8 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_MCTL_GET_STATUS    1 /* returns the allocation's clmalloc flags */
 #define CL_MCTL_GET_DEVNUM    2 /* reserved; returns STDCL_EINVAL */
 #define CL_MCTL_SET_DEVNUM    3 /* reserved; returns STDCL_EINVAL */
-#define CL_MCTL_MARK_CLEAN    4 /* no-op kept for compatibility; returns 0 */
+#define CL_MCTL_MARK_CLEAN    4 /* the host copy is unchanged since its last
+                                   sync (for CL_MEM_NOFORCE); returns 0 */
 #define CL_MCTL_SET_IMAGE2D   5 /* args: size_t w, size_t h,
                                    const cl_image_format* (NULL: RGBA float):
                                    makes the allocation a w x h image */

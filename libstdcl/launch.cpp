@@ -308,6 +308,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             } catch (const Error& e) {
                 fail(e.code, "%s: %s: %s", call, arg_desc(ki, i).c_str(), e.msg.c_str());
             }
+            if (!(a.alloc->flags & CL_MEM_RO) && !ki.read_only_arg(i)) a.alloc->note_device_write(devnum);
         }
         std::vector<Allocation*> allocs;
         allocs.reserve(uses.size());

@@ -666,6 +666,15 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
             fail(STDCL_EINVAL, "%s: an image allocation is synced whole (from its start, %zu bytes)", call, a->size);
     }
     if (a->sync) sync_check_transfer(*a, devnum, off, len, dir == CL_MEM_DEVICE, call, caller);
+    // CL_MEM_NOFORCE: nothing new to move.  Under STDCL_CHECK=sync the hashes say
+    // so; otherwise clmctl(CL_MCTL_MARK_CLEAN) and a whole sync with this device
+    // since its copy last changed.  A marker keeps the queue's order and the event.
+    const std::uint64_t bit = std::uint64_t(1) << (devnum & 63);
+    const bool skip = (flags & CL_MEM_NOFORCE) && !a->is_image &&
+        (a->sync ? sync_transfer_unneeded(*a, devnum, off, len)
+                 : devnum < 64 && a->clean.load() && (a->current.load() & bit));
+    if (!skip && a->sync && dir == CL_MEM_DEVICE && cp->prof && sync_transfer_unneeded(*a, devnum, off, len))
+        profile_unchanged(cp, devnum, len);
     cl_mem m = a->device_mem(devnum, 0);
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
@@ -676,7 +685,9 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     cl_event ev = nullptr;
     cl_int err;
     bool no_event = false;  // a waited plain transfer: see below
-    if (a->is_image) {
+    if (skip) {
+        err = clEnqueueMarkerWithWaitList(q, nw, wl, &ev);
+    } else if (a->is_image) {
         size_t origin[3] = {0, 0, 0}, region[3] = {a->img_w, a->img_h, 1};
         err = dir == CL_MEM_DEVICE ? clEnqueueWriteImage(q, m, CL_FALSE, origin, region, 0, 0, a->lib(), nw, wl, &ev)
                                    : clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, a->lib(), nw, wl, &ev);
@@ -703,12 +714,23 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
-          ptr, zc ? " (zero-copy, no transfer)" : "");
+          ptr,
+          skip     ? " (CL_MEM_NOFORCE: nothing new, skipped)"
+              : zc ? " (zero-copy, no transfer)"
+                   : "");
+    if (whole && !a->is_image) {
+        // This device's copy is the host's now (to the device), or the host's is
+        // this device's and the other devices' may differ (back to the host).
+        if (dir == CL_MEM_DEVICE)
+            a->current.fetch_or(devnum < 64 ? bit : 0);
+        else
+            a->current.store(devnum < 64 ? bit : 0);
+    }
     order.enqueued(ev, flags);
     cl_event done;
     if (!no_event) {
         CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
-                       a->is_image || !zc};
+                       a->is_image || !zc, skip};
         done = event_finish(cp, devnum, ev, flags, tag);
     } else {
         // The blocking transfer without an event (above) is done.  The documented
@@ -896,7 +918,7 @@ STDCL_API int clmctl_va(void* ptr, int op, va_list ap)
         if (!a || off) fail(STDCL_ENOENT, "clmctl: %p is not the start of a clmalloc allocation", ptr);
         switch (op) {
         case CL_MCTL_GET_STATUS: return a->flags;
-        case CL_MCTL_MARK_CLEAN: return 0;
+        case CL_MCTL_MARK_CLEAN: a->clean.store(true); return 0;
         case CL_MCTL_SET_IMAGE2D: {
             // STDCL 1.6's three values: width, height, format (any allocation becomes an image).
             size_t w = va_arg(ap, size_t), h = va_arg(ap, size_t);
@@ -990,6 +1012,7 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         CommandOrder order(d, devnum, {&*s, &*t}, d.xfer);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
+        t->note_device_write(devnum);
         if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy");
         order.enqueued(ev, flags);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});

@@ -40,10 +40,14 @@ struct Stat {
 };
 
 // Transfer rows, in the order they are printed.
-enum XferRow { row_to_device, row_to_host, row_copy, row_zero_copy, n_rows };
-const char* const kRowText[n_rows] = {"clmsync to device", "clmsync to host", "clmcopy on device",
-                                      "clmsync, zero-copy"};
-const char* const kRowJson[n_rows] = {"to_device", "to_host", "device_copy", "zero_copy_sync"};
+// Skipped: clmsync with CL_MEM_NOFORCE that had nothing new to move (its bytes
+// are the bytes not moved).  Unchanged: bytes sent to a device that held them
+// already (known only under STDCL_CHECK=sync; also counted as sent).
+enum XferRow { row_to_device, row_to_host, row_copy, row_zero_copy, row_skipped, row_unchanged, n_rows };
+const char* const kRowText[n_rows] = {"clmsync to device",  "clmsync to host",           "clmcopy on device",
+                                      "clmsync, zero-copy", "clmsync skipped (NOFORCE)", "sent, already there"};
+const char* const kRowJson[n_rows] = {"to_device",      "to_host",         "device_copy",
+                                      "zero_copy_sync", "noforce_skipped", "to_device_unchanged"};
 
 struct Pending {
     cl_event ev;
@@ -140,6 +144,7 @@ void harvest(DeviceProfile& dev, bool finished)
 
 Stat& stat_of(DeviceProfile& dev, const CommandTag& tag)
 {
+    if (tag.skipped) return dev.rows[row_skipped];
     switch (tag.kind) {
     case CommandTag::kernel: return dev.kernels[tag.name ? *tag.name : std::string("(unnamed)")];
     case CommandTag::to_device: return dev.rows[tag.moved ? row_to_device : row_zero_copy];
@@ -259,8 +264,9 @@ std::string text_report(const std::vector<std::shared_ptr<ContextProfile>>& all,
             for (int r = 0; r < n_rows; ++r) {
                 const Stat& s = d.rows[r];
                 if (!s.count) continue;
-                rows.push_back({kRowText[r], std::to_string(s.count), std::to_string(s.bytes), ms_text(s.ns),
-                                r == row_zero_copy ? "no copy" : rate_text(s)});
+                bool moved = r != row_zero_copy && r != row_skipped && r != row_unchanged;
+                rows.push_back({kRowText[r], std::to_string(s.count), std::to_string(s.bytes),
+                                r == row_unchanged ? "-" : ms_text(s.ns), moved ? rate_text(s) : "no copy"});
             }
             if (rows.size() > 1) out += table(rows, "    ");
             if (d.untimed)
@@ -420,6 +426,16 @@ void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandT
     }
     dev.pending.push_back(Pending{ev, s, tag.bytes});
     if (dev.pending.size() >= dev.harvest_at) harvest(dev, false);
+}
+
+void profile_unchanged(CLCONTEXT* cp, unsigned devnum, size_t bytes) noexcept
+{
+    ContextProfile* p = profile_of(cp);
+    if (!p || devnum >= p->devs.size()) return;
+    DeviceProfile& dev = *p->devs[devnum];
+    std::lock_guard<std::mutex> lock(dev.mu);
+    ++dev.rows[row_unchanged].count;
+    dev.rows[row_unchanged].bytes += bytes;
 }
 
 void profile_harvest(CLCONTEXT* cp, int devnum, bool finished) noexcept

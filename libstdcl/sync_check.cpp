@@ -422,6 +422,17 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
     }
 }
 
+bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t len)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return false;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->unattributed || devnum >= s->dev.size()) return false;
+    for (const SyncRange& r : s->dev[devnum].known)
+        if (r.off <= off && off + len <= r.off + r.len) return hash_bytes(a.lib() + r.off, r.len) == r.hash;
+    return false;
+}
+
 void sync_note_free(Allocation& a)
 {
     std::lock_guard<std::mutex> lock(judge_mu());
@@ -482,9 +493,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         Allocation& a = *arg.alloc;
         SyncState* s = a.sync.get();
         if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
-        bool is_const = described &&
-            (ki.qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT ||
-             (i < ki.tqual.size() && (ki.tqual[i] & CL_KERNEL_ARG_TYPE_CONST)));
+        bool is_const = ki.read_only_arg(i);
         bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
         bool may_read = !(a.flags & CL_MEM_WO);
         if (may_write) writes.push_back(Write{&a, arg.offset, i});

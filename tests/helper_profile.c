@@ -21,6 +21,14 @@
  *               another made and never destroyed: 3 NOWAIT launches of
  *               'twice' on device 0.
  *             Prints "pid <pid>" first and "report ok" at the end.
+ *   noforce   an input re-synced with CL_MEM_NOFORCE before each of 10
+ *             launches that only read it (const), after
+ *             clmctl(CL_MCTL_MARK_CLEAN); then a kernel that may write it and
+ *             one more NOFORCE sync, which must move it.  Prints "noforce ok"
+ *             when the results are right.  On device 0, 1024-int (4096-byte)
+ *             arrays in and out.
+ *   noforce_nomark  the same without CL_MCTL_MARK_CLEAN, and one plain clmsync
+ *             of the unchanged input after the first
  * Exit status 0, or 1 when a call other than clevent_times fails. */
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +120,56 @@ static int report_workload(void)
     return 0; /* device 1's launches and the last context's are still running or unjoined */
 }
 
+static const char* k_addin_src =
+    "__kernel void addin(__global int* out, __global const int* in) { int i = get_global_id(0); out[i] += in[i]; }\n"
+    "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i]; }\n";
+
+static int noforce_workload(int mark)
+{
+    enum { N = 1024 };
+    void* h = clsopen(stdcpu, k_addin_src, 0);
+    cl_kernel add = h ? clsym(stdcpu, h, "addin", 0) : NULL;
+    cl_kernel twice = h ? clsym(stdcpu, h, "twice", 0) : NULL;
+    int* in = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    int* out = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    if (!add || !twice || !in || !out) {
+        printf("setup: %s\n", clerror());
+        return 1;
+    }
+    for (int i = 0; i < N; i++) in[i] = i, out[i] = 0;
+    clndrange_t ndr = clndrange_init1d(0, N, 0);
+    const int w = CL_MEM_DEVICE | CL_EVENT_WAIT;
+    int ok = clmsync(stdcpu, 0, in, w) && clmsync(stdcpu, 0, out, w);
+    if (mark) ok = ok && clmctl(in, CL_MCTL_MARK_CLEAN) == 0;
+    if (!mark) ok = ok && clmsync(stdcpu, 0, in, w); /* sent, already there */
+    for (int s = 0; ok && s < 10; s++)
+        ok = clmsync(stdcpu, 0, in, w | CL_MEM_NOFORCE) && clforka(stdcpu, 0, add, &ndr, CL_EVENT_WAIT, out, in);
+    ok = ok && clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT);
+    for (int i = 0; ok && i < N; i++)
+        if (out[i] != 10 * i) {
+            printf("wrong after the loop: out[%d] = %d\n", i, out[i]);
+            return 1;
+        }
+    /* A kernel that may write the input: the device's copy is not the host's. */
+    ok = ok && clforka(stdcpu, 0, twice, &ndr, CL_EVENT_WAIT, in);
+    ok = ok && clmsync(stdcpu, 0, in, w | CL_MEM_NOFORCE) && clforka(stdcpu, 0, add, &ndr, CL_EVENT_WAIT, out, in);
+    ok = ok && clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT);
+    if (!ok) {
+        printf("noforce: %s\n", clerror());
+        return 1;
+    }
+    for (int i = 0; i < N; i++)
+        if (out[i] != 11 * i) {
+            printf("wrong after the write: out[%d] = %d\n", i, out[i]);
+            return 1;
+        }
+    printf("noforce ok\n");
+    clfree(in);
+    clfree(out);
+    clclose(stdcpu, h);
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
     if (!stdcpu) {
@@ -119,6 +177,8 @@ int main(int argc, char** argv)
         return 1;
     }
     if (argc > 1 && strcmp(argv[1], "report") == 0) return report_workload();
+    if (argc > 1 && strcmp(argv[1], "noforce") == 0) return noforce_workload(1);
+    if (argc > 1 && strcmp(argv[1], "noforce_nomark") == 0) return noforce_workload(0);
     if (argc > 1 && strcmp(argv[1], "buildlog") == 0) {
         void* h = clsopen_named(stdcpu, k_warn_src, "warned.cl", 0);
         if (!h) {

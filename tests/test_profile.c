@@ -302,6 +302,56 @@ static int json_valid(const char* text)
     return end && *js_ws(end) == '\0';
 }
 
+/* helper_profile noforce[_nomark] with STDCL_PROFILE=1 in copy mode, check:
+ * the transfers to device 0 that moved data, the NOFORCE syncs skipped, and
+ * the bytes sent that the device held already. */
+static void run_noforce(const char* what, const char* check, double sent, double skipped, double unchanged)
+{
+    tu_proc r;
+    char c[64];
+    snprintf(c, sizeof c, "STDCL_CHECK=%s", check);
+    const char* args[] = {what, NULL};
+    const char* env[] = {"STDCL_PROFILE=1", "STDCL_ZERO_COPY=0", "STDCL_PROFILE_FORMAT", c, NULL};
+    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+    if (r.status != 0 || !strstr(r.out, "noforce ok")) tu_proc_dump(&r, what);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "noforce ok"); /* right results: nothing needed was skipped */
+    char* cpu = context_block(r.err, "stdcpu", 0);
+    assert_non_null(cpu);
+    char part[4096];
+    assert_non_null(device_part(cpu, 0, part, sizeof part));
+    check_transfer(part, "clmsync to device", sent, sent * 4096);
+    double v[2] = {0, 0};
+    if (skipped) {
+        assert_int_equal(row_values(part, "clmsync skipped (NOFORCE)", v, 2), 2);
+        assert_true(v[0] == skipped && v[1] == skipped * 4096);
+    } else {
+        assert_null(strstr(part, "skipped"));
+    }
+    if (unchanged) {
+        assert_int_equal(row_values(part, "sent, already there", v, 2), 2);
+        assert_true(v[0] == unchanged && v[1] == unchanged * 4096);
+    } else {
+        assert_null(strstr(part, "already there"));
+    }
+    free(cpu);
+    tu_proc_free(&r);
+}
+
+static void test_noforce_skips_exactly_what_is_already_on_the_device(void** state)
+{
+    (void)state;
+    /* Marked clean: the 10 syncs in the loop move nothing; after a kernel that
+     * may write the input, the next one moves it (in, out, in). */
+    run_noforce("noforce", "0", 3, 10, 0);
+    /* Not marked: without the check every sync moves (2 + 1 + 10 + 1)... */
+    run_noforce("noforce_nomark", "0", 14, 0, 0);
+    /* ...with it the hashes say what is new: the same skips as marked, and the
+     * plain sync of an unchanged input is counted as sent but already there. */
+    run_noforce("noforce_nomark", "sync", 4, 10, 1);
+    run_noforce("noforce", "sync", 3, 10, 0);
+}
+
 static void test_json_checker_refuses_broken_text(void** state)
 {
     (void)state;
@@ -435,6 +485,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_table_has_exact_counts_in_copy_mode),
     cmocka_unit_test(test_profile_yes_means_on),
     cmocka_unit_test(test_table_counts_zero_copy_syncs_apart),
+    cmocka_unit_test(test_noforce_skips_exactly_what_is_already_on_the_device),
     cmocka_unit_test(test_json_checker_refuses_broken_text),
     cmocka_unit_test(test_json_to_a_file_named_by_pid),
     cmocka_unit_test(test_off_prints_nothing),

@@ -20,6 +20,7 @@ struct CommandTag {
     const std::string* name;  // the kernel's (kind kernel), else nullptr
     size_t bytes;  // transfers: bytes given to the command
     bool moved;  // false: a zero-copy sync (a marker: nothing copied)
+    bool skipped = false;  // a clmsync with CL_MEM_NOFORCE that moved nothing new (a marker)
 };
 // Waits for, tracks or hands over ev (the command on device devnum) as flags say.
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
@@ -44,6 +45,8 @@ std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept;
 // Counts an enqueued command; done: it has completed (timed now), else its event is
 // kept (retained) and timed when it completes.
 void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandTag& tag, bool done) noexcept;
+// STDCL_CHECK=sync: bytes a transfer to device devnum sent that its copy held already.
+void profile_unchanged(CLCONTEXT* cp, unsigned devnum, size_t bytes) noexcept;
 // Times the kept events of device devnum (all devices when devnum < 0) that have
 // completed; with finished (the queues are finished) the rest are counted untimed.
 void profile_harvest(CLCONTEXT* cp, int devnum, bool finished) noexcept;

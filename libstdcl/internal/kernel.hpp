@@ -97,6 +97,14 @@ struct KernelInfo {
     bool external = false;  // a cl_kernel libstdcl did not create
     bool closed = false;  // a tombstone: its program was clclosed
 
+    // Whether argument i (a __global one) is one the kernel cannot write: const,
+    // or __constant.  Without argument information, false.
+    bool read_only_arg(cl_uint i) const
+    {
+        if (qual.empty()) return false;
+        return qual[i] == CL_KERNEL_ARG_ADDRESS_CONSTANT || (i < tqual.size() && (tqual[i] & CL_KERNEL_ARG_TYPE_CONST));
+    }
+
     KernelInfo() = default;
     KernelInfo(const KernelInfo&) = delete;
     KernelInfo& operator=(const KernelInfo&) = delete;

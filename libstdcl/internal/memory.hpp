@@ -55,6 +55,12 @@ struct Allocation {
     std::atomic<CLCONTEXT*> cp{nullptr};  // nullptr while detached
     std::atomic<bool> dead{false};
     std::atomic<bool> in_kernel{false};  // a launch set one of its memory objects as an argument
+    // CL_MEM_NOFORCE without STDCL_CHECK=sync: clmctl(CL_MCTL_MARK_CLEAN) said the
+    // host copy is unchanged since its last sync (cleared by a launch that may
+    // write it), and the devices (bit d, d < 64) whose copy was the host's at the
+    // last whole sync with them and no kernel or copy there changed it since.
+    std::atomic<bool> clean{false};
+    std::atomic<std::uint64_t> current{0};
 
     // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
     bool is_image = false;
@@ -75,6 +81,14 @@ struct Allocation {
     std::string last_kernel;  // STDCL_CHECK: the last kernel launched with it
     std::shared_ptr<struct SyncState> sync;  // STDCL_CHECK=sync: what each device's copy holds
 
+    // A command on device d may change its copy (a kernel's argument it may
+    // write, clmcopy's destination): the copy is not the host's any more.
+    void note_device_write(unsigned d)
+    {
+        if (current.load(std::memory_order_relaxed) & (std::uint64_t(1) << (d & 63)))
+            current.fetch_and(~(std::uint64_t(1) << (d & 63)), std::memory_order_relaxed);
+        if (clean.load(std::memory_order_relaxed)) clean.store(false, std::memory_order_relaxed);
+    }
     // The host memory as the library and the driver read and write it.
     char* lib() const { return libview ? libview : host; }
     // Whether other allocations may start in the pages this one touches.

@@ -40,6 +40,11 @@ void sync_check_before(const char* call);
 // after they were last synced with that device, and no kernel wrote them since).
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller);
+// CL_MEM_NOFORCE: whether a transfer of bytes [off, off + len) with device
+// devnum would move nothing new (the device's copy and the host's agree there,
+// as the hashes say).  For a transfer to the device that is not skipped, the
+// same answer is the profile's "sent, already there".
+bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t len);
 // Before a's memory is released: judges what is recorded (a finding is
 // reported, never an error: clfree frees) and stops watching a.
 void sync_note_free(Allocation& a);
