@@ -1025,6 +1025,7 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
         context_device(cp, devnum, "stdcl_mem");
         size_t off = 0;
         auto a = attached(cp, ptr, "stdcl_mem", &off);
+        a->handed_out.store(true, std::memory_order_relaxed);
         return a->device_mem(devnum, off);
     });
 }

@@ -395,7 +395,9 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
 {
     judge_pending(call, true);
     SyncState* s = a.sync.get();
-    if (to_device || !s) return;
+    // Memory the program has a device object of may be written by commands not
+    // seen here: its host bytes changing is no sign of a host write.
+    if (to_device || !s || a.handed_out.load(std::memory_order_relaxed)) return;
     std::lock_guard<std::mutex> lock(s->mu);
     if (s->unattributed || (s->reported & lost_update)) return;  // host bytes a device may have changed
     SyncDevice& d = device_state(*s, devnum);

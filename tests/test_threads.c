@@ -507,9 +507,11 @@ static void* launch_until_released(void* arg)
     }
     memset(a, 0, N * sizeof(int));
     int expect = 0;
+    unsigned last = 0;
     for (int i = 0; i < 400 && c->released == 0; i++) {
         clndrange_t ndr = clndrange_init1d(0, N, 64);
         unsigned d = (unsigned)i & 1u;
+        last = d;
         cl_event ev = clforka(stdcpu, d, c->k, &ndr, CL_EVENT_NOWAIT, a, 1);
         if (ev) {
             expect++;
@@ -525,6 +527,8 @@ static void* launch_until_released(void* arg)
         }
         __atomic_store_n(&c->started, i + 1, __ATOMIC_RELEASE);
     }
+    /* Both devices work on the host memory (zero-copy): the last one's copy is all of it. */
+    if (!clmsync(stdcpu, last, a, CL_MEM_HOST | CL_EVENT_WAIT)) c->other++;
     for (int i = 0; i < N; i++)
         if (a[i] != expect) {
             c->other++;
@@ -687,6 +691,7 @@ static void test_clsym_does_not_wait_for_another_programs_compile(void** state)
     clndrange_t ndr = clndrange_init1d(0, 64, 64);
     assert_non_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a, 3));
     int still_compiling = !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
     assert_int_equal(a[63], 3);
     clfree(a);
     assert_int_equal(pthread_join(t, NULL), 0);

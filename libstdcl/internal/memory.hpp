@@ -60,6 +60,9 @@ struct Allocation {
     // write it), and the devices (bit d, d < 64) whose copy was the host's at the
     // last whole sync with them and no kernel or copy there changed it since.
     std::atomic<bool> clean{false};
+    // stdcl_mem handed out a device object: commands libstdcl does not see may
+    // write the memory (STDCL_CHECK=sync then reports no lost update for it).
+    std::atomic<bool> handed_out{false};
     std::atomic<std::uint64_t> current{0};
 
     // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
