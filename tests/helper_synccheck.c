@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* helper_synccheck.c: seeded sync bugs for test_synccheck.c, run with
- * STDCL_CHECK=sync... (read when the library loads).  argv[1] names the
+ * STDCL_CHECK=sync... (read when the library loads), on stdcpu (two devices), or
+ * on stdgpu with STDCL_TEST_CONTEXT=gpu (a scenario that needs two devices
+ * prints "skip: needs 2 devices" where there is one).  argv[1] names the
  * scenario; the program prints "launch: ok" or "launch: failed <code>
  * <message>" per launch and "result: <value>", and exits 0.
  *   forgot_upload   the host fills the const input y, launches without
@@ -37,6 +39,9 @@
 #include <unistd.h>
 #include <string.h>
 
+/* The context under test: stdcpu, or stdgpu with STDCL_TEST_CONTEXT=gpu. */
+static CLCONTEXT* g_cp;
+
 static const char* src =
     "__kernel void axpy(__global float* x, __global const float* y, int n)\n"
     "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n"
@@ -53,7 +58,7 @@ static void own_handler(int sig)
 
 static void sync_back(float* p, unsigned d)
 {
-    if (clmsync(stdcpu, d, p, CL_MEM_HOST | CL_EVENT_WAIT))
+    if (clmsync(g_cp, d, p, CL_MEM_HOST | CL_EVENT_WAIT))
         printf("sync: ok\n");
     else
         printf("sync: failed %s\n", clerror());
@@ -64,25 +69,32 @@ enum { N = 1024 };
 static void launch(cl_kernel k, unsigned d, float* x, float* y, int n, int flags)
 {
     clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
-    if (clforka(stdcpu, d, k, &ndr, flags, x, y, n))
+    if (clforka(g_cp, d, k, &ndr, flags, x, y, n))
         printf("launch: ok\n");
     else
         printf("launch: failed %s\n", clerror());
-    if (flags & CL_EVENT_NOWAIT) stdcl_wait(stdcpu, d, CL_ALL_EVENT);
+    if (flags & CL_EVENT_NOWAIT) stdcl_wait(g_cp, d, CL_ALL_EVENT);
 }
 
 int main(int argc, char** argv)
 {
     const char* what = argc > 1 ? argv[1] : "";
     setvbuf(stdout, NULL, _IONBF, 0);
-    if (!stdcpu || clgetndev(stdcpu) < 2) {
-        fprintf(stderr, "helper_synccheck: stdcpu needs 2 devices\n");
+    const char* which = getenv("STDCL_TEST_CONTEXT");
+    g_cp = which && !strcmp(which, "gpu") ? stdgpu : stdcpu;
+    if (!g_cp) {
+        fprintf(stderr, "helper_synccheck: the context under test is NULL (STDCL_TEST_CONTEXT=%s)\n",
+                which ? which : "");
         return 3;
     }
-    void* h = clsopen(stdcpu, src, CLLD_NOW);
-    cl_kernel k = clsym(stdcpu, h, "axpy", CLLD_NOW);
-    float* x = (float*)clmalloc(stdcpu, N * sizeof(float), 0);
-    float* y = (float*)clmalloc(stdcpu, N * sizeof(float), 0);
+    if (clgetndev(g_cp) < 2 && strstr(what, "slices")) {
+        printf("skip: needs 2 devices\n");
+        return 0;
+    }
+    void* h = clsopen(g_cp, src, CLLD_NOW);
+    cl_kernel k = clsym(g_cp, h, "axpy", CLLD_NOW);
+    float* x = (float*)clmalloc(g_cp, N * sizeof(float), 0);
+    float* y = (float*)clmalloc(g_cp, N * sizeof(float), 0);
     if (!k || !x || !y) {
         fprintf(stderr, "helper_synccheck: %s\n", clerror());
         return 3;
@@ -90,9 +102,9 @@ int main(int argc, char** argv)
     for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
     int w = CL_MEM_DEVICE | CL_EVENT_WAIT, back = CL_MEM_HOST | CL_EVENT_WAIT;
     if (!strcmp(what, "forgot_upload") || !strcmp(what, "nowait")) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, !strcmp(what, "nowait") ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
         printf("result: %g\n", (double)x[10]);
         return 0;
     }
@@ -103,10 +115,10 @@ int main(int argc, char** argv)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGSEGV, &sa, NULL);
     }
-    clmsync(stdcpu, 0, y, w);
+    clmsync(g_cp, 0, y, w);
     if (0) {
     } else if (!strncmp(what, "forgot_download", 15) || !strncmp(what, "segv", 4)) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, !strcmp(what, "forgot_download_nowait") ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
         printf("read: %g\n", (double)x[10]); /* never brought back */
         sync_back(x, 0);
@@ -116,87 +128,87 @@ int main(int argc, char** argv)
             printf("not reached\n");
         }
     } else if (!strcmp(what, "lost_update")) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
         x[5] = -7.5f; /* the host's change, never sent */
         sync_back(x, 0);
         printf("x5: %g\n", (double)x[5]);
     } else if (!strcmp(what, "unwritten_read")) {
-        cl_kernel knc = clsym(stdcpu, h, "axpy_nc", CLLD_NOW);
-        clmsync(stdcpu, 0, x, w);
+        cl_kernel knc = clsym(g_cp, h, "axpy_nc", CLLD_NOW);
+        clmsync(g_cp, 0, x, w);
         clndrange_t ndr = clndrange_init1d(0, N, 64);
-        printf("launch: %s\n", clforka(stdcpu, 0, knc, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
-        clmsync(stdcpu, 0, x, back);
+        printf("launch: %s\n", clforka(g_cp, 0, knc, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
+        clmsync(g_cp, 0, x, back);
         printf("y: %g\n", (double)y[3]); /* y was not written: no finding */
     } else if (!strncmp(what, "page_slices", 11)) {
         enum { M = 8192 };
-        float* z = (float*)clmalloc(stdcpu, M * sizeof(float), 0);
-        float* ones = (float*)clmalloc(stdcpu, M * sizeof(float), 0);
+        float* z = (float*)clmalloc(g_cp, M * sizeof(float), 0);
+        float* ones = (float*)clmalloc(g_cp, M * sizeof(float), 0);
         for (int i = 0; i < M; i++) z[i] = (float)i, ones[i] = 1.0f;
         for (unsigned d = 0; d < 2; d++) {
-            clmsync(stdcpu, d, ones, w);
-            clmsyncn(stdcpu, d, z + d * (M / 2), M / 2 * sizeof(float), w);
+            clmsync(g_cp, d, ones, w);
+            clmsyncn(g_cp, d, z + d * (M / 2), M / 2 * sizeof(float), w);
             clndrange_t ndr = clndrange_init1d(0, M / 2, 64);
             printf("launch: %s\n",
-                   clforka(stdcpu, d, k, &ndr, CL_EVENT_WAIT, z + d * (M / 2), ones, M / 2) ? "ok" : clerror());
+                   clforka(g_cp, d, k, &ndr, CL_EVENT_WAIT, z + d * (M / 2), ones, M / 2) ? "ok" : clerror());
         }
         for (unsigned d = 0; d < 2; d++)
             if (d == 0 || strcmp(what, "page_slices_forgot"))
-                clmsyncn(stdcpu, d, z + d * (M / 2), M / 2 * sizeof(float), back);
+                clmsyncn(g_cp, d, z + d * (M / 2), M / 2 * sizeof(float), back);
         double sum = 0;
         for (int i = 0; i < M; i++) sum += z[i];
         printf("sum: %g\n", sum);
         clfree(z);
         clfree(ones);
     } else if (!strcmp(what, "stale_upload") || !strcmp(what, "loop")) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         x[7] = 100.0f;
         for (int r = 0; r < (!strcmp(what, "loop") ? 3 : 1); r++) launch(k, 0, x, y, N, CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
     } else if (!strcmp(what, "correct")) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
         x[7] = 100.0f;
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
     } else if (!strcmp(what, "slices")) {
         size_t half = N / 2 * sizeof(float);
-        clmsync(stdcpu, 1, y, w);
+        clmsync(g_cp, 1, y, w);
         for (int r = 0; r < 2; r++) {
             for (unsigned d = 0; d < 2; d++)
-                clmsyncn(stdcpu, d, x + d * (N / 2), half, CL_MEM_DEVICE | CL_EVENT_NOWAIT);
+                clmsyncn(g_cp, d, x + d * (N / 2), half, CL_MEM_DEVICE | CL_EVENT_NOWAIT);
             for (unsigned d = 0; d < 2; d++) {
                 clndrange_t ndr = clndrange_init1d(0, N / 2, 64);
-                if (clforka(stdcpu, d, k, &ndr, CL_EVENT_NOWAIT, x + d * (N / 2), y, N / 2))
+                if (clforka(g_cp, d, k, &ndr, CL_EVENT_NOWAIT, x + d * (N / 2), y, N / 2))
                     printf("launch: ok\n");
                 else
                     printf("launch: failed %s\n", clerror());
             }
             for (unsigned d = 0; d < 2; d++)
-                clmsyncn(stdcpu, d, x + d * (N / 2), half, CL_MEM_HOST | CL_EVENT_NOWAIT);
-            stdcl_wait(stdcpu, CL_ALL_DEVICES, CL_ALL_EVENT);
+                clmsyncn(g_cp, d, x + d * (N / 2), half, CL_MEM_HOST | CL_EVENT_NOWAIT);
+            stdcl_wait(g_cp, CL_ALL_DEVICES, CL_ALL_EVENT);
             for (int i = 0; i < N; i++) x[i] += 1.0f; /* the host's step between rounds */
         }
     } else if (!strcmp(what, "fill")) {
         /* STDCL_CHECK=fill: a new allocation's host memory holds the pattern,
          * and so does a device copy never given a value. */
-        float* z = (float*)clmalloc(stdcpu, N * sizeof(float), 0);
+        float* z = (float*)clmalloc(g_cp, N * sizeof(float), 0);
         unsigned bits;
         memcpy(&bits, z, sizeof bits);
         printf("host: 0x%08x\n", bits);
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, z, N, CL_EVENT_WAIT); /* z never sent */
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
         printf("nan: %d\n", x[10] != x[10]);
         clfree(z);
     } else if (!strcmp(what, "const_input")) {
-        clmsync(stdcpu, 0, x, w);
+        clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);
-        clmsync(stdcpu, 0, x, back);
+        clmsync(g_cp, 0, x, back);
     } else {
         fprintf(stderr, "helper_synccheck: unknown scenario '%s'\n", what);
         return 2;
@@ -204,6 +216,6 @@ int main(int argc, char** argv)
     printf("result: %g\n", (double)x[10]);
     clfree(x);
     clfree(y);
-    clclose(stdcpu, h);
+    clclose(g_cp, h);
     return 0;
 }

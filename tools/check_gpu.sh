@@ -5,11 +5,13 @@
 #   - helper_overlap's ordering scenarios on stdgpu (clmsync, clfork,
 #     clmcopy, clreduce, the bdt_nbody loop, rand() after a build), with the
 #     transfer queue and with one queue per device (STDCL_OVERLAP=0);
-#   - test_stress's mix of every call on stdgpu, and test_argtypes's scalar
-#     conversions (when CMocka was found);
+#   - test_stress's mix of every call on stdgpu, test_argtypes's scalar
+#     conversions and test_synccheck's seeded sync bugs (when CMocka was
+#     found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
-#     platform), once compiling its kernels in the process (STDCL_CACHE=0)
-#     and once from a warm program cache;
+#     platform), once compiling its kernels in the process (STDCL_CACHE=0),
+#     once from a warm program cache, and once under STDCL_CHECK=sync,error
+#     (no finding);
 #   - the STDCL 1.6 programs of tests/compat on the GPU, compiled in the
 #     process, from a cold and from a warm program cache: the three outputs
 #     must be equal, and equal to a PoCL run's within 1e-3 (relative).
@@ -81,6 +83,10 @@ fi
 if [ -x "$build/tests/test_argtypes" ]; then
     check "test_argtypes on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_argtypes
 fi
+if [ -x "$build/tests/test_synccheck" ]; then
+    check "test_synccheck on stdgpu (seeded sync bugs)" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- \
+        ./test_synccheck
+fi
 
 # Examples: every program that takes --check, on the GPU's platform.
 gpu_env=(STDDEV_PLATFORM_NAME="$gpu_platform" STDGPU_PLATFORM_NAME="$gpu_platform")
@@ -94,6 +100,9 @@ for ex in "${examples[@]}"; do
     c=$(cache)
     check "$(basename "$ex") --check, from the program cache" "${gpu_env[@]}" STDCL_CACHE_DIR="$c" -- \
         sh -c "./$(basename "$ex") --check > /dev/null 2>&1; ./$(basename "$ex") --check"
+    check "$(basename "$ex") --check under STDCL_CHECK=sync,error" "${gpu_env[@]}" STDCL_CHECK=sync,error \
+        STDCL_CACHE_DIR="$(cache)" -- sh -c "./$(basename "$ex") --check 2>&1 | tee /dev/stderr | \
+        { ! grep -q 'sync check'; }"
 done
 for ex in hello_stdcl/hello_stdcl embedded_kernels/embedded_kernels stdcl_hpp/stdcl_hpp; do
     [ -x "$build/examples/$ex" ] || continue
