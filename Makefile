@@ -128,7 +128,7 @@ configure: configure.ac VERSION
 	@touch $@
 
 # Re-running keeps the options of the last ./configure (config.status).
-config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in VERSION
+config.mk: configure config.mk.in stdcl.pc.in stdcl-fortran.pc.in include/stdcl_version.h.in VERSION
 	@$(INSTALL_DEPS)
 	@if [ -f config.status ]; then \
 	    echo "./config.status --recheck && ./config.status"; \
@@ -140,7 +140,7 @@ config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in VERSION
 	@touch $@
 
 # Written by the same configure run; recreated if deleted.
-stdcl.pc include/stdcl_version.h: | config.mk
+stdcl.pc stdcl-fortran.pc include/stdcl_version.h: | config.mk
 	./config.status $@
 
 # --------------------------------------------------------------------------
@@ -508,11 +508,129 @@ $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 	    $(NBODY_COMMON) $(PNG_LINK) -lm
 
 # --------------------------------------------------------------------------
+# Fortran (configure found a compiler: HAVE_FC=1): fortran/ -> the module
+# stdcl (build/fortran/mod/stdcl.mod) in libstdcl_fortran.so.X.Y.Z (soname
+# libstdcl_fortran.so.MAJOR) and libstdcl_fortran.a; the Fortran runtime is
+# linked into these only, never into libstdcl.  The constants and the
+# per-kind procedures are generated into build/fortran/ first
+# (fortran/gen_constants.c from stdcl.h, fortran/gen_kinds.sh from the
+# templates fortran/*.fi).  Then the Fortran programs:
+#   tests/fortran/*.f90          build/tests/fortran/<name> (test_fortran runs them)
+#   tests/compat/fortran/*.f90   build/tests/compat/fortran/<name> (STDCL 1.6 forms)
+#   examples/fortran/*.f90       build/examples/fortran/<name>
+# each linked with -lstdcl_fortran -lstdcl, next to the kernel files of its
+# folder (examples/fortran also gets examples/nbody's kernel file).
+# --------------------------------------------------------------------------
+FORT_DIR = $(BUILD)/fortran
+FORT_MODDIR = $(FORT_DIR)/mod
+FORT_MOD = $(FORT_MODDIR)/stdcl.mod
+# The module files a program's compile reads (stdcl_c and stdcl_contexts are
+# the module's parts).
+FORT_MODS = $(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod $(FORT_MODDIR)/stdcl_contexts.mod
+FORT_GEN = $(FORT_DIR)/stdcl_constants.inc $(FORT_DIR)/stdcl_kinds_spec.inc \
+           $(FORT_DIR)/stdcl_kinds_body.inc $(FORT_DIR)/stdcl_reduce_spec.inc \
+           $(FORT_DIR)/stdcl_reduce_body.inc
+FORT_OBJS = $(FORT_DIR)/stdcl.o $(FORT_DIR)/stdcl_fortran_shim.o
+FLIB_SONAME = libstdcl_fortran.so.$(STDCL_MAJOR)
+FLIB_REAL = $(BUILD)/lib/libstdcl_fortran.so.$(PACKAGE_VERSION)
+FLIB_SONAME_LINK = $(BUILD)/lib/$(FLIB_SONAME)
+FLIB_SO = $(BUILD)/lib/libstdcl_fortran.so
+FLIB_A = $(BUILD)/lib/libstdcl_fortran.a
+FLIB_MAP = $(BUILD)/lib/libstdcl_fortran.map
+FLIB_PC = $(BUILD)/pkgconfig/stdcl-fortran.pc
+OBJCOPY ?= objcopy
+FORT_WARN = -Wall $(if $(filter 1,$(WERROR)),-Werror)
+$(FORT_DIR)/gen_constants: fortran/gen_constants.c include/stdcl.h | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(CSTD) $(WARN) $(CFLAGS) -o $@ $<
+$(FORT_DIR)/stdcl_constants.inc: $(FORT_DIR)/gen_constants
+	$< > $@
+$(FORT_DIR)/stdcl_kinds_%.inc: fortran/kinds_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh $< > $@
+$(FORT_DIR)/stdcl_reduce_%.inc: fortran/reduce_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh -k reduce $< > $@
+
+# stdcl_contexts declares libstdcl's default contexts (bind(C) variables):
+# only its module file is made, no object, so that no library holds a copy
+# of the variables (fortran/stdcl_contexts.f90 says why).
+$(FORT_MODDIR)/stdcl_contexts.mod: fortran/stdcl_contexts.f90
+	@mkdir -p $(@D)
+	$(FC) $(FCFLAGS) $(FORT_WARN) -fsyntax-only -J$(FORT_MODDIR) $<
+
+# One rule makes the object and the module files of stdcl.F90.
+$(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod: $(FORT_DIR)/stdcl.o
+$(FORT_DIR)/stdcl.o: fortran/stdcl.F90 $(FORT_GEN) $(FORT_MODDIR)/stdcl_contexts.mod
+	@mkdir -p $(@D) $(FORT_MODDIR)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -fPIC -I$(FORT_DIR) -I$(FORT_MODDIR) -J$(FORT_MODDIR) -c $< -o $@
+
+$(FORT_DIR)/stdcl_fortran_shim.o: fortran/stdcl_fortran_shim.c include/stdcl.h | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CC) $(DEPFLAGS) $(ALL_CPPFLAGS) $(CSTD) -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+# Exports the modules' procedures and type data only (gfortran names them
+# __stdcl_MOD_* and __stdcl_c_MOD_*): not the C helpers of the shim.
+$(FLIB_MAP): Makefile
+	@mkdir -p $(@D)
+	printf 'STDCL_FORTRAN_1 {\n  global:\n    __stdcl_MOD_*;\n    __stdcl_c_MOD_*;\n  local: *;\n};\n' > $@
+
+$(FLIB_REAL): $(FORT_OBJS) $(FLIB_MAP) $(LIB_SO)
+	$(FC) -shared $(FCFLAGS) $(LDFLAGS) $(SAN_FLAGS) -Wl,-soname,$(FLIB_SONAME) \
+	    -Wl,--version-script=$(FLIB_MAP) $(LIB_NOUNDEF) \
+	    -o $@ $(FORT_OBJS) -L$(BUILD)/lib -lstdcl $(LIBS)
+
+$(FLIB_SONAME_LINK): $(FLIB_REAL)
+	ln -sf $(notdir $<) $@
+
+$(FLIB_SO): $(FLIB_SONAME_LINK)
+	ln -sf $(notdir $<) $@
+
+$(FLIB_A): $(FORT_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# stdcl-fortran.pc for the uninstalled tree (as stdcl.pc above).
+$(FLIB_PC): stdcl-fortran.pc
+	@mkdir -p $(@D)
+	sed -e 's|^prefix=.*|prefix=$(CURDIR)|' \
+	    -e 's|^libdir=.*|libdir=$(CURDIR)/$(BUILD)/lib|' \
+	    -e 's|^fmoddir=.*|fmoddir=$(CURDIR)/$(FORT_MODDIR)|' \
+	    -e 's|^includedir=.*|includedir=$(CURDIR)/include|' $< > $@
+
+FORT_TEST_PROGS := $(patsubst %.f90,$(BUILD)/%,$(wildcard tests/fortran/*.f90 tests/compat/fortran/*.f90))
+FORT_EXAMPLES := $(patsubst %.f90,$(BUILD)/%,$(wildcard examples/fortran/*.f90))
+FORT_DATA := $(addprefix $(BUILD)/,$(wildcard tests/fortran/*.cl tests/compat/fortran/*.cl \
+             examples/fortran/*.cl)) $(BUILD)/examples/fortran/nbody_kern.cl
+
+# Programs: one source each; they find the libraries through their rpath.
+FORT_PROG_LINK = -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/$(rpath_up)lib' -lstdcl_fortran -lstdcl
+$(FORT_TEST_PROGS) $(FORT_EXAMPLES): $(BUILD)/%: %.f90 $(FORT_MODS) $(FLIB_SO)
+	@mkdir -p $(@D)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(LDFLAGS) $(FORT_PROG_LINK)
+$(FORT_EXAMPLES): private FCFLAGS += -O3
+
+$(BUILD)/examples/fortran/nbody_kern.cl: examples/nbody/nbody_kern.cl
+	@mkdir -p $(@D)
+	cp $< $@
+
+.PHONY: fortran fortran-tests fortran-examples
+ifeq ($(HAVE_FC),1)
+fortran: $(FLIB_REAL) $(FLIB_SONAME_LINK) $(FLIB_SO) $(FLIB_A) $(FORT_MODS) $(FLIB_PC)
+fortran-tests: fortran $(FORT_TEST_PROGS) $(FORT_DATA)
+fortran-examples: fortran $(FORT_EXAMPLES) $(FORT_DATA)
+else
+fortran fortran-tests fortran-examples:
+	@echo "$@: configure found no Fortran compiler (install gfortran or set FC, then rerun ./configure)"
+endif
+
+# --------------------------------------------------------------------------
 # Main targets
 # --------------------------------------------------------------------------
 .PHONY: all check run stress asan tsan ubsan asan-ubsan install uninstall clean distclean
 
-all: lib tools tests examples bench
+all: lib tools tests examples bench fortran fortran-tests fortran-examples
 
 T ?=
 F ?=
@@ -714,7 +832,7 @@ clean:
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \
-	       stdcl.pc include/stdcl_version.h
+	       stdcl.pc stdcl-fortran.pc include/stdcl_version.h
 
 # Header dependencies recorded by -MMD.
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
