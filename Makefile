@@ -528,7 +528,8 @@ FORT_MOD = $(FORT_MODDIR)/stdcl.mod
 # the module's parts).
 FORT_MODS = $(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod $(FORT_MODDIR)/stdcl_contexts.mod
 FORT_GEN = $(FORT_DIR)/stdcl_constants.inc $(FORT_DIR)/stdcl_kinds_spec.inc \
-           $(FORT_DIR)/stdcl_kinds_body.inc $(FORT_DIR)/stdcl_reduce_spec.inc \
+           $(FORT_DIR)/stdcl_kinds_body.inc $(FORT_DIR)/stdcl_ranks_spec.inc \
+           $(FORT_DIR)/stdcl_ranks_body.inc $(FORT_DIR)/stdcl_reduce_spec.inc \
            $(FORT_DIR)/stdcl_reduce_body.inc
 FORT_OBJS = $(FORT_DIR)/stdcl.o $(FORT_DIR)/stdcl_fortran_shim.o
 FLIB_SONAME = libstdcl_fortran.so.$(STDCL_MAJOR)
@@ -548,6 +549,9 @@ $(FORT_DIR)/stdcl_constants.inc: $(FORT_DIR)/gen_constants
 $(FORT_DIR)/stdcl_kinds_%.inc: fortran/kinds_%.fi fortran/gen_kinds.sh
 	@mkdir -p $(@D)
 	sh fortran/gen_kinds.sh $< > $@
+$(FORT_DIR)/stdcl_ranks_%.inc: fortran/ranks_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh -r $< > $@
 $(FORT_DIR)/stdcl_reduce_%.inc: fortran/reduce_%.fi fortran/gen_kinds.sh
 	@mkdir -p $(@D)
 	sh fortran/gen_kinds.sh -k reduce $< > $@

@@ -543,6 +543,7 @@ module stdcl
 
   ! The generic names of each element kind.
 #include "stdcl_kinds_spec.inc"
+#include "stdcl_ranks_spec.inc"
 #include "stdcl_reduce_spec.inc"
 
   private :: clopen_f, clsopen_f, clsym_f, clbuild_f, clmalloc_i32, clmrealloc_i32, &
@@ -1252,6 +1253,7 @@ contains
 
   ! The procedures of each element kind (arrays, scalars, reductions).
 #include "stdcl_kinds_body.inc"
+#include "stdcl_ranks_body.inc"
 #include "stdcl_reduce_body.inc"
 
 end module stdcl

@@ -6,8 +6,9 @@
  * of each kind and rank, argument kinds, launches; the STDCL 1.6 style
  * program of tests/compat/fortran/ on every device; a failing subroutine
  * without stat stopping with clerror()'s message; every constant of the
- * module against the value C gives the same name; and libstdcl.so without
- * the Fortran runtime. */
+ * module against the value C gives the same name; libstdcl.so without the
+ * Fortran runtime; and the examples of examples/fortran (matvec, and
+ * nbody_fortran --check). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +239,61 @@ static void test_fortran_runtime_stays_out_of_libstdcl(void** state)
     tu_proc_free(&r);
 }
 
+/* The examples of examples/fortran: the matrix-vector product (rows split
+ * over the devices) and NBody on every device, whose --check compares with
+ * a double-precision reference. */
+static void run_example(const char* name, const char* const* args, int copy, const char* pass)
+{
+    char cwd[PATH_MAX];
+    const char* path = fortran_program("../examples/fortran", name, cwd, sizeof cwd);
+    const char* env[] = {"STDCL_KERNEL_PATH", copy ? "STDCL_ZERO_COPY=0" : "STDCL_ZERO_COPY", NULL};
+    tu_proc r;
+    tu_spawn(&r, path, args, env, cwd, 240);
+    tu_expect_pass(&r, name, pass);
+    tu_proc_free(&r);
+}
+static void test_fortran_example_matvec_zero_copy(void** state)
+{
+    (void)state;
+    const char* args[] = {"301", "17", NULL};
+    run_example("matvec", args, 0, ": PASS");
+}
+static void test_fortran_example_matvec_copy_mode(void** state)
+{
+    (void)state;
+    run_example("matvec", NULL, 1, ": PASS");
+}
+static void test_fortran_example_nbody_check_zero_copy(void** state)
+{
+    (void)state;
+    const char* args[] = {"--check", "-q", "-n", "2048", NULL};
+    run_example("nbody_fortran", args, 0, "check: PASS");
+}
+static void test_fortran_example_nbody_check_copy_mode(void** state)
+{
+    (void)state;
+    const char* args[] = {"--check", "-q", "-n", "1000", "-s", "12", "-b", "5", "--ic", "collision", NULL};
+    run_example("nbody_fortran", args, 1, "check: PASS");
+}
+
+/* nbody_fortran takes nbody_multi's command line and refuses bad values. */
+static void test_fortran_example_nbody_refuses_bad_options(void** state)
+{
+    (void)state;
+    char cwd[PATH_MAX];
+    const char* path = fortran_program("../examples/fortran", "nbody_fortran", cwd, sizeof cwd);
+    const char* bad[][3] = {{"-c", "fpga", NULL}, {"--dt", "x", NULL}, {"-d", "65", NULL}, {"--bogus", NULL, NULL}};
+    const char* says[] = {"-c expects gpu, cpu or dev", "--dt expects a number", "-d 65 is out of range",
+                          "unknown option --bogus"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_proc r;
+        tu_spawn(&r, path, bad[i], NULL, cwd, 60);
+        tu_expect_status(&r, 2, bad[i][0]);
+        assert_contains(r.err, says[i]);
+        tu_proc_free(&r);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_constants_equal_c),
     cmocka_unit_test(test_fortran_runtime_stays_out_of_libstdcl),
@@ -252,6 +308,11 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_clallocate_without_stat_stops_with_the_message),
     cmocka_unit_test(test_fortran_stdcl16_matvec_zero_copy),
     cmocka_unit_test(test_fortran_stdcl16_matvec_copy_mode),
+    cmocka_unit_test(test_fortran_example_matvec_zero_copy),
+    cmocka_unit_test(test_fortran_example_matvec_copy_mode),
+    cmocka_unit_test(test_fortran_example_nbody_check_zero_copy),
+    cmocka_unit_test(test_fortran_example_nbody_check_copy_mode),
+    cmocka_unit_test(test_fortran_example_nbody_refuses_bad_options),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "fortran", tests, NULL, NULL); }
