@@ -6,7 +6,9 @@
 # config.mk.in, stdcl.pc.in changed; for `make run` and `make check` it runs
 # tools/install_deps.sh first).
 #
-#   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
+#   make [all]      library, tools, tests, examples, benchmarks (not CUDA),
+#                   and with a Fortran compiler the module stdcl in
+#                   libstdcl_fortran, its tests and examples (make fortran)
 #   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
 #                   tests/check_exports.sh, tests/check_man.sh,
 #                   tests/check_run_tests.sh and a stride of check-faults);
@@ -40,7 +42,9 @@
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
 #                   its soname links, libstdcl.a, stdcl.pc, the CMake package
 #                   (lib/cmake/stdcl: find_package(stdcl)), tools, and the
-#                   manual pages under $(PREFIX)/share/man: `man stdcl`)
+#                   manual pages under $(PREFIX)/share/man: `man stdcl`;
+#                   with Fortran also libstdcl_fortran, the module stdcl
+#                   and stdcl-fortran.pc)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
 #   make check-abi  the library's ABI against tests/abi/ (abidiff; docs/abi.md)
 #   make dist       libstdcl-VERSION.tar.gz (git ls-files and configure);
@@ -721,7 +725,13 @@ MAN7 := $(wildcard docs/man/man7/*.7)
 
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
-install: lib tools
+# With Fortran (HAVE_FC=1) also libstdcl_fortran (.so with its soname links,
+# .a), the module files in $(libdir)/fortran/$(FC_MODDIR_NAME) (Debian's
+# folder for gfortran's module format) with the module's source beside
+# them, and stdcl-fortran.pc; the CMake package then has stdcl::fortran.
+FORT_INSTALL_MODDIR = $(libdir)/fortran/$(FC_MODDIR_NAME)
+FORT_INSTALL_SRC = fortran/stdcl.F90 fortran/stdcl_contexts.f90 $(FORT_GEN)
+install: lib tools $(if $(filter 1,$(HAVE_FC)),fortran)
 	install -d $(DESTDIR)$(includedir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(bindir)
 	install -m 644 include/stdcl.h include/stdcl_cache.h include/stdcl_version.h $(DESTDIR)$(includedir)/
 	install -m 755 $(LIB_REAL) $(DESTDIR)$(libdir)/
@@ -739,9 +749,24 @@ install: lib tools
 	install -d $(DESTDIR)$(libdir)/cmake/stdcl
 	for f in stdclConfig stdclConfigVersion; do \
 	    sed -e 's|@VERSION@|$(PACKAGE_VERSION)|g' -e 's|@MAJOR@|$(STDCL_MAJOR)|g' \
-	        -e 's|@INCLUDE_FROM_LIB@|$(INCLUDE_FROM_LIB)|g' tools/cmake/$$f.cmake.in > $(BUILD)/$$f.cmake && \
+	        -e 's|@INCLUDE_FROM_LIB@|$(INCLUDE_FROM_LIB)|g' \
+	        -e 's|@FC_MODDIR_NAME@|$(FC_MODDIR_NAME)|g' tools/cmake/$$f.cmake.in > $(BUILD)/$$f.cmake && \
 	    install -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(libdir)/cmake/stdcl/ || exit 1; \
 	done
+ifeq ($(HAVE_FC),1)
+	install -m 755 $(FLIB_REAL) $(DESTDIR)$(libdir)/
+	ln -sf libstdcl_fortran.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(FLIB_SONAME)
+	ln -sf $(FLIB_SONAME) $(DESTDIR)$(libdir)/libstdcl_fortran.so
+	install -m 644 $(FLIB_A) $(DESTDIR)$(libdir)/
+	install -d $(DESTDIR)$(FORT_INSTALL_MODDIR)
+	install -m 644 $(FORT_MODS) $(FORT_INSTALL_SRC) $(DESTDIR)$(FORT_INSTALL_MODDIR)/
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
+	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
+	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
+	    -e 's|^includedir=.*|includedir=$(call pc_rel,$(includedir))|' \
+	    stdcl-fortran.pc > $(BUILD)/stdcl-fortran-install.pc
+	install -m 644 $(BUILD)/stdcl-fortran-install.pc $(DESTDIR)$(libdir)/pkgconfig/stdcl-fortran.pc
+endif
 ifneq ($(TOOLS),)
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 endif
@@ -763,6 +788,11 @@ uninstall:
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc \
 	      $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfig.cmake $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfigVersion.cmake
 	-rmdir $(DESTDIR)$(libdir)/cmake/stdcl $(DESTDIR)$(libdir)/cmake 2>/dev/null
+	rm -f $(DESTDIR)$(libdir)/libstdcl_fortran.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(FLIB_SONAME) \
+	      $(DESTDIR)$(libdir)/libstdcl_fortran.so $(DESTDIR)$(libdir)/libstdcl_fortran.a \
+	      $(DESTDIR)$(libdir)/pkgconfig/stdcl-fortran.pc \
+	      $(addprefix $(DESTDIR)$(FORT_INSTALL_MODDIR)/,$(notdir $(FORT_MODS) $(FORT_INSTALL_SRC)))
+	-rmdir $(DESTDIR)$(FORT_INSTALL_MODDIR) $(DESTDIR)$(libdir)/fortran 2>/dev/null
 ifneq ($(TOOLS),)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
 endif
