@@ -638,7 +638,7 @@ endif
 # --------------------------------------------------------------------------
 .PHONY: all check run stress asan tsan ubsan asan-ubsan install uninstall clean distclean
 
-all: lib tools tests examples bench fortran fortran-tests fortran-examples
+all: lib tools tests examples bench $(if $(filter 1,$(HAVE_FC)),fortran fortran-tests fortran-examples)
 
 T ?=
 F ?=
