@@ -519,7 +519,8 @@ $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 # per-kind procedures are generated into build/fortran/ first
 # (fortran/gen_constants.c from stdcl.h, fortran/gen_kinds.sh from the
 # templates fortran/*.fi).  Then the Fortran programs:
-#   tests/fortran/*.f90          build/tests/fortran/<name> (test_fortran runs them)
+#   tests/fortran/*.f90          build/tests/fortran/<name> (test_fortran runs them;
+#                                fortran_embed links fortran_embed.cl embedded by clcc)
 #   tests/compat/fortran/*.f90   build/tests/compat/fortran/<name> (STDCL 1.6 forms)
 #   examples/fortran/*.f90       build/examples/fortran/<name>
 # each linked with -lstdcl_fortran -lstdcl, next to the kernel files of its
@@ -609,14 +610,22 @@ $(FLIB_PC): stdcl-fortran.pc
 
 FORT_TEST_PROGS := $(patsubst %.f90,$(BUILD)/%,$(wildcard tests/fortran/*.f90 tests/compat/fortran/*.f90))
 FORT_EXAMPLES := $(patsubst %.f90,$(BUILD)/%,$(wildcard examples/fortran/*.f90))
-FORT_DATA := $(addprefix $(BUILD)/,$(wildcard tests/fortran/*.cl tests/compat/fortran/*.cl \
-             examples/fortran/*.cl)) $(BUILD)/examples/fortran/nbody_kern.cl
+FORT_DATA := $(addprefix $(BUILD)/,$(filter-out tests/fortran/fortran_embed.cl,\
+             $(wildcard tests/fortran/*.cl tests/compat/fortran/*.cl examples/fortran/*.cl))) \
+             $(BUILD)/examples/fortran/nbody_kern.cl
 
 # Programs: one source each; they find the libraries through their rpath.
 FORT_PROG_LINK = -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/$(rpath_up)lib' -lstdcl_fortran -lstdcl
 $(FORT_TEST_PROGS) $(FORT_EXAMPLES): $(BUILD)/%: %.f90 $(FORT_MODS) $(FLIB_SO)
 	@mkdir -p $(@D)
-	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(LDFLAGS) $(FORT_PROG_LINK)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(filter %.o,$^) \
+	    $(LDFLAGS) $(FORT_PROG_LINK)
+
+# fortran_embed links its kernel, embedded by clcc, as an object.
+$(BUILD)/tests/fortran/fortran_embed: $(BUILD)/tests/fortran/fortran_embed_cl.o
+$(BUILD)/tests/fortran/%_cl.o: tests/fortran/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
 $(FORT_EXAMPLES): private FCFLAGS += -O3
 
 $(BUILD)/examples/fortran/nbody_kern.cl: examples/nbody/nbody_kern.cl

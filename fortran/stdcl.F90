@@ -553,7 +553,8 @@ module stdcl
              ndr_init1d_i32, ndr_init1d_i64, ndr_init2d_i32, ndr_init2d_i64, &
              ndr_init3d_i32, ndr_init3d_i64, cllocal_i32, cllocal_i64, &
              cllocal_per_item_i32, cllocal_per_item_i64, &
-             c_string, cname, csource, fail, alloc_shape, free_array, array_span, put_arg
+             c_string, cname, csource, fail, alloc_shape, free_array, array_span, put_arg, &
+             copy_fits, opt_flags
 
 contains
 
@@ -873,6 +874,27 @@ contains
     else if (nbytes == 0) then
       call stdcl_seterror(call // ": the array has no elements")
     end if
+  end function
+
+  ! Whether C's clmcopy, which copies from src to the end of the shorter of
+  ! the two allocations, copies exactly min(sbytes, dbytes): else the
+  ! message says why the arrays are refused.
+  function copy_fits(src, sbytes, dst, dbytes) result(ok)
+    type(c_ptr), intent(in) :: src, dst
+    integer(c_size_t), intent(in) :: sbytes, dbytes
+    logical :: ok
+    integer(c_size_t) :: soff, doff, srest, drest
+    type(c_ptr) :: sbase, dbase
+    ok = .true.
+    sbase = stdcl_mem_base(src, soff)
+    dbase = stdcl_mem_base(dst, doff)
+    if (.not. c_associated(sbase) .or. .not. c_associated(dbase)) return
+    srest = clsizeofmem(sbase) - soff
+    drest = clsizeofmem(dbase) - doff
+    ok = min(srest, drest) == min(sbytes, dbytes)
+    if (.not. ok) call stdcl_seterror("clmcopy: it copies from each array to the end of " // &
+        "the shorter allocation, more than the smaller array (or section) holds; " // &
+        "copy whole arrays, or sections that end where their allocation ends")
   end function
 
   ! clmalloc of product(shape) elements of elem_bytes; rc 0 or a code.

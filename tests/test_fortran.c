@@ -3,7 +3,9 @@
  * Fortran test programs of tests/fortran/ (built into build/tests/fortran/
  * when configure found a Fortran compiler; skipped otherwise), each in
  * zero-copy and copy mode (STDCL_ZERO_COPY=0): strings and errors, arrays
- * of each kind and rank, argument kinds, launches; the STDCL 1.6 style
+ * of each kind and rank, argument kinds, launches, the rest of the API
+ * (contexts, information, event times, clmadopt, clmcopy...), a kernel
+ * embedded by clcc; the STDCL 1.6 style
  * program of tests/compat/fortran/ on every device; a failing subroutine
  * without stat stopping with clerror()'s message; every constant of the
  * module against the value C gives the same name; libstdcl.so without the
@@ -41,11 +43,11 @@ static const char* fortran_program(const char* dir, const char* name, char* cwd,
 
 /* Runs tests/fortran/<name> in zero-copy (copy 0) or copy mode; it checks
  * its own results and ends with "<name>: N checks passed, 0 failed". */
-static void run_fortran_test(const char* name, int copy)
+static void run_fortran_test_env(const char* name, int copy, const char* more)
 {
     char cwd[PATH_MAX], want[256];
     const char* path = fortran_program("fortran", name, cwd, sizeof cwd);
-    const char* env[] = {"STDCL_KERNEL_PATH", copy ? "STDCL_ZERO_COPY=0" : "STDCL_ZERO_COPY", NULL};
+    const char* env[] = {"STDCL_KERNEL_PATH", copy ? "STDCL_ZERO_COPY=0" : "STDCL_ZERO_COPY", more, NULL};
     tu_proc r;
     tu_spawn(&r, path, NULL, env, cwd, 240);
     tu_expect_status(&r, 0, name);
@@ -56,6 +58,8 @@ static void run_fortran_test(const char* name, int copy)
     tu_proc_free(&r);
 }
 
+static void run_fortran_test(const char* name, int copy) { run_fortran_test_env(name, copy, NULL); }
+
 static void test_fortran_errors_zero_copy(void** state) { (void)state; run_fortran_test("fortran_errors", 0); }
 static void test_fortran_errors_copy_mode(void** state) { (void)state; run_fortran_test("fortran_errors", 1); }
 static void test_fortran_arrays_zero_copy(void** state) { (void)state; run_fortran_test("fortran_arrays", 0); }
@@ -64,6 +68,31 @@ static void test_fortran_args_zero_copy(void** state) { (void)state; run_fortran
 static void test_fortran_args_copy_mode(void** state) { (void)state; run_fortran_test("fortran_args", 1); }
 static void test_fortran_launch_zero_copy(void** state) { (void)state; run_fortran_test("fortran_launch", 0); }
 static void test_fortran_launch_copy_mode(void** state) { (void)state; run_fortran_test("fortran_launch", 1); }
+/* fortran_misc: event times with profiling in one mode, without in the other. */
+static void test_fortran_misc_zero_copy_profiled(void** state)
+{
+    (void)state;
+    run_fortran_test_env("fortran_misc", 0, "STDCL_PROFILE=1");
+}
+static void test_fortran_misc_copy_mode(void** state) { (void)state; run_fortran_test_env("fortran_misc", 1, "STDCL_PROFILE"); }
+
+/* A kernel embedded by clcc, run from a folder without its .cl file. */
+static void test_fortran_embedded_kernel_runs(void** state)
+{
+    (void)state;
+    char cwd[PATH_MAX];
+    const char* path = fortran_program("fortran", "fortran_embed", cwd, sizeof cwd);
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    const char* env[] = {"STDCL_KERNEL_PATH", NULL};
+    tu_proc r;
+    tu_spawn(&r, path, NULL, env, dir, 120);
+    tu_expect_status(&r, 0, "fortran_embed");
+    assert_contains(r.out, "fortran_embed: ok");
+    tu_proc_free(&r);
+    rmdir(dir);
+    free(dir);
+}
 
 /* A subroutine's failure without stat: error stop with the message. */
 static void test_fortran_clallocate_without_stat_stops_with_the_message(void** state)
@@ -305,6 +334,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_args_copy_mode),
     cmocka_unit_test(test_fortran_launch_zero_copy),
     cmocka_unit_test(test_fortran_launch_copy_mode),
+    cmocka_unit_test(test_fortran_misc_zero_copy_profiled),
+    cmocka_unit_test(test_fortran_misc_copy_mode),
+    cmocka_unit_test(test_fortran_embedded_kernel_runs),
     cmocka_unit_test(test_fortran_clallocate_without_stat_stops_with_the_message),
     cmocka_unit_test(test_fortran_stdcl16_matvec_zero_copy),
     cmocka_unit_test(test_fortran_stdcl16_matvec_copy_mode),
