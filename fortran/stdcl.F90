@@ -9,7 +9,7 @@
 !   COPRTHR's Fortran programs build unchanged.
 ! - A Fortran programmer's: character(len=*) names (trailing blanks
 !   ignored), clerror() as a Fortran string, clallocate/cldeallocate giving
-!   pointer arrays of any rank in clmalloc memory, clmsync and friends
+!   pointer arrays of rank 1 to 7 in clmalloc memory, clmsync and friends
 !   taking those arrays and their contiguous sections, clforka with the
 !   kernel's arguments in the call, and stat/errmsg as ALLOCATE has them.
 !
