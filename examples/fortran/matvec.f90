@@ -26,7 +26,7 @@ program matvec
   if (.not. c_associated(cp)) call die("no device in the context", 3)
   ndev = clgetndev(cp)
 
-  clh = clopen(cp, "matvec.cl")
+  clh = clopen(cp, "matvec_colmajor.cl")
   if (.not. c_associated(clh)) call die(clerror(), 3)
   krn = clsym(cp, clh, "matvec")
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* matvec.cl: y = A x for an n x m matrix stored as Fortran stores it,
+/* matvec_colmajor.cl: y = A x for an n x m matrix stored as Fortran stores it,
  * column after column: A(i,j) (from 1) is a[(i-1) + (j-1) n].  One
  * work-item per row; a launch with a global offset computes those rows. */
 __kernel void matvec(int n, int m, __global const float* a,
