@@ -1,6 +1,7 @@
 ! SPDX-License-Identifier: MIT
 ! fortran_arrays.f90: clallocate arrays of every element kind and ranks 1 to
-! 3: each is filled on the host, synced to a device, copied there into a
+! 3 (and ranks 4 and 7 of one kind): each is filled on the host, synced to
+! a device, copied there into a
 ! second array by a kernel (clforka with the arrays as __global arguments),
 ! brought back, and compared element by element; cldeallocate frees and
 ! nullifies.  On each device of the context.  Run by test_fortran in
@@ -30,6 +31,7 @@ program fortran_arrays
     call kind_r64()
     call kind_c32()
     call kind_c64()
+    call high_ranks()
   end do
   call check(clclose(cp, clh) == 0, "clclose")
   call finish()
@@ -582,6 +584,37 @@ contains
     call check(.not. associated(a3), "c64 rank 3" // ": cldeallocate nullifies")
     call cldeallocate(b3, stat=stat)
     call check(stat == 0 .and. .not. associated(b3), "c64 rank 3" // ": cldeallocate with stat")
+  end subroutine
+
+  subroutine high_ranks()
+    real(real64), pointer :: a4(:,:,:,:), b4(:,:,:,:), a7(:,:,:,:,:,:,:), b7(:,:,:,:,:,:,:)
+    type(c_ptr) :: ev
+    integer :: k
+    call clallocate(cp, a4, [2, 3, 2, 5])
+    call clallocate(cp, b4, [2, 3, 2, 5])
+    call clallocate(cp, a7, [2_int64, 1_int64, 3_int64, 1_int64, 2_int64, 1_int64, 2_int64])
+    call clallocate(cp, b7, [2, 1, 3, 1, 2, 1, 2])
+    call check(all(shape(a4) == [2, 3, 2, 5]) .and. all(shape(a7) == [2, 1, 3, 1, 2, 1, 2]), &
+               "ranks 4 and 7: shapes")
+    a4 = reshape([(real(k, real64) / 3, k = 1, size(a4))], shape(a4))
+    a7 = reshape([(real(-k, real64) / 7, k = 1, size(a7))], shape(a7))
+    b4 = 0
+    b7 = 0
+    ev = clmsync(cp, dev, a4, CL_MEM_DEVICE)
+    ev = clmsync(cp, dev, a7, CL_MEM_DEVICE)
+    ev = clmsync(cp, dev, b4, CL_MEM_DEVICE)
+    ev = clmsync(cp, dev, b7, CL_MEM_DEVICE)
+    call device_copy(a4, b4, int(size(a4) * 8, c_int), "rank 4")
+    call device_copy(a7, b7, int(size(a7) * 8, c_int), "rank 7")
+    ev = clmsync(cp, dev, b4, CL_MEM_HOST)
+    ev = clmsync(cp, dev, b7, CL_MEM_HOST)
+    call check(all(b4 == a4), "rank 4: the device's copy equals the host's array")
+    call check(all(b7 == a7), "rank 7: the device's copy equals the host's array")
+    call cldeallocate(a4)
+    call cldeallocate(b4)
+    call cldeallocate(a7)
+    call cldeallocate(b7)
+    call check(.not. associated(a4) .and. .not. associated(b7), "ranks 4 and 7: cldeallocate")
   end subroutine
 
 end program fortran_arrays
