@@ -512,8 +512,8 @@ module stdcl
     procedure :: c_stdcl_arg_set_global
   end interface
   interface clarg_set
-    module procedure clarg_set_marker, clarg_set_int2, clarg_set_int4, clarg_set_float2, &
-                     clarg_set_float4, clarg_set_double2, clarg_set_double4
+    module procedure clarg_set_marker, clarg_set_ptr, clarg_set_int2, clarg_set_int4, &
+                     clarg_set_float2, clarg_set_float4, clarg_set_double2, clarg_set_double4
   end interface
   interface clarg_set_local
     module procedure clarg_set_local_i32, clarg_set_local_i64
@@ -547,7 +547,7 @@ module stdcl
 #include "stdcl_reduce_spec.inc"
 
   private :: clopen_f, clsopen_f, clsym_f, clbuild_f, clmalloc_i32, clmrealloc_i32, &
-             clarg_set_marker, clarg_set_int2, clarg_set_int4, clarg_set_float2, &
+             clarg_set_marker, clarg_set_ptr, clarg_set_int2, clarg_set_int4, clarg_set_float2, &
              clarg_set_float4, clarg_set_double2, clarg_set_double4, &
              clarg_set_local_i32, clarg_set_local_i64, clfork_ndr, &
              ndr_init1d_i32, ndr_init1d_i64, ndr_init2d_i32, ndr_init2d_i64, &
@@ -1015,7 +1015,8 @@ contains
     w%p = p
   end function
 
-  ! clarg_set(cp, krn, argnum, x) for a __local marker and vector types.
+  ! clarg_set(cp, krn, argnum, x) for a __local marker, clptr(p) and the
+  ! vector types.
   function clarg_set_marker(cp, krn, argnum, x) result(rc)
     type(c_ptr), intent(in) :: cp, krn
     integer(c_int), intent(in) :: argnum
@@ -1023,6 +1024,15 @@ contains
     integer(c_int) :: rc
     rc = c_stdcl_arg_sett(cp, krn, argnum, int(storage_size(x) / 8, c_size_t), &
                           STDCL_TYPE_OTHER, c_loc(x))
+  end function
+  function clarg_set_ptr(cp, krn, argnum, x) result(rc)
+    type(c_ptr), intent(in) :: cp, krn
+    integer(c_int), intent(in) :: argnum
+    type(clptr_arg), intent(in) :: x
+    integer(c_int) :: rc
+    type(c_ptr), target :: p
+    p = x%p
+    rc = c_stdcl_arg_sett(cp, krn, argnum, c_sizeof(p), STDCL_TYPE_POINTER, c_loc(p))
   end function
   function clarg_set_int2(cp, krn, argnum, x) result(rc)
     type(c_ptr), intent(in) :: cp, krn

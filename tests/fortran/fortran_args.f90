@@ -79,6 +79,10 @@ program fortran_args
   ! clptr for a __global parameter works.
   ev = clforka(cp, 0, kconv, ndr, CL_EVENT_WAIT, 5, 6.0, clptr(pout))
   call check(c_associated(ev), "clptr for a __global parameter: " // clerror())
+  rc = clarg_set(cp, kconv, 2, clptr(pout))
+  call check(rc == 0, "clarg_set of clptr(p): " // clerror())
+  rc = clarg_set(cp, kconv, 0, clptr(pout))
+  call check(rc /= 0, "clarg_set of clptr(p) for an int is refused")
   ! A type clforka does not take.
   ev = clforka(cp, 0, kconv, ndr, CL_EVENT_WAIT, .true., 1.0, out)
   msg = clerror()
