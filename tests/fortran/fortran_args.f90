@@ -5,7 +5,8 @@
 ! cl_float4 values through clforka and through the generic clarg_set, and
 ! writes them back; values of another arithmetic kind are converted to the
 ! parameter's type; a pointer for an int is refused, naming both types;
-! __local memory through cllocal_per_item, cllocal and clarg_set_local;
+! __local memory through cllocal_per_item, cllocal, cllocal_fn and
+! clarg_set_local;
 ! clptr for a type(c_ptr).  Run by test_fortran in zero-copy and copy mode.
 program fortran_args
   use stdcl
@@ -23,6 +24,14 @@ program fortran_args
       1d0 / 3d0, 1.5d0, -2.5d0, 1d0 / 7d0, -9d0, 4321d0]
   integer :: k, g
   integer(c_int) :: rc
+  interface
+    function scratch_bytes(local, dim, user) bind(C, name="fortran_args_scratch_bytes") result(bytes)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: local, user
+      integer(c_size_t), value :: dim
+      integer(c_size_t) :: bytes
+    end function
+  end interface
 
   cp = stdcpu
   if (c_associated(stdgpu)) cp = stdgpu
@@ -107,6 +116,12 @@ program fortran_args
   call check(sums(8) == sum(x(225:256)), "group sums through cllocal")
   sums = 0
   ev = clmsync(cp, 0, sums, CL_MEM_DEVICE)
+  ev = clforka(cp, 0, ksum, ndr, CL_EVENT_WAIT, x, cllocal_fn(c_funloc(scratch_bytes)), sums)
+  call check(c_associated(ev), "clforka with cllocal_fn: " // clerror())
+  ev = clmsync(cp, 0, sums, CL_MEM_HOST)
+  call check(sums(3) == sum(x(65:96)), "group sums through cllocal_fn")
+  sums = 0
+  ev = clmsync(cp, 0, sums, CL_MEM_DEVICE)
   rc = clarg_set_global(cp, ksum, 0, x) + clarg_set_local(cp, ksum, 1, 32 * 4) + &
        clarg_set_global(cp, ksum, 2, sums)
   call check(rc == 0, "clarg_set_local")
@@ -139,3 +154,17 @@ contains
   end subroutine
 
 end program fortran_args
+
+! cllocal_fn's function (an external bind(C) function: gfortran 12 cannot
+! take c_funloc of an internal one): one float per work-item of the group.
+function scratch_bytes(local, dim, user) bind(C, name="fortran_args_scratch_bytes") result(bytes)
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_size_t, c_f_pointer, c_associated
+  implicit none
+  type(c_ptr), value :: local, user
+  integer(c_size_t), value :: dim
+  integer(c_size_t) :: bytes
+  integer(c_size_t), pointer :: sizes(:)
+  call c_f_pointer(local, sizes, [dim])
+  bytes = 4 * product(sizes)
+  if (c_associated(user)) bytes = 0
+end function scratch_bytes
