@@ -568,8 +568,10 @@ $(FORT_MODDIR)/stdcl_contexts.mod: fortran/stdcl_contexts.f90
 	@mkdir -p $(@D)
 	$(FC) $(FCFLAGS) $(FORT_WARN) -fsyntax-only -J$(FORT_MODDIR) $<
 
-# One rule makes the object and the module files of stdcl.F90.
+# One rule makes the object and the module files of stdcl.F90 (a module
+# file deleted since is made again with the object).
 $(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod: $(FORT_DIR)/stdcl.o
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
 $(FORT_DIR)/stdcl.o: fortran/stdcl.F90 $(FORT_GEN) $(FORT_MODDIR)/stdcl_contexts.mod
 	@mkdir -p $(@D) $(FORT_MODDIR)
 	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -fPIC -I$(FORT_DIR) -I$(FORT_MODDIR) -J$(FORT_MODDIR) -c $< -o $@
