@@ -69,7 +69,7 @@ program matvec
   call cldeallocate(x)
   call cldeallocate(y)
   if (clclose(cp, clh) /= 0) call die(clerror(), 3)
-  if (err > 1d-5) call exit(1)
+  if (err > 1d-5) stop 1, quiet=.true.
 
 contains
 
@@ -117,7 +117,7 @@ contains
     character(len=*), intent(in) :: msg
     integer, intent(in) :: status
     write (error_unit, '(a)') "matvec: " // msg
-    call exit(status)
+    stop status, quiet=.true.
   end subroutine
 
 end program matvec

@@ -24,8 +24,7 @@
 ! 2 bad command line, 3 OpenCL failure.
 program nbody_fortran
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, error_unit, &
-                                           output_unit
+  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, error_unit
   implicit none
 
   integer, parameter :: EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_RUNTIME = 3
@@ -35,7 +34,8 @@ program nbody_fortran
   real(real64), parameter :: PI = 3.14159265358979323846_real64
   character(len=*), parameter :: prog = "nbody_fortran"
 
-  ! Options, as nbody_multi's.
+  ! Options, as nbody_multi's (--png-size is checked as nbody_multi checks
+  ! it; with no --png it changes nothing).
   integer(int64) :: n = 0, seed = 2026
   integer :: steps = 0, burst = 10, ndev_opt = 0, wg = 0, ic = IC_COLLISION, png_size = 1024
   character(len=:), allocatable :: ctx, clopts
@@ -76,7 +76,7 @@ program nbody_fortran
   end if
   if (.not. c_associated(cp)) then
     write (error_unit, '(a)') prog // ": no OpenCL device in the context (" // clerror() // ")"
-    call exit(EXIT_RUNTIME)
+    stop EXIT_RUNTIME, quiet=.true.
   end if
   k = clgetndev(cp)
   if (ndev_opt > k) call usage_error("-d " // itoa(int(ndev_opt, int64)) // &
@@ -113,7 +113,7 @@ program nbody_fortran
   if (c_associated(clh)) clh = clbuild(cp, clh, options)
   if (.not. c_associated(clh)) then
     write (error_unit, '(a)') prog // ": cannot build nbody_kern.cl: " // clerror()
-    call exit(merge(EXIT_USAGE, EXIT_RUNTIME, len(clopts) > 0))
+    stop merge(EXIT_USAGE, EXIT_RUNTIME, len(clopts) > 0), quiet=.true.
   end if
   build_s = now() - t0
   krn = clsym(cp, clh, "nbody_kern_multi")
@@ -163,10 +163,8 @@ program nbody_fortran
   end do
   call cldeallocate(vel)
   call cldeallocate(acc)
-  rc = max(rc, 0)
   if (clclose(cp, clh) /= 0) call die("clclose")
-  flush (output_unit)
-  call exit(rc)
+  stop rc, quiet=.true.
 
 contains
 
@@ -211,7 +209,7 @@ contains
         quiet = .true.
       case ("-h", "--help")
         call help()
-        call exit(0)
+        stop 0, quiet=.true.
       case ("-n", "-s", "-b", "-d", "-c", "-w", "-o", "--png", "--png-size", "--ic", &
             "--seed", "--dt", "--eps")
         if (.not. has_val) then
@@ -305,7 +303,7 @@ contains
     character(len=*), intent(in) :: msg
     write (error_unit, '(a)') prog // ": " // msg
     write (error_unit, '(a)') "Try '" // prog // " --help'."
-    call exit(EXIT_USAGE)
+    stop EXIT_USAGE, quiet=.true.
   end subroutine
 
   subroutine help()
@@ -843,7 +841,7 @@ contains
   subroutine die(what)
     character(len=*), intent(in) :: what
     write (error_unit, '(a)') prog // ": " // what // ": " // clerror()
-    call exit(EXIT_RUNTIME)
+    stop EXIT_RUNTIME, quiet=.true.
   end subroutine
 
 end program nbody_fortran
