@@ -623,6 +623,9 @@ $(FORT_TEST_PROGS) $(FORT_EXAMPLES): $(BUILD)/%: %.f90 $(FORT_MODS) $(FLIB_SO)
 	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(filter %.o,$^) \
 	    $(LDFLAGS) $(FORT_PROG_LINK)
 
+# fortran_threads runs OpenMP threads (when configure found OpenMP).
+$(BUILD)/tests/fortran/fortran_threads: private FCFLAGS += $(OPENMP_CFLAGS)
+
 # fortran_embed links its kernel, embedded by clcc, as an object.
 $(BUILD)/tests/fortran/fortran_embed: $(BUILD)/tests/fortran/fortran_embed_cl.o
 $(BUILD)/tests/fortran/%_cl.o: tests/fortran/%.cl $(BUILD)/bin/clcc

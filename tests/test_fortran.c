@@ -4,8 +4,8 @@
  * when configure found a Fortran compiler; skipped otherwise), each in
  * zero-copy and copy mode (STDCL_ZERO_COPY=0): strings and errors, arrays
  * of each kind and rank, argument kinds, launches, the rest of the API
- * (contexts, information, event times, clmadopt, clmcopy...), a kernel
- * embedded by clcc; the STDCL 1.6 style
+ * (contexts, information, event times, clmadopt, clmcopy...), OpenMP
+ * threads, a kernel embedded by clcc; the STDCL 1.6 style
  * program of tests/compat/fortran/ on every device; a failing subroutine
  * without stat stopping with clerror()'s message; every constant of the
  * module against the value C gives the same name; libstdcl.so without the
@@ -75,6 +75,10 @@ static void test_fortran_misc_zero_copy_profiled(void** state)
     run_fortran_test_env("fortran_misc", 0, "STDCL_PROFILE=1");
 }
 static void test_fortran_misc_copy_mode(void** state) { (void)state; run_fortran_test_env("fortran_misc", 1, "STDCL_PROFILE"); }
+
+/* OpenMP threads calling the module at once. */
+static void test_fortran_threads_zero_copy(void** state) { (void)state; run_fortran_test("fortran_threads", 0); }
+static void test_fortran_threads_copy_mode(void** state) { (void)state; run_fortran_test("fortran_threads", 1); }
 
 /* A kernel embedded by clcc, run from a folder without its .cl file. */
 static void test_fortran_embedded_kernel_runs(void** state)
@@ -336,6 +340,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_launch_copy_mode),
     cmocka_unit_test(test_fortran_misc_zero_copy_profiled),
     cmocka_unit_test(test_fortran_misc_copy_mode),
+    cmocka_unit_test(test_fortran_threads_zero_copy),
+    cmocka_unit_test(test_fortran_threads_copy_mode),
     cmocka_unit_test(test_fortran_embedded_kernel_runs),
     cmocka_unit_test(test_fortran_clallocate_without_stat_stops_with_the_message),
     cmocka_unit_test(test_fortran_stdcl16_matvec_zero_copy),
