@@ -6,7 +6,9 @@
 # config.mk.in, stdcl.pc.in changed; for `make run` and `make check` it runs
 # tools/install_deps.sh first).
 #
-#   make [all]      library, tools, tests, examples, benchmarks (not CUDA)
+#   make [all]      library, tools, tests, examples, benchmarks (not CUDA),
+#                   and with a Fortran compiler the module stdcl in
+#                   libstdcl_fortran, its tests and examples (make fortran)
 #   make check      all, then tools/run_tests.sh (every tests/test_*.c program,
 #                   tests/check_exports.sh, tests/check_man.sh,
 #                   tests/check_run_tests.sh and a stride of check-faults);
@@ -40,7 +42,9 @@
 #   make install    PREFIX=/usr/local DESTDIR= (header, libstdcl.so.X.Y.Z and
 #                   its soname links, libstdcl.a, stdcl.pc, the CMake package
 #                   (lib/cmake/stdcl: find_package(stdcl)), tools, and the
-#                   manual pages under $(PREFIX)/share/man: `man stdcl`)
+#                   manual pages under $(PREFIX)/share/man: `man stdcl`;
+#                   with Fortran also libstdcl_fortran, the module stdcl
+#                   and stdcl-fortran.pc)
 #   make uninstall  removes what install wrote (same PREFIX and DESTDIR)
 #   make check-abi  the library's ABI against tests/abi/ (abidiff; docs/abi.md)
 #   make dist       libstdcl-VERSION.tar.gz (git ls-files and configure);
@@ -128,7 +132,7 @@ configure: configure.ac VERSION
 	@touch $@
 
 # Re-running keeps the options of the last ./configure (config.status).
-config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in VERSION
+config.mk: configure config.mk.in stdcl.pc.in stdcl-fortran.pc.in include/stdcl_version.h.in VERSION
 	@$(INSTALL_DEPS)
 	@if [ -f config.status ]; then \
 	    echo "./config.status --recheck && ./config.status"; \
@@ -140,7 +144,7 @@ config.mk: configure config.mk.in stdcl.pc.in include/stdcl_version.h.in VERSION
 	@touch $@
 
 # Written by the same configure run; recreated if deleted.
-stdcl.pc include/stdcl_version.h: | config.mk
+stdcl.pc stdcl-fortran.pc include/stdcl_version.h: | config.mk
 	./config.status $@
 
 # --------------------------------------------------------------------------
@@ -508,11 +512,147 @@ $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 	    $(NBODY_COMMON) $(PNG_LINK) -lm
 
 # --------------------------------------------------------------------------
+# Fortran (configure found a compiler: HAVE_FC=1): fortran/ -> the module
+# stdcl (build/fortran/mod/stdcl.mod) in libstdcl_fortran.so.X.Y.Z (soname
+# libstdcl_fortran.so.MAJOR) and libstdcl_fortran.a; the Fortran runtime is
+# linked into these only, never into libstdcl.  The constants and the
+# per-kind procedures are generated into build/fortran/ first
+# (fortran/gen_constants.c from stdcl.h, fortran/gen_kinds.sh from the
+# templates fortran/*.fi).  Then the Fortran programs:
+#   tests/fortran/*.f90          build/tests/fortran/<name> (test_fortran runs them;
+#                                fortran_embed links fortran_embed.cl embedded by clcc)
+#   tests/compat/fortran/*.f90   build/tests/compat/fortran/<name> (STDCL 1.6 forms)
+#   examples/fortran/*.f90       build/examples/fortran/<name>
+# each linked with -lstdcl_fortran -lstdcl, next to the kernel files of its
+# folder (examples/fortran also gets examples/nbody's kernel file).
+# --------------------------------------------------------------------------
+FORT_DIR = $(BUILD)/fortran
+FORT_MODDIR = $(FORT_DIR)/mod
+FORT_MOD = $(FORT_MODDIR)/stdcl.mod
+# The module files a program's compile reads (stdcl_c and stdcl_contexts are
+# the module's parts).
+FORT_MODS = $(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod $(FORT_MODDIR)/stdcl_contexts.mod
+FORT_GEN = $(FORT_DIR)/stdcl_constants.inc $(FORT_DIR)/stdcl_kinds_spec.inc \
+           $(FORT_DIR)/stdcl_kinds_body.inc $(FORT_DIR)/stdcl_ranks_spec.inc \
+           $(FORT_DIR)/stdcl_ranks_body.inc $(FORT_DIR)/stdcl_reduce_spec.inc \
+           $(FORT_DIR)/stdcl_reduce_body.inc
+FORT_OBJS = $(FORT_DIR)/stdcl.o $(FORT_DIR)/stdcl_fortran_shim.o
+FLIB_SONAME = libstdcl_fortran.so.$(STDCL_MAJOR)
+FLIB_REAL = $(BUILD)/lib/libstdcl_fortran.so.$(PACKAGE_VERSION)
+FLIB_SONAME_LINK = $(BUILD)/lib/$(FLIB_SONAME)
+FLIB_SO = $(BUILD)/lib/libstdcl_fortran.so
+FLIB_A = $(BUILD)/lib/libstdcl_fortran.a
+FLIB_MAP = $(BUILD)/lib/libstdcl_fortran.map
+FLIB_PC = $(BUILD)/pkgconfig/stdcl-fortran.pc
+OBJCOPY ?= objcopy
+FORT_WARN = -Wall $(if $(filter 1,$(WERROR)),-Werror)
+$(FORT_DIR)/gen_constants: fortran/gen_constants.c include/stdcl.h | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(CSTD) $(WARN) $(CFLAGS) -o $@ $<
+$(FORT_DIR)/stdcl_constants.inc: $(FORT_DIR)/gen_constants
+	$< > $@
+$(FORT_DIR)/stdcl_kinds_%.inc: fortran/kinds_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh $< > $@
+$(FORT_DIR)/stdcl_ranks_%.inc: fortran/ranks_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh -r $< > $@
+$(FORT_DIR)/stdcl_reduce_%.inc: fortran/reduce_%.fi fortran/gen_kinds.sh
+	@mkdir -p $(@D)
+	sh fortran/gen_kinds.sh -k reduce $< > $@
+
+# stdcl_contexts declares libstdcl's default contexts (bind(C) variables):
+# only its module file is made, no object, so that no library holds a copy
+# of the variables (fortran/stdcl_contexts.f90 says why).
+$(FORT_MODDIR)/stdcl_contexts.mod: fortran/stdcl_contexts.f90
+	@mkdir -p $(@D)
+	$(FC) $(FCFLAGS) $(FORT_WARN) -fsyntax-only -J$(FORT_MODDIR) $<
+
+# One rule makes the object and the module files of stdcl.F90 (a module
+# file deleted since is made again with the object).
+$(FORT_MODDIR)/stdcl.mod $(FORT_MODDIR)/stdcl_c.mod: $(FORT_DIR)/stdcl.o
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
+$(FORT_DIR)/stdcl.o: fortran/stdcl.F90 $(FORT_GEN) $(FORT_MODDIR)/stdcl_contexts.mod
+	@mkdir -p $(@D) $(FORT_MODDIR)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -fPIC -I$(FORT_DIR) -I$(FORT_MODDIR) -J$(FORT_MODDIR) -c $< -o $@
+
+$(FORT_DIR)/stdcl_fortran_shim.o: fortran/stdcl_fortran_shim.c include/stdcl.h | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CC) $(DEPFLAGS) $(ALL_CPPFLAGS) $(CSTD) -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+# Exports the modules' procedures and type data only (gfortran names them
+# __stdcl_MOD_* and __stdcl_c_MOD_*): not the C helpers of the shim.
+$(FLIB_MAP): Makefile
+	@mkdir -p $(@D)
+	printf 'STDCL_FORTRAN_1 {\n  global:\n    __stdcl_MOD_*;\n    __stdcl_c_MOD_*;\n  local: *;\n};\n' > $@
+
+$(FLIB_REAL): $(FORT_OBJS) $(FLIB_MAP) $(LIB_SO)
+	$(FC) -shared $(FCFLAGS) $(LDFLAGS) $(SAN_FLAGS) -Wl,-soname,$(FLIB_SONAME) \
+	    -Wl,--version-script=$(FLIB_MAP) $(LIB_NOUNDEF) \
+	    -o $@ $(FORT_OBJS) -L$(BUILD)/lib -lstdcl $(LIBS)
+
+$(FLIB_SONAME_LINK): $(FLIB_REAL)
+	ln -sf $(notdir $<) $@
+
+$(FLIB_SO): $(FLIB_SONAME_LINK)
+	ln -sf $(notdir $<) $@
+
+$(FLIB_A): $(FORT_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# stdcl-fortran.pc for the uninstalled tree (as stdcl.pc above).
+$(FLIB_PC): stdcl-fortran.pc
+	@mkdir -p $(@D)
+	sed -e 's|^prefix=.*|prefix=$(CURDIR)|' \
+	    -e 's|^libdir=.*|libdir=$(CURDIR)/$(BUILD)/lib|' \
+	    -e 's|^fmoddir=.*|fmoddir=$(CURDIR)/$(FORT_MODDIR)|' \
+	    -e 's|^includedir=.*|includedir=$(CURDIR)/include|' $< > $@
+
+FORT_TEST_PROGS := $(patsubst %.f90,$(BUILD)/%,$(wildcard tests/fortran/*.f90 tests/compat/fortran/*.f90))
+FORT_EXAMPLES := $(patsubst %.f90,$(BUILD)/%,$(wildcard examples/fortran/*.f90))
+FORT_DATA := $(addprefix $(BUILD)/,$(filter-out tests/fortran/fortran_embed.cl,\
+             $(wildcard tests/fortran/*.cl tests/compat/fortran/*.cl examples/fortran/*.cl))) \
+             $(BUILD)/examples/fortran/nbody_kern.cl
+
+# Programs: one source each; they find the libraries through their rpath.
+FORT_PROG_LINK = -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/$(rpath_up)lib' -lstdcl_fortran -lstdcl
+$(FORT_TEST_PROGS) $(FORT_EXAMPLES): $(BUILD)/%: %.f90 $(FORT_MODS) $(FLIB_SO)
+	@mkdir -p $(@D)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(filter %.o,$^) \
+	    $(LDFLAGS) $(FORT_PROG_LINK)
+
+# fortran_threads runs OpenMP threads (when configure found OpenMP).
+$(BUILD)/tests/fortran/fortran_threads: private FCFLAGS += $(OPENMP_CFLAGS)
+
+# fortran_embed links its kernel, embedded by clcc, as an object.
+$(BUILD)/tests/fortran/fortran_embed: $(BUILD)/tests/fortran/fortran_embed_cl.o
+$(BUILD)/tests/fortran/%_cl.o: tests/fortran/%.cl $(BUILD)/bin/clcc
+	@mkdir -p $(@D)
+	$(BUILD)/bin/clcc -c -MD --cc '$(CC) $(SAN_FLAGS)' -o $@ $<
+$(FORT_EXAMPLES): private FCFLAGS += -O3
+
+$(BUILD)/examples/fortran/nbody_kern.cl: examples/nbody/nbody_kern.cl
+	@mkdir -p $(@D)
+	cp $< $@
+
+.PHONY: fortran fortran-tests fortran-examples
+ifeq ($(HAVE_FC),1)
+fortran: $(FLIB_REAL) $(FLIB_SONAME_LINK) $(FLIB_SO) $(FLIB_A) $(FORT_MODS) $(FLIB_PC)
+fortran-tests: fortran $(FORT_TEST_PROGS) $(FORT_DATA)
+fortran-examples: fortran $(FORT_EXAMPLES) $(FORT_DATA)
+else
+fortran fortran-tests fortran-examples:
+	@echo "$@: configure found no Fortran compiler (install gfortran or set FC, then rerun ./configure)"
+endif
+
+# --------------------------------------------------------------------------
 # Main targets
 # --------------------------------------------------------------------------
 .PHONY: all check run stress asan tsan ubsan asan-ubsan install uninstall clean distclean
 
-all: lib tools tests examples bench
+all: lib tools tests examples bench $(if $(filter 1,$(HAVE_FC)),fortran fortran-tests fortran-examples)
 
 T ?=
 F ?=
@@ -599,7 +739,13 @@ MAN7 := $(wildcard docs/man/man7/*.7)
 
 # Installed stdcl.pc: configure's, with the install prefix baked in.
 pc_rel = $(patsubst $(PREFIX)%,$${prefix}%,$(1))
-install: lib tools
+# With Fortran (HAVE_FC=1) also libstdcl_fortran (.so with its soname links,
+# .a), the module files in $(libdir)/fortran/$(FC_MODDIR_NAME) (Debian's
+# folder for gfortran's module format) with the module's source beside
+# them, and stdcl-fortran.pc; the CMake package then has stdcl::fortran.
+FORT_INSTALL_MODDIR = $(libdir)/fortran/$(FC_MODDIR_NAME)
+FORT_INSTALL_SRC = fortran/stdcl.F90 fortran/stdcl_contexts.f90 $(FORT_GEN)
+install: lib tools $(if $(filter 1,$(HAVE_FC)),fortran)
 	install -d $(DESTDIR)$(includedir) $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(bindir)
 	install -m 644 include/stdcl.h include/stdcl_cache.h include/stdcl_version.h $(DESTDIR)$(includedir)/
 	install -m 755 $(LIB_REAL) $(DESTDIR)$(libdir)/
@@ -617,9 +763,24 @@ install: lib tools
 	install -d $(DESTDIR)$(libdir)/cmake/stdcl
 	for f in stdclConfig stdclConfigVersion; do \
 	    sed -e 's|@VERSION@|$(PACKAGE_VERSION)|g' -e 's|@MAJOR@|$(STDCL_MAJOR)|g' \
-	        -e 's|@INCLUDE_FROM_LIB@|$(INCLUDE_FROM_LIB)|g' tools/cmake/$$f.cmake.in > $(BUILD)/$$f.cmake && \
+	        -e 's|@INCLUDE_FROM_LIB@|$(INCLUDE_FROM_LIB)|g' \
+	        -e 's|@FC_MODDIR_NAME@|$(FC_MODDIR_NAME)|g' tools/cmake/$$f.cmake.in > $(BUILD)/$$f.cmake && \
 	    install -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(libdir)/cmake/stdcl/ || exit 1; \
 	done
+ifeq ($(HAVE_FC),1)
+	install -m 755 $(FLIB_REAL) $(DESTDIR)$(libdir)/
+	ln -sf libstdcl_fortran.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(FLIB_SONAME)
+	ln -sf $(FLIB_SONAME) $(DESTDIR)$(libdir)/libstdcl_fortran.so
+	install -m 644 $(FLIB_A) $(DESTDIR)$(libdir)/
+	install -d $(DESTDIR)$(FORT_INSTALL_MODDIR)
+	install -m 644 $(FORT_MODS) $(FORT_INSTALL_SRC) $(DESTDIR)$(FORT_INSTALL_MODDIR)/
+	sed -e 's|^prefix=.*|prefix=$(PREFIX)|' \
+	    -e 's|^exec_prefix=.*|exec_prefix=$(call pc_rel,$(exec_prefix))|' \
+	    -e 's|^libdir=.*|libdir=$(call pc_rel,$(libdir))|' \
+	    -e 's|^includedir=.*|includedir=$(call pc_rel,$(includedir))|' \
+	    stdcl-fortran.pc > $(BUILD)/stdcl-fortran-install.pc
+	install -m 644 $(BUILD)/stdcl-fortran-install.pc $(DESTDIR)$(libdir)/pkgconfig/stdcl-fortran.pc
+endif
 ifneq ($(TOOLS),)
 	install -m 755 $(TOOLS) $(DESTDIR)$(bindir)/
 endif
@@ -641,6 +802,11 @@ uninstall:
 	      $(DESTDIR)$(libdir)/libstdcl.a $(DESTDIR)$(libdir)/pkgconfig/stdcl.pc \
 	      $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfig.cmake $(DESTDIR)$(libdir)/cmake/stdcl/stdclConfigVersion.cmake
 	-rmdir $(DESTDIR)$(libdir)/cmake/stdcl $(DESTDIR)$(libdir)/cmake 2>/dev/null
+	rm -f $(DESTDIR)$(libdir)/libstdcl_fortran.so.$(PACKAGE_VERSION) $(DESTDIR)$(libdir)/$(FLIB_SONAME) \
+	      $(DESTDIR)$(libdir)/libstdcl_fortran.so $(DESTDIR)$(libdir)/libstdcl_fortran.a \
+	      $(DESTDIR)$(libdir)/pkgconfig/stdcl-fortran.pc \
+	      $(addprefix $(DESTDIR)$(FORT_INSTALL_MODDIR)/,$(notdir $(FORT_MODS) $(FORT_INSTALL_SRC)))
+	-rmdir $(DESTDIR)$(FORT_INSTALL_MODDIR) $(DESTDIR)$(libdir)/fortran 2>/dev/null
 ifneq ($(TOOLS),)
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)))
 endif
@@ -714,7 +880,7 @@ clean:
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure configure~ autom4te.cache \
-	       stdcl.pc include/stdcl_version.h
+	       stdcl.pc stdcl-fortran.pc include/stdcl_version.h
 
 # Header dependencies recorded by -MMD.
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

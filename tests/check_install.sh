@@ -9,7 +9,11 @@
 #   3. the same program built by CMake (tests/install/CMakeLists.txt:
 #      find_package(stdcl 1.0), target stdcl::stdcl), and find_package(stdcl 2)
 #      refused;
-#   4. `make uninstall` with the same DESTDIR and PREFIX leaves no file.
+#   4. with libstdcl_fortran built (HAVE_FC=1 in config.mk):
+#      tests/install/use_stdcl.f90 built with `pkg-config stdcl-fortran` and
+#      by CMake (tests/install/fortran: find_package(stdcl COMPONENTS
+#      fortran), target stdcl::fortran), and the same output;
+#   5. `make uninstall` with the same DESTDIR and PREFIX leaves no file.
 # Skips CMake (saying so) when cmake is not installed.  Run by
 # tools/run_tests.sh; BUILD_DIR is the build folder (default build); the
 # programs are compiled with STDCL_TEST_CC and STDCL_TEST_CFLAGS (a sanitized
@@ -87,11 +91,42 @@ if command -v cmake > /dev/null 2>&1; then
     fi
 fi
 
-# 4. uninstall.
+# 4. Fortran, when the tree was configured with a Fortran compiler.
+fortran_note=
+fc=$(sed -n 's/^FC = //p' "$top/config.mk" 2>/dev/null)
+if grep -q '^HAVE_FC = 1' "$top/config.mk" 2>/dev/null; then
+    fortran_note="; Fortran: pkg-config stdcl-fortran"
+    if fflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --cflags stdcl-fortran) &&
+        flibs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --libs stdcl-fortran); then
+        # shellcheck disable=SC2086
+        if (cd "$tmp" && $fc -o "$tmp/use_f_pc" "$top/tests/install/use_stdcl.f90" $fflags $flibs) \
+                > "$tmp/fc.log" 2>&1; then
+            run "Fortran pkg-config build" "$tmp/use_f_pc"
+        else
+            fail "$fc with pkg-config stdcl-fortran failed:"
+            sed 's/^/  /' "$tmp/fc.log"
+        fi
+    else
+        fail "pkg-config stdcl-fortran failed with PKG_CONFIG_PATH=$libdir/pkgconfig"
+    fi
+    if command -v cmake > /dev/null 2>&1; then
+        fortran_note="$fortran_note and CMake's stdcl::fortran"
+        if cmake -S "$top/tests/install/fortran" -B "$tmp/cmf" -DCMAKE_PREFIX_PATH="$root" \
+                -DCMAKE_Fortran_COMPILER="$(command -v "$fc")" > "$tmp/cmakef.log" 2>&1 &&
+            cmake --build "$tmp/cmf" >> "$tmp/cmakef.log" 2>&1; then
+            run "Fortran CMake build" "$tmp/cmf/use_stdcl_fortran"
+        else
+            fail "the Fortran CMake project failed:"
+            sed 's/^/  /' "$tmp/cmakef.log"
+        fi
+    fi
+fi
+
+# 5. uninstall.
 make -C "$top" --no-print-directory -s uninstall BUILD="$build" DESTDIR="$stage" PREFIX="$prefix" \
     > "$tmp/uninstall.log" 2>&1 || fail "make uninstall failed: $(cat "$tmp/uninstall.log")"
 left=$(find "$stage" -type f -o -type l)
 [ -z "$left" ] || fail "make uninstall left: $left"
 
-[ $status -eq 0 ] && echo "check_install: installed under another prefix, pkg-config and CMake builds ran a kernel including <stdcl.h>$cmake_note; uninstall left nothing"
+[ $status -eq 0 ] && echo "check_install: installed under another prefix, pkg-config and CMake builds ran a kernel including <stdcl.h>$cmake_note$fortran_note; uninstall left nothing"
 exit $status

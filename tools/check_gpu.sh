@@ -14,7 +14,10 @@
 #     (no finding);
 #   - the STDCL 1.6 programs of tests/compat on the GPU, compiled in the
 #     process, from a cold and from a warm program cache: the three outputs
-#     must be equal, and equal to a PoCL run's within 1e-3 (relative).
+#     must be equal, and equal to a PoCL run's within 1e-3 (relative);
+#   - with the Fortran module built: the Fortran test programs of
+#     tests/fortran and tests/compat/fortran on stdgpu (each checks its own
+#     results), and the Fortran examples (nbody_fortran --check, matvec).
 # Each check is one pass or one failure; the last line is "N passed, N
 # failed"; the exit status is 1 when anything failed, 2 when there is no GPU.
 # Logs go to $CHECK_GPU_LOG (default build/check-gpu).  BUILD_DIR: the build
@@ -91,7 +94,7 @@ fi
 # Examples: every program that takes --check, on the GPU's platform.
 gpu_env=(STDDEV_PLATFORM_NAME="$gpu_platform" STDGPU_PLATFORM_NAME="$gpu_platform")
 examples=(nbody/nbody nbody/nbody_multi nbody_tile/nbody_tile mixed_pointers/mixed_pointers
-          template_reduce/template_reduce tiled_conv/tiled_conv)
+          template_reduce/template_reduce tiled_conv/tiled_conv fortran/nbody_fortran)
 for ex in "${examples[@]}"; do
     [ -x "$build/examples/$ex" ] || continue
     dir=$build/examples/$(dirname "$ex")
@@ -104,11 +107,22 @@ for ex in "${examples[@]}"; do
         STDCL_CACHE_DIR="$(cache)" -- sh -c "./$(basename "$ex") --check 2>&1 | tee /dev/stderr | \
         { ! grep -q 'sync check'; }"
 done
-for ex in hello_stdcl/hello_stdcl embedded_kernels/embedded_kernels stdcl_hpp/stdcl_hpp; do
+for ex in hello_stdcl/hello_stdcl embedded_kernels/embedded_kernels stdcl_hpp/stdcl_hpp fortran/matvec; do
     [ -x "$build/examples/$ex" ] || continue
     dir=$build/examples/$(dirname "$ex")
     check "$(basename "$ex")" "${gpu_env[@]}" STDCL_CACHE=0 -- "./$(basename "$ex")"
 done
+
+# The Fortran test programs (built when configure found a Fortran compiler):
+# each uses stdgpu when it exists and exits non-zero on a wrong result.
+for p in "$build"/tests/fortran/fortran_* "$build"/tests/compat/fortran/matvec16; do
+    case $p in *.*) continue ;; esac
+    [ -f "$p" ] && [ -x "$p" ] || continue
+    case $(basename "$p") in fortran_stop | fortran_constants) continue ;; esac
+    dir=$(dirname "$p")
+    check "$(basename "$p") (Fortran) on stdgpu" "${gpu_env[@]}" STDCL_CACHE=0 -- "./$(basename "$p")"
+done
+dir=
 
 # same A B: every line equal, numbers within 1e-3 (relative) or 1e-6.
 same() {

@@ -8,7 +8,7 @@
 # dpkg: prints what is needed and exits 0 (configure then reports what it
 # cannot find).  STDCL_SKIP_DEPS=1 skips the check.  The Makefile runs this
 # before autoconf/configure; .ci/run runs it first of all.
-PACKAGES="gcc g++ make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
+PACKAGES="gcc g++ gfortran make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo oclgrind nettle-dev libcmocka-dev libpng-dev valgrind
 mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev cmake abigail-tools"
 
@@ -23,7 +23,8 @@ install_deps.sh: not a Debian system; install the equivalents of:
   an OpenCL platform with a CPU device (PoCL), clinfo, CMocka (cmocka.h),
   mandoc, groff and man (the manual pages' check), CMake (the install
   check), abigail-tools (make check-abi), Open MPI (mpicc,
-  mpirun: the MPI example and its tests),
+  mpirun: the MPI example and its tests), a Fortran compiler (gfortran:
+  the module stdcl and libstdcl_fortran),
   and optionally oclgrind and libpng.
 MSG
     exit 0
