@@ -15,6 +15,7 @@ program fortran_args
   implicit none
   integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, kargs, kconv, ksum, ev, pout
+  type(c_funptr) :: scratch_fn  ! a variable: a constant c_funloc makes a text relocation
   type(clndrange_struct) :: ndr
   real(real64), pointer :: out(:)
   real(real32), pointer :: x(:), sums(:)
@@ -116,7 +117,8 @@ program fortran_args
   call check(sums(8) == sum(x(225:256)), "group sums through cllocal")
   sums = 0
   ev = clmsync(cp, 0, sums, CL_MEM_DEVICE)
-  ev = clforka(cp, 0, ksum, ndr, CL_EVENT_WAIT, x, cllocal_fn(c_funloc(scratch_bytes)), sums)
+  scratch_fn = c_funloc(scratch_bytes)
+  ev = clforka(cp, 0, ksum, ndr, CL_EVENT_WAIT, x, cllocal_fn(scratch_fn), sums)
   call check(c_associated(ev), "clforka with cllocal_fn: " // clerror())
   ev = clmsync(cp, 0, sums, CL_MEM_HOST)
   call check(sums(3) == sum(x(65:96)), "group sums through cllocal_fn")
