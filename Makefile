@@ -221,7 +221,7 @@ $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 # libclelf: STDCL 1.6 programs link -lclelf; a linker script that names libstdcl.
 $(LIB_CLELF):
 	@mkdir -p $(@D)
-	echo '/* libclelf: STDCL 1.6 link name; everything is in libstdcl */' > $@
+	echo '/* GNU ld script: libclelf, the link name of STDCL 1.6 programs; everything is in libstdcl */' > $@
 	echo 'INPUT(-lstdcl)' >> $@
 
 # The version script exports exactly the names declared STDCL_API: hidden

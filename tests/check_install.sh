@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # check_install.sh: an installed libstdcl can be found, used and moved.
 #   1. `make install DESTDIR=<stage> PREFIX=/opt/stdcl-moved`: a prefix other
-#      than the configured one (the installed tree is relocated);
+#      than the configured one (the installed tree is relocated); ldconfig
+#      there prints nothing about the linker script libclelf.so;
 #   2. tests/install/use_stdcl.c, built with `pkg-config stdcl` against the
 #      staged tree, runs a kernel that includes <stdcl.h> (the library finds
 #      its header folder from its own location) and prints "sum ok VERSION";
@@ -44,6 +45,12 @@ fi
 libdir=$(dirname "$(find "$root" -name 'libstdcl.so' | head -n 1)")
 [ -f "$libdir/pkgconfig/stdcl.pc" ] || fail "no stdcl.pc under $libdir/pkgconfig"
 [ -f "$libdir/cmake/stdcl/stdclConfig.cmake" ] || fail "no stdclConfig.cmake under $libdir/cmake/stdcl"
+# ldconfig passes over the linker script libclelf.so in silence (a script that
+# does not begin "/* GNU ld script" gets "is not an ELF file" at every ldconfig).
+if ldc=$(command -v ldconfig || command -v /sbin/ldconfig); then
+    ldout=$("$ldc" -N -n "$libdir" 2>&1) || true
+    case $ldout in *"not an ELF"*) fail "ldconfig on the installed libraries: $ldout" ;; esac
+fi
 
 # run NAME PROGRAM: runs it against the staged library, expecting "sum ok VERSION".
 run() {
