@@ -360,6 +360,8 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_MEM_DEVONLY   0x8000 /* memory on the devices only: the address
                                    is unique but not dereferenceable; for
                                    kernels and clmcopy, not clmsync */
+#define CL_MEM_ZERO      0x00010000 /* the host memory and every device copy
+                                   start as zeros (as calloc) */
 
 /* clglmalloc kinds (exactly one) and clglmsync directions. */
 #define CL_MEM_CLBUF     0x00100000 /* clglmsync: GL object -> host memory */

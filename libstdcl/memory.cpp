@@ -35,8 +35,8 @@ namespace stdcl {
 
 namespace {
 
-constexpr int kAllocFlags =
-    CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D | CL_MEM_DEVONLY;
+constexpr int kAllocFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D |
+    CL_MEM_DEVONLY | CL_MEM_ZERO;
 
 size_t page_size()
 {
@@ -153,13 +153,15 @@ cl_mem Allocation::device_mem(unsigned devnum, size_t offset, std::uint64_t* ser
             if (err != CL_SUCCESS)
                 fail_cl(err, "clCreateBuffer of %zu bytes on device %u (%s)", size, devnum, d.name.c_str());
             if (guard) guard_init_device(*this, d, m.get());  // m is released if it throws
-            if (!zc && settings().check_fill) {
-                // STDCL_CHECK=fill: a device copy never given a value reads as
-                // the pattern, not as whatever the driver's memory held.
-                std::vector<char> pattern(size);
-                fill_pattern(pattern.data(), size);
-                check_cl(clEnqueueWriteBuffer(d.queue, m.get(), CL_TRUE, 0, size, pattern.data(), 0, nullptr, nullptr),
-                         "clEnqueueWriteBuffer (STDCL_CHECK=fill)");
+            if (!zc && ((flags & CL_MEM_ZERO) || settings().check_fill)) {
+                // CL_MEM_ZERO: a device copy starts as zeros, as the host memory
+                // does.  STDCL_CHECK=fill: a device copy never given a value
+                // reads as the pattern, not as whatever the driver's memory held.
+                std::vector<char> start(size);
+                if (!(flags & CL_MEM_ZERO)) fill_pattern(start.data(), size);
+                check_cl(clEnqueueWriteBuffer(d.queue, m.get(), CL_TRUE, 0, size, start.data(), 0, nullptr, nullptr),
+                         (flags & CL_MEM_ZERO) ? "clEnqueueWriteBuffer (CL_MEM_ZERO)"
+                                               : "clEnqueueWriteBuffer (STDCL_CHECK=fill)");
             }
             mem[devnum] = m.release();
             mem_serial[devnum] = mem_serial_next();
@@ -576,7 +578,10 @@ std::shared_ptr<Allocation> new_allocation(CLCONTEXT* cp, size_t size, int flags
     a->guard = back;
     a->size = size;
     if (!devonly) guard_init_host(*a, front);
-    if (!devonly && settings().check_fill) fill_pattern(a->lib(), size);
+    if (!devonly && (flags & CL_MEM_ZERO))
+        std::memset(a->lib(), 0, size);  // as calloc: reused pages and slab chunks hold old data
+    else if (!devonly && settings().check_fill)
+        fill_pattern(a->lib(), size);
     a->flags = flags & ~CL_MEM_DETACHED;
     a->cp = (flags & CL_MEM_DETACHED) ? nullptr : cp;
     return a;

@@ -156,6 +156,7 @@ static const struct {
     {"CL_MEM_IMAGE2D", (long long)(int)(CL_MEM_IMAGE2D)},
     {"CL_MEM_NOFORCE", (long long)(int)(CL_MEM_NOFORCE)},
     {"CL_MEM_DEVONLY", (long long)(int)(CL_MEM_DEVONLY)},
+    {"CL_MEM_ZERO", (long long)(int)(CL_MEM_ZERO)},
     {"CL_MEM_CLBUF", (long long)(int)(CL_MEM_CLBUF)},
     {"CL_MEM_GLBUF", (long long)(int)(CL_MEM_GLBUF)},
     {"CL_MEM_GLTEX2D", (long long)(int)(CL_MEM_GLTEX2D)},

@@ -652,6 +652,42 @@ static void test_cl_all_devices_syncs_waits_and_flushes_every_device(void** stat
     clfree(a);
 }
 
+static void test_clmalloc_zero_starts_as_zeros_on_host_and_devices(void** state)
+{
+    (void)state;
+    enum { N = 1024 };
+    for (unsigned d = 0; d < 2; d++) {
+        /* Memory of this size freed with other contents first: it may come back. */
+        int* old = alloc_ints(N, 7);
+        assert_int_equal(clfree(old), 0);
+        int* z = (int*)clmalloc(stdcpu, N * sizeof(int), CL_MEM_ZERO);
+        assert_non_null(z);
+        assert_int_equal(clmctl(z, CL_MCTL_GET_STATUS) & CL_MEM_ZERO, CL_MEM_ZERO);
+        expect_ints(z, N, 0);
+        /* Never synced: the device's copy is zeros too (a[i] * 1 + 5). */
+        clndrange_t ndr = clndrange_init1d(0, N, 64);
+        assert_non_null(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_WAIT, z, 1, 5));
+        to_host(d, z);
+        expect_ints(z, N, 5);
+        assert_int_equal(clfree(z), 0);
+    }
+    /* Device-only memory: its device copies. */
+    int* dz = (int*)clmalloc(stdcpu, N * sizeof(int), CL_MEM_DEVONLY | CL_MEM_ZERO);
+    int* w = alloc_ints(N, -1);
+    assert_non_null(dz);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    assert_non_null(clforka(stdcpu, 1, g_axpb, &ndr, CL_EVENT_WAIT, dz, 1, 5));
+    assert_non_null(clmcopy(stdcpu, 1, dz, w, CL_EVENT_WAIT));
+    to_host(1, w);
+    expect_ints(w, N, 5);
+    clfree(dz);
+    clfree(w);
+    /* A flag beyond the known ones is still refused. */
+    clerror();
+    assert_null(clmalloc(stdcpu, 64, CL_MEM_ZERO << 1));
+    assert_contains(clerror(), "unknown flags");
+}
+
 static void test_cl_all_devices_clmcopy_copies_on_every_device(void** state)
 {
     (void)state;
@@ -750,6 +786,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clwait_without_events_returns_zero),
     cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
     cmocka_unit_test(test_cl_all_devices_syncs_waits_and_flushes_every_device),
+    cmocka_unit_test(test_clmalloc_zero_starts_as_zeros_on_host_and_devices),
     cmocka_unit_test(test_cl_all_devices_clmcopy_copies_on_every_device),
     cmocka_unit_test(test_cl_all_devices_refuses_host_sync_and_norelease),
     cmocka_unit_test(test_clevent_times_with_stdcl_profile),

@@ -37,6 +37,7 @@ program fortran_constants
   print f, "CL_MEM_IMAGE2D", CL_MEM_IMAGE2D
   print f, "CL_MEM_NOFORCE", CL_MEM_NOFORCE
   print f, "CL_MEM_DEVONLY", CL_MEM_DEVONLY
+  print f, "CL_MEM_ZERO", CL_MEM_ZERO
   print f, "CL_MEM_CLBUF", CL_MEM_CLBUF
   print f, "CL_MEM_GLBUF", CL_MEM_GLBUF
   print f, "CL_MEM_GLTEX2D", CL_MEM_GLTEX2D
