@@ -4,6 +4,7 @@
 #include "internal/cl_util.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
+#include "internal/sync_check.hpp"
 
 #include <algorithm>
 
@@ -259,6 +260,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         };
         if (evs.empty()) {
             check_guards();
+            if (sync_check_on()) sync_settle("clwait");
             return 0;
         }
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
@@ -288,6 +290,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
         check_guards();
+        if (sync_check_on()) sync_settle("clwait");
         return 0;
     });
 }

@@ -315,9 +315,13 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         for (const AllocUse& u : uses) allocs.push_back(&*u);
         order.emplace(d, devnum, std::move(allocs), d.queue);
         if (cp->prof) prof_name = ki.name;
-        return launch(cp, devnum, ki, ndr, flags, *order, call);
+        cl_event e = launch(cp, devnum, ki, ndr, flags, *order, call);
+        if ((flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
+        return e;
     });
-    return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
+    cl_event done = event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
+    if (!(flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_settle(call);
+    return done;
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ namespace stdcl {
 
 namespace {
 
-constexpr int kAllocFlags = CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D |
-    CL_MEM_DEVONLY | CL_MEM_ZERO;
+constexpr int kAllocFlags =
+    CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D | CL_MEM_DEVONLY | CL_MEM_ZERO;
 
 size_t page_size()
 {
@@ -732,6 +732,10 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
             a->current.store(devnum < 64 ? bit : 0);
     }
     order.enqueued(ev, flags);
+    if (a->sync && (flags & CL_EVENT_NOWAIT))
+        sync_note_pending(
+            *a, devnum, off, len, dir == CL_MEM_HOST, ev,
+            strprintf("%s %s device %u (CL_EVENT_NOWAIT)", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum));
     cl_event done;
     if (!no_event) {
         CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
@@ -744,8 +748,10 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         done = reinterpret_cast<cl_event>(&finished);
     }
     if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
-    if (a->sync)
+    if (a->sync) {
         sync_note_transfer(*a, devnum, off, len, dir == CL_MEM_DEVICE, !(flags & CL_EVENT_NOWAIT), call, caller);
+        if (!(flags & CL_EVENT_NOWAIT)) sync_settle(call);
+    }
     return done;
 }
 

@@ -59,11 +59,21 @@ struct SyncState {
     // whose bytes differ from it holds a kernel's results not brought back.
     size_t ps = 0, lead = 0;
     std::vector<std::uint64_t> legit;
+    // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
+    // the host must not write them (nor, where the command writes them, read).
+    struct Pending {
+        cl_event ev;  // retained
+        size_t first, end;  // pages of the block
+        bool host_written;  // a transfer back: the command writes the host memory
+        unsigned dev;
+        std::string what;
+    };
+    std::vector<Pending> pending;
 };
 
 namespace {
 
-enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8 };
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16 };
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr)
@@ -160,14 +170,32 @@ bool dirty_anywhere(const SyncState& s, size_t P)
     return false;
 }
 
-// Gives the program back the pages of [first, end) no device may have changed.
-void open_clean(Allocation& a, const SyncState& s, size_t first, size_t end)
+// The program's access to page P: none where a device may have changed it or a
+// pending transfer back writes it, read only where a pending command reads it.
+Access page_access(const SyncState& s, size_t P)
 {
+    if (dirty_anywhere(s, P)) return Access::none;
+    Access a = Access::open;
+    for (const SyncState::Pending& g : s.pending)
+        if (g.first <= P && P < g.end) {
+            if (g.host_written) return Access::none;
+            a = Access::read;
+        }
+    return a;
+}
+
+// Sets the program's access to the pages of [first, end) as they stand.
+void apply_access(Allocation& a, const SyncState& s, size_t first, size_t end)
+{
+    if (a.watch < 0 || first >= end) return;
     size_t run = first;
-    for (size_t P = first; P <= end; ++P) {
-        if (P < end && !dirty_anywhere(s, P)) continue;
-        watch_protect(a.watch, run, P - run, false);
-        run = P + 1;
+    Access cur = page_access(s, first);
+    for (size_t P = first + 1; P <= end; ++P) {
+        Access next = P < end ? page_access(s, P) : cur;
+        if (P < end && next == cur) continue;
+        watch_protect(a.watch, run, P - run, cur);
+        run = P;
+        cur = next;
     }
 }
 
@@ -190,7 +218,7 @@ void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, s
             if (!to_device) s.legit[P] = 0;
         }
     }
-    open_clean(a, s, first, end);
+    apply_access(a, s, first, end);
 }
 
 // What device dn's copy (its own memory) holds in the pages of [first, end)
@@ -236,7 +264,7 @@ void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn,
     }
     d.writer = std::move(writer);
     d.from = from;
-    watch_protect(a.watch, first, end - first, true);
+    apply_access(a, s, first, end);
 }
 
 // Whether device dn's copy of page P differs from what it held before the
@@ -287,6 +315,23 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
     size_t P = f.offset / s->ps;
     if (P >= s->legit.size()) return;
     size_t byte = f.offset >= s->lead ? f.offset - s->lead : 0;
+    for (const SyncState::Pending& g : s->pending) {
+        if (P < g.first || P >= g.end || (!f.write && !g.host_written)) continue;
+        if (s->reported & nowait_race) break;
+        s->reported |= nowait_race;
+        std::string text = strprintf(
+            "sync check: the host %s byte %zu of an allocation while %s is still pending: the command may %s it "
+            "before or after this access\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the access: the instruction at %s\n"
+            "  backtrace: %s\n"
+            "  fix: wait for the command (clwait(cp, %u, CL_ALL_EVENT), or a call with CL_EVENT_WAIT on device %u) "
+            "before the host touches the memory",
+            f.write ? "writes" : "reads", byte, g.what.c_str(), g.host_written ? "write" : "read", (void*)a.host,
+            a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), g.dev, g.dev);
+        report(text, call, may_fail);
+        break;
+    }
     // The devices that may have changed the page, the one given the narrowest
     // view that holds the byte first: on shared host memory the change itself
     // cannot be told apart, and that device is the likeliest writer.
@@ -435,12 +480,106 @@ bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t l
     return false;
 }
 
+namespace {
+
+// The allocations with pending commands noted (sync_note_pending).
+std::mutex& pending_mu()
+{
+    static auto* mu = new std::mutex;
+    return *mu;
+}
+std::vector<Allocation*>& pending_allocs()
+{
+    static auto* v = new std::vector<Allocation*>;
+    return *v;
+}
+
+// Forgets a's pending commands that are complete (all, with every), and gives
+// their pages back (pending_mu held).
+void settle(Allocation& a, bool every)
+{
+    SyncState* s = a.sync.get();
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t k = 0, first = SIZE_MAX, end = 0;
+    std::vector<SyncState::Pending> done;
+    for (SyncState::Pending& g : s->pending) {
+        cl_int st = CL_COMPLETE;
+        if (!every && clGetEventInfo(g.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS)
+            st = CL_COMPLETE;
+        if (st == CL_COMPLETE || st < 0) {
+            clReleaseEvent(g.ev);
+            first = std::min(first, g.first);
+            end = std::max(end, g.end);
+        } else {
+            s->pending[k++] = std::move(g);
+        }
+    }
+    s->pending.resize(k);
+    if (end) apply_access(a, *s, first, end);
+}
+
+}  // namespace
+
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
+                       std::string what)
+{
+    SyncState* s = a.sync.get();
+    if (!s || s->legit.empty() || !ev || len == 0) return;
+    std::lock_guard<std::mutex> plock(pending_mu());
+    std::vector<Allocation*>& all = pending_allocs();
+    if (std::find(all.begin(), all.end(), &a) == all.end()) all.push_back(&a);
+    if (clRetainEvent(ev) != CL_SUCCESS) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t first, end;
+    pages_touched(a, *s, off, len, &first, &end);
+    s->pending.push_back(SyncState::Pending{ev, first, end, host_written, devnum, std::move(what)});
+    apply_access(a, *s, first, end);
+}
+
+void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
+                              void* caller)
+{
+    std::string site;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc || !arg.alloc->sync || arg.alloc->dead) continue;
+        Allocation& a = *arg.alloc;
+        bool reads_only = (a.flags & CL_MEM_RO) || ki.read_only_arg(i);
+        if (!reads_only || (a.flags & CL_MEM_WO)) continue;  // one it may write is protected whole already
+        if (site.empty()) site = code_at(caller);
+        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, ev,
+                          strprintf("kernel '%s' on device %u (%s, argument %u, launched with CL_EVENT_NOWAIT by %s at "
+                                    "%s)",
+                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()));
+    }
+}
+
+void sync_settle(const char* call)
+{
+    judge_pending(call, true);  // an access recorded while the commands were pending
+    std::lock_guard<std::mutex> plock(pending_mu());
+    std::vector<Allocation*>& all = pending_allocs();
+    size_t k = 0;
+    for (Allocation* a : all) {
+        settle(*a, false);
+        std::lock_guard<std::mutex> lock(a->sync->mu);
+        if (!a->sync->pending.empty()) all[k++] = a;
+    }
+    all.resize(k);
+}
+
 void sync_note_free(Allocation& a)
 {
     std::lock_guard<std::mutex> lock(judge_mu());
     WatchFault f[16];
     while (size_t n = watch_take(f, 16))
         for (size_t i = 0; i < n; ++i) judge(f[i], "clfree", false);
+    {
+        std::lock_guard<std::mutex> plock(pending_mu());
+        std::vector<Allocation*>& all = pending_allocs();
+        all.erase(std::remove(all.begin(), all.end(), &a), all.end());
+        if (a.sync) settle(a, true);  // clfree waited for every command on it
+    }
     watch_remove(a.watch);
     a.watch = -1;
 }

@@ -193,10 +193,10 @@ void watch_remove(int slot) noexcept
         }
 }
 
-void watch_protect(int slot, size_t first, size_t n, bool protect) noexcept
+void watch_protect(int slot, size_t first, size_t n, Access access) noexcept
 {
     if (slot < 0 || n == 0) return;
-    if (protect) {
+    if (access != Access::open) {
         // A handler the program installed since is chained to, ours goes first again.
         std::lock_guard<std::mutex> lock(g_mu);
         struct sigaction now;
@@ -207,7 +207,8 @@ void watch_protect(int slot, size_t first, size_t n, bool protect) noexcept
     char* user = s.user.load(std::memory_order_relaxed);
     if (!user) return;
     size_t ps = page_bytes();
-    mprotect(user + first * ps, n * ps, protect ? PROT_NONE : PROT_READ | PROT_WRITE);
+    int prot = access == Access::none ? PROT_NONE : access == Access::read ? PROT_READ : PROT_READ | PROT_WRITE;
+    mprotect(user + first * ps, n * ps, prot);
 }
 
 bool watch_pending() noexcept { return g_ready.load(std::memory_order_acquire) != 0; }

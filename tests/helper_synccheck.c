@@ -27,6 +27,13 @@
  *   page_slices_forgot  the same, device 1's half never brought back
  *   lost_update     bring x back, change x[5] on the host, bring x back again
  *                   (the change is overwritten unread)
+ *   nowait_upload_write  the host writes y[3] while a NOWAIT clmsync of y to
+ *                   the device is pending (no wait between)
+ *   nowait_input_write   the host writes the const input y[3] while a NOWAIT
+ *                   launch that reads it is pending
+ *   nowait_download_read the host reads x[10] while a NOWAIT clmsync of x back
+ *                   is pending
+ *   nowait_correct  the three, each after a stdcl_wait
  *   segv            forgot_download, then a real fault (NULL + 16)
  *   segv_own        the same with the program's own SIGSEGV handler, which
  *                   prints "own handler" and exits 7 */
@@ -127,6 +134,32 @@ int main(int argc, char** argv)
             *(volatile int*)bad = 1;
             printf("not reached\n");
         }
+    } else if (!strncmp(what, "nowait_", 7)) {
+        int correct = !strcmp(what, "nowait_correct");
+        const int nw = CL_MEM_DEVICE | CL_EVENT_NOWAIT;
+        clmsync(g_cp, 0, x, w);
+        if (correct || !strcmp(what, "nowait_upload_write")) {
+            clmsync(g_cp, 0, y, nw);
+            if (correct) stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+            y[3] = 1.0f; /* the same value: the race, not the data, is the finding */
+            stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+        }
+        if (correct || !strcmp(what, "nowait_input_write")) {
+            clndrange_t ndr = clndrange_init1d(0, N, 64);
+            printf("launch: %s\n", clforka(g_cp, 0, k, &ndr, CL_EVENT_NOWAIT, x, y, N) ? "ok" : clerror());
+            if (correct) stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+            y[3] = 1.0f;
+            if (stdcl_wait(g_cp, 0, CL_ALL_EVENT) != 0) printf("wait: failed %s\n", clerror());
+        }
+        if (correct || !strcmp(what, "nowait_download_read")) {
+            clndrange_t ndr = clndrange_init1d(0, N, 64);
+            printf("launch: %s\n", clforka(g_cp, 0, k, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
+            clmsync(g_cp, 0, x, CL_MEM_HOST | CL_EVENT_NOWAIT);
+            if (correct) stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+            printf("read: %g\n", (double)x[10]);
+            stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+        }
+        sync_back(x, 0);
     } else if (!strcmp(what, "lost_update")) {
         clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, CL_EVENT_WAIT);

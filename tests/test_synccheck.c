@@ -214,6 +214,37 @@ static void test_a_host_change_overwritten_unread_is_a_lost_update(void** state)
     }
 }
 
+static void test_host_access_while_a_nowait_command_is_pending_is_reported(void** state)
+{
+    (void)state;
+    const char* scenarios[] = {"nowait_upload_write", "nowait_input_write", "nowait_download_read"};
+    const char* texts[] = {"the host writes byte 12 of an allocation while clmsync to device 0 (CL_EVENT_NOWAIT) is "
+                           "still pending: the command may read it before or after this access",
+                           "the host writes byte 12 of an allocation while kernel 'axpy' on device 0 (",
+                           "the host reads byte 40 of an allocation while clmsync from device 0 (CL_EVENT_NOWAIT) is "
+                           "still pending: the command may write it before or after this access"};
+    for (size_t s = 0; s < tu_countof(scenarios); s++)
+        for (int zc = 1; zc >= 0; zc--) {
+            tu_proc r;
+            run(&r, scenarios[s], "sync", zc);
+            if (r.status != 0 || count(r.err, "stdcl: sync check:") != 1) tu_proc_dump(&r, scenarios[s]);
+            assert_int_equal(r.status, 0);
+            assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+            assert_contains(r.err, texts[s]);
+            assert_contains(r.err, "  the access: the instruction at ");
+            assert_contains(r.err, "  backtrace: ");
+            assert_contains(r.err, "  fix: wait for the command (clwait(cp, 0, CL_ALL_EVENT)");
+            assert_contains(r.out, "sync: ok");
+            tu_proc_free(&r);
+        }
+    /* With "error" the next call fails. */
+    tu_proc r;
+    run(&r, "nowait_input_write", "sync,error", 0);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "wait: failed clwait: sync check: the host writes byte 12");
+    tu_proc_free(&r);
+}
+
 static void test_real_faults_still_crash_or_reach_the_programs_handler(void** state)
 {
     (void)state;
@@ -241,7 +272,7 @@ static void test_real_faults_still_crash_or_reach_the_programs_handler(void** st
 static void test_correct_programs_are_silent(void** state)
 {
     (void)state;
-    const char* scenarios[] = {"correct", "slices", "const_input", "page_slices", "unwritten_read"};
+    const char* scenarios[] = {"correct", "slices", "const_input", "page_slices", "unwritten_read", "nowait_correct"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -308,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_host_read_finding_under_error_fails_the_next_call),
         cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
         cmocka_unit_test(test_a_host_change_overwritten_unread_is_a_lost_update),
+        cmocka_unit_test(test_host_access_while_a_nowait_command_is_pending_is_reported),
         cmocka_unit_test(test_real_faults_still_crash_or_reach_the_programs_handler),
         cmocka_unit_test(test_correct_programs_are_silent),
         cmocka_unit_test(test_check_off_or_overrun_only_says_nothing),

@@ -40,6 +40,21 @@ void sync_check_before(const char* call);
 // after they were last synced with that device, and no kernel wrote them since).
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller);
+// A CL_EVENT_NOWAIT command ev that uses bytes [off, off + len) of a on device
+// devnum: a transfer to the device (reads the host memory) or back (writes
+// it), or a kernel that reads but cannot write it.  Until ev is seen complete
+// (sync_settle), host writes to those pages (and, for a transfer back, reads)
+// are findings: the command may see them or not.
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
+                       std::string what);
+// Before kernel ki's NOWAIT launch ev is tracked: notes its read-only arguments
+// (sync_note_pending).
+void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
+                              void* caller);
+// After `call` waited for commands: judges what was recorded while they were
+// pending (sync_check_before), then forgets the pending commands now complete
+// and gives their pages back.
+void sync_settle(const char* call);
 // CL_MEM_NOFORCE: whether a transfer of bytes [off, off + len) with device
 // devnum would move nothing new (the device's copy and the host's agree there,
 // as the hashes say).  For a transfer to the device that is not skipped, the

@@ -44,10 +44,12 @@ void watch_unmap(char* user, char* lib, size_t bytes) noexcept;
 int watch_add(char* user, char* lib, size_t bytes, void* owner);
 // Opens the memory and forgets it; its unread faults are dropped.
 void watch_remove(int slot) noexcept;
-// Protects (no access) or opens pages [first, first + n) of the slot's memory.
-// Protecting puts the handler back in front if the program installed its own
-// since (the program's is then the one chained to).
-void watch_protect(int slot, size_t first, size_t n, bool protect) noexcept;
+// Gives pages [first, first + n) of the slot's memory the access `access`: no
+// access, read only, or read and write (open).  Protecting puts the handler
+// back in front if the program installed its own since (the program's is then
+// the one chained to).
+enum class Access { none, read, open };
+void watch_protect(int slot, size_t first, size_t n, Access access) noexcept;
 
 struct WatchFault {
     void* owner;  // watch_add's owner
