@@ -15,7 +15,7 @@ namespace stdcl {
 
 // 8 bytes at a time, multiplied and mixed: several GB/s, enough to tell a change.
 // Async-signal-safe (the fault handler hashes the page it opens).
-inline std::uint64_t hash_bytes(const char* p, size_t n)
+__attribute__((always_inline)) inline std::uint64_t hash_bytes_inline(const char* p, size_t n)
 {
     std::uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
     size_t i = 0;
@@ -31,6 +31,8 @@ inline std::uint64_t hash_bytes(const char* p, size_t n)
     h ^= h >> 29;
     return h ? h : 1;  // 0 means "unknown" to the callers
 }
+
+inline std::uint64_t hash_bytes(const char* p, size_t n) { return hash_bytes_inline(p, n); }
 
 // Maps bytes (a multiple of the page size) of new zeroed memory twice: *user for
 // the program, *lib for the library and the driver.  false when the system
