@@ -219,7 +219,7 @@ $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(LIB_DEFS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
 
 # libclelf: STDCL 1.6 programs link -lclelf; a linker script that names libstdcl.
-$(LIB_CLELF):
+$(LIB_CLELF): Makefile
 	@mkdir -p $(@D)
 	echo '/* GNU ld script: libclelf, the link name of STDCL 1.6 programs; everything is in libstdcl */' > $@
 	echo 'INPUT(-lstdcl)' >> $@

@@ -101,12 +101,17 @@ fi
 # 4. Fortran, when the tree was configured with a Fortran compiler.
 fortran_note=
 fc=$(sed -n 's/^FC = //p' "$top/config.mk" 2>/dev/null)
+# A sanitized library needs its sanitizer's run-time first in the program too.
+fextra=
+for f in $extra; do
+    case $f in -fsanitize* | -fno-sanitize*) fextra="$fextra $f" ;; esac
+done
 if grep -q '^HAVE_FC = 1' "$top/config.mk" 2>/dev/null; then
     fortran_note="; Fortran: pkg-config stdcl-fortran"
     if fflags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --cflags stdcl-fortran) &&
         flibs=$(PKG_CONFIG_PATH="$libdir/pkgconfig" $pc --libs stdcl-fortran); then
         # shellcheck disable=SC2086
-        if (cd "$tmp" && $fc -o "$tmp/use_f_pc" "$top/tests/install/use_stdcl.f90" $fflags $flibs) \
+        if (cd "$tmp" && $fc $fextra -o "$tmp/use_f_pc" "$top/tests/install/use_stdcl.f90" $fflags $flibs) \
                 > "$tmp/fc.log" 2>&1; then
             run "Fortran pkg-config build" "$tmp/use_f_pc"
         else
@@ -119,7 +124,8 @@ if grep -q '^HAVE_FC = 1' "$top/config.mk" 2>/dev/null; then
     if command -v cmake > /dev/null 2>&1; then
         fortran_note="$fortran_note and CMake's stdcl::fortran"
         if cmake -S "$top/tests/install/fortran" -B "$tmp/cmf" -DCMAKE_PREFIX_PATH="$root" \
-                -DCMAKE_Fortran_COMPILER="$(command -v "$fc")" > "$tmp/cmakef.log" 2>&1 &&
+                -DCMAKE_Fortran_COMPILER="$(command -v "$fc")" -DCMAKE_Fortran_FLAGS="$fextra" \
+                -DCMAKE_EXE_LINKER_FLAGS="$fextra" > "$tmp/cmakef.log" 2>&1 &&
             cmake --build "$tmp/cmf" >> "$tmp/cmakef.log" 2>&1; then
             run "Fortran CMake build" "$tmp/cmf/use_stdcl_fortran"
         else

@@ -46,8 +46,8 @@
 # Environment: STDCL_TEST_ENV (NAME=VALUE words every program gets, e.g.
 # STDCL_ZERO_COPY=0: see tools/test_env.sh), BUILD_DIR (default build; make asan uses build-asan),
 # TEST_TIMEOUT (seconds per program, default 300), TEST_SKIP (comma-separated
-# program names the whole run leaves out, each said on one line: .ci/run's
-# sanitizer steps use it).
+# program or check names the whole run leaves out, each program said on one
+# line: .ci/run's sanitizer steps use it).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-build}
@@ -89,6 +89,16 @@ else
     run_self=1
     run_faults=1
     run_fuzz=1
+    # TEST_SKIP also names checks: a sanitized run leaves out those that do not
+    # involve the library's code (check_man, check_spdx) or are sanitized anyway
+    # (check_fuzz: the fuzz targets are always built with ASan and UBSan).
+    case ",${TEST_SKIP:-}," in *,check_exports,*) run_exports=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_man,*) run_man=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_install,*) run_install=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_spdx,*) run_spdx=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_run_tests,*) run_self=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_faults,*) run_faults=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_fuzz,*) run_fuzz=0 ;; esac
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         case ",${TEST_SKIP:-}," in
