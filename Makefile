@@ -623,6 +623,14 @@ $(FORT_TEST_PROGS) $(FORT_EXAMPLES): $(BUILD)/%: %.f90 $(FORT_MODS) $(FLIB_SO)
 	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -I$(FORT_MODDIR) -o $@ $< $(filter %.o,$^) \
 	    $(LDFLAGS) $(FORT_PROG_LINK)
 
+# The test programs share a module (tests/fortran/support: check and finish).
+FORT_CHECKS_OBJ = $(BUILD)/tests/fortran/support/fortran_checks.o
+$(FORT_CHECKS_OBJ): tests/fortran/support/fortran_checks.f90
+	@mkdir -p $(@D)
+	$(FC) $(FCFLAGS) $(FORT_WARN) $(SAN_FLAGS) -J$(@D) -c $< -o $@
+$(filter $(BUILD)/tests/fortran/%,$(FORT_TEST_PROGS)): $(FORT_CHECKS_OBJ)
+$(filter $(BUILD)/tests/fortran/%,$(FORT_TEST_PROGS)): private FCFLAGS += -I$(BUILD)/tests/fortran/support
+
 # fortran_threads runs OpenMP threads (when configure found OpenMP).
 $(BUILD)/tests/fortran/fortran_threads: private FCFLAGS += $(OPENMP_CFLAGS)
 

@@ -10,10 +10,9 @@
 ! clptr for a type(c_ptr).  Run by test_fortran in zero-copy and copy mode.
 program fortran_args
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64, &
-                                           error_unit
+  use fortran_checks
+  use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
   implicit none
-  integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, kargs, kconv, ksum, ev, pout
   type(c_funptr) :: scratch_fn  ! a variable: a constant c_funloc makes a text relocation
   type(clndrange_struct) :: ndr
@@ -135,25 +134,7 @@ program fortran_args
   call cldeallocate(sums)
   call cldeallocate(out)
   call check(clclose(cp, clh) == 0, "clclose")
-  call finish()
-
-contains
-
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (cond) then
-      nok = nok + 1
-    else
-      nfail = nfail + 1
-      write (error_unit, '(a)') "FAILED: " // what
-    end if
-  end subroutine
-
-  subroutine finish()
-    print '(a, i0, a, i0, a)', "fortran_args: ", nok, " checks passed, ", nfail, " failed"
-    if (nfail > 0) error stop 1
-  end subroutine
+  call finish("fortran_args")
 
 end program fortran_args
 

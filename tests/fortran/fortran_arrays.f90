@@ -8,10 +8,9 @@
 ! zero-copy and copy mode.
 program fortran_arrays
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64, &
-                                           error_unit
+  use fortran_checks
+  use, intrinsic :: iso_fortran_env, only: int8, int16, int32, int64, real32, real64
   implicit none
-  integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, kcopy
   integer(c_int) :: dev
 
@@ -34,25 +33,9 @@ program fortran_arrays
     call high_ranks()
   end do
   call check(clclose(cp, clh) == 0, "clclose")
-  call finish()
+  call finish("fortran_arrays")
 
 contains
-
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (cond) then
-      nok = nok + 1
-    else
-      nfail = nfail + 1
-      write (error_unit, '(a)') "FAILED: " // what
-    end if
-  end subroutine
-
-  subroutine finish()
-    print '(a, i0, a, i0, a)', "fortran_arrays: ", nok, " checks passed, ", nfail, " failed"
-    if (nfail > 0) error stop 1
-  end subroutine
 
   ! The kernel copies nbytes from a to b on device dev.
   subroutine device_copy(a, b, nbytes, what)

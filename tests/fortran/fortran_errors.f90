@@ -8,9 +8,9 @@
 ! test_fortran in zero-copy and copy mode.
 program fortran_errors
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: real32, error_unit
+  use fortran_checks
+  use, intrinsic :: iso_fortran_env, only: real32
   implicit none
-  integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, krn, ev, bad
   character(len=:), allocatable :: msg, log
   character(len=200) :: errmsg
@@ -109,24 +109,6 @@ program fortran_errors
   end if
   call cldeallocate(a)
   call cldeallocate(b)
-  call finish()
-
-contains
-
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (cond) then
-      nok = nok + 1
-    else
-      nfail = nfail + 1
-      write (error_unit, '(a)') "FAILED: " // what
-    end if
-  end subroutine
-
-  subroutine finish()
-    print '(a, i0, a, i0, a)', "fortran_errors: ", nok, " checks passed, ", nfail, " failed"
-    if (nfail > 0) error stop 1
-  end subroutine
+  call finish("fortran_errors")
 
 end program fortran_errors

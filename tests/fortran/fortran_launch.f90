@@ -9,9 +9,9 @@
 ! zero-copy and copy mode.
 program fortran_launch
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64, error_unit
+  use fortran_checks
+  use, intrinsic :: iso_fortran_env, only: int32, int64, real32, real64
   implicit none
-  integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, kidx, ksaxpy, ev
   type(clndrange_struct), target :: ndr
   integer(c_int) :: dev, ndev, rc
@@ -107,7 +107,7 @@ program fortran_launch
   call cldeallocate(x)
   call cldeallocate(y)
   call check(clclose(cp, clh) == 0, "clclose")
-  call finish()
+  call finish("fortran_launch")
 
 contains
 
@@ -143,22 +143,6 @@ contains
     call cldeallocate(i8)
     call cldeallocate(r4)
     call cldeallocate(r8)
-  end subroutine
-
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (cond) then
-      nok = nok + 1
-    else
-      nfail = nfail + 1
-      write (error_unit, '(a)') "FAILED: " // what
-    end if
-  end subroutine
-
-  subroutine finish()
-    print '(a, i0, a, i0, a)', "fortran_launch: ", nok, " checks passed, ", nfail, " failed"
-    if (nfail > 0) error stop 1
   end subroutine
 
 end program fortran_launch

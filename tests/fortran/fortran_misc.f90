@@ -9,9 +9,9 @@
 ! Run by test_fortran in zero-copy and copy mode.
 program fortran_misc
   use stdcl
-  use, intrinsic :: iso_fortran_env, only: int64, real32, error_unit
+  use fortran_checks
+  use, intrinsic :: iso_fortran_env, only: int64, real32
   implicit none
-  integer :: nok = 0, nfail = 0
   type(c_ptr) :: cp, clh, krn, ev, cp1, p, base
   type(cldev_info), allocatable :: info(:)
   type(clstat_info) :: st
@@ -149,24 +149,6 @@ program fortran_misc
   call cldeallocate(x)
   call cldeallocate(y)
   call check(clclose(cp, clh) == 0, "clclose")
-  call finish()
-
-contains
-
-  subroutine check(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (cond) then
-      nok = nok + 1
-    else
-      nfail = nfail + 1
-      write (error_unit, '(a)') "FAILED: " // what
-    end if
-  end subroutine
-
-  subroutine finish()
-    print '(a, i0, a, i0, a)', "fortran_misc: ", nok, " checks passed, ", nfail, " failed"
-    if (nfail > 0) error stop 1
-  end subroutine
+  call finish("fortran_misc")
 
 end program fortran_misc
