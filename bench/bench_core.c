@@ -54,7 +54,8 @@ static struct {
     long nallocs[8];
     int nn;
     int threads;
-} opt = {NULL, 0, 0, 31, 10.0, 1000000, {1000, 10000, 100000, 1000000}, 4, 16};
+    int streams_only;
+} opt = {NULL, 0, 0, 31, 10.0, 1000000, {1000, 10000, 100000, 1000000}, 4, 16, 0};
 
 static CLCONTEXT* cp;
 static unsigned dn;
@@ -222,6 +223,16 @@ static void w_stream(long n)
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i)
         OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT, w_small, w_big, 1.5f, (int)i, 7u, 0.5f) != NULL);
+    OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
+}
+/* (1s'') The same stream launched with CL_EVENT_NOEVENT: no event per launch,
+ * flushed at most every 20 us, as the raw stream is. */
+static void w_stream_noevent(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i)
+        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, w_small, w_big, 1.5f, (int)i, 7u, 0.5f) ==
+           STDCL_LAUNCHED);
     OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 
@@ -521,14 +532,15 @@ static void usage(FILE* f)
 {
     fprintf(
         f,
-        "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n n1,n2,...] [-T threads]\n"
+        "usage: bench_core [-c cpu|gpu|dev] [-d devnum] [-r reps] [-b batches] [-t ms] [-n n1,n2,...] [-T threads] [-s]\n"
         "  -c  context: stdcpu, stdgpu or stddev (default: stdgpu if present, else stdcpu)\n"
         "  -d  device number in that context (default 0)\n"
         "  -r  repetitions per batch for every operation (default: calibrated, see -t)\n"
         "  -b  batches per operation, raw and libstdcl alternating (default 31)\n"
         "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
         "  -n  live allocation counts for the registry lookups (default 1000,10000,100000,1000000)\n"
-        "  -T  threads looking up at once for the lookup throughput row (default 16)\n");
+        "  -T  threads looking up at once for the lookup throughput row (default 16)\n"
+        "  -s  the launch-stream rows (1s) only\n");
 }
 
 static long parse_long(const char* s, const char* what)
@@ -546,7 +558,7 @@ static long parse_long(const char* s, const char* what)
 static void parse_args(int argc, char** argv)
 {
     int c;
-    while ((c = getopt(argc, argv, "c:d:r:b:t:n:T:h")) != -1) {
+    while ((c = getopt(argc, argv, "c:d:r:b:t:n:T:sh")) != -1) {
         switch (c) {
         case 'c': opt.ctxname = optarg; break;
         case 'd': opt.devnum = (unsigned)parse_long(optarg, "device number"); break;
@@ -569,6 +581,7 @@ static void parse_args(int argc, char** argv)
             }
             break;
         }
+        case 's': opt.streams_only = 1; break;
         case 'T': opt.threads = (int)parse_long(optarg, "thread count"); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
@@ -842,19 +855,29 @@ int main(int argc, char** argv)
     fflush(stdout);
 
     fprintf(stderr, "measuring:\n");
-    measure("(1) clfork+clwait, empty kernel",
-            "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent (its int argument set once)", raw_fork_empty,
-            w_fork_empty, "1.10x");
-    measure("(1') clfork(CL_EVENT_WAIT), empty kernel", "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent",
-            raw_fork_empty, w_fork_empty_wait, "1.10x");
-    measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg", raw_fork_glob,
-            w_fork_glob, "1.10x");
+    if (!opt.streams_only) {
+        measure("(1) clfork+clwait, empty kernel",
+                "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent (its int argument set once)", raw_fork_empty,
+                w_fork_empty, "1.10x");
+        measure("(1') clfork(CL_EVENT_WAIT), empty kernel", "clEnqueueNDRangeKernel + clWaitForEvents + clReleaseEvent",
+                raw_fork_empty, w_fork_empty_wait, "1.10x");
+        measure("(1\") clfork+clwait, one __global arg", "the same, argument set once with clSetKernelArg",
+                raw_fork_glob, w_fork_glob, "1.10x");
+    }
     measure("(1s) clforka stream, 6 args, one wait",
             "6 clSetKernelArg + clEnqueueNDRangeKernel (no event) per launch, one clFinish", raw_stream, w_stream,
             "1.10x");
+    measure("(1s\") clforka stream, CL_EVENT_NOEVENT",
+            "6 clSetKernelArg + clEnqueueNDRangeKernel (no event) per launch, one clFinish", raw_stream,
+            w_stream_noevent, "1.10x");
     measure("(1s') raw stream + an event per launch", "(1s)'s raw stream", raw_stream, raw_stream_event, "info");
     measure("(1s') raw stream + clFlush per launch", "(1s)'s raw stream", raw_stream, raw_stream_flush, "info");
     measure("(1s') raw stream + event + clFlush", "(1s)'s raw stream", raw_stream, raw_stream_event_flush, "info");
+    if (opt.streams_only) { /* -s: the launch rows only */
+        print_table();
+        teardown();
+        return failures ? 1 : 0;
+    }
     measure("(2) clmsync 1 MiB host->device", "clEnqueueWriteBuffer 1 MiB, blocking", raw_write, w_sync_dev, "1.10x");
     measure("(2) clmsync 1 MiB device->host", "clEnqueueReadBuffer 1 MiB, blocking", raw_read, w_sync_host, "1.10x");
     /* The same commands as libstdcl enqueues: its own cost alone. */

@@ -379,6 +379,15 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
 #define CL_EVENT_NOWAIT     0x0002 /* return at once; clwait() joins */
 #define CL_EVENT_RELEASE    0x0004 /* the library releases the event (default) */
 #define CL_EVENT_NORELEASE  0x0008 /* the caller owns and releases the event */
+/* clfork, clforka, stdcl_forkv, stdcl_forkt with CL_EVENT_NOWAIT: enqueue the
+ * kernel without an event, as a raw stream of launches does.  The call
+ * returns STDCL_LAUNCHED (not an event) on success, NULL on failure;
+ * clwait(cp, devnum, CL_KERNEL_EVENT) joins the launch, and clfree and later
+ * commands are ordered after it as after any other.  Launches are flushed
+ * to the device at most every 20 us: clflush() starts the last ones of a
+ * burst at once.  Not with CL_EVENT_WAIT or CL_EVENT_NORELEASE. */
+#define CL_EVENT_NOEVENT    0x0040
+#define STDCL_LAUNCHED      ((cl_event)(size_t)1)
 
 /* clwait selections. */
 #define CL_KERNEL_EVENT  0x0100

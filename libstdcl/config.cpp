@@ -169,6 +169,7 @@ Settings read_settings()
     Settings s;
     s.zero_copy = env_switch("STDCL_ZERO_COPY", true);
     s.overlap = env_switch("STDCL_OVERLAP", true);
+    s.launch_events = env_switch("STDCL_LAUNCH_EVENTS", true);
     s.pinned = env_switch("STDCL_PINNED", true);
     if (const char* v = env_value("STDCL_PIN_MIN"); v && *v) {
         std::uint64_t n = 0;

@@ -692,6 +692,8 @@ void destroy_context(CLCONTEXT* cp)
         for (cl_event e : ev.mem) clReleaseEvent(e);
         ev.kernel.clear();
         ev.mem.clear();
+        if (ev.marker) clReleaseEvent(ev.marker);
+        ev.marker = nullptr;
     }
     // The kernels first: no kernel holds a memory object released below.
     context_release_programs(cp);

@@ -7,6 +7,7 @@
 #include "internal/sync_check.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace stdcl {
 
@@ -31,6 +32,51 @@ void prune_completed(std::vector<cl_event>& list)
 }
 
 }  // namespace
+
+std::uint64_t noevent_launched(Device& d) noexcept
+{
+    std::uint64_t now = std::uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+    EventList& el = *d.events;
+    std::uint64_t seq;
+    bool flush;
+    {
+        std::lock_guard<std::mutex> lock(el.mu);
+        seq = ++el.noev_seq;
+        flush = now - el.flushed_ns >= kNoEventFlushNs;
+        if (flush) el.flushed_ns = now;
+    }
+    // The first launch after a pause starts at once; one in a burst waits for the
+    // next flush, at most kNoEventFlushNs later or at clflush/clwait.
+    if (flush) clFlush(d.queue);
+    return seq;
+}
+
+cl_event noevent_marker(const Device& d, std::uint64_t seq) noexcept
+{
+    EventList& el = *d.events;
+    std::lock_guard<std::mutex> lock(el.mu);
+    if (seq <= el.noev_joined) return nullptr;
+    if (!el.marker || el.marker_seq < seq) {
+        // Every launch numbered up to now was enqueued before this marker.
+        std::uint64_t upto = el.noev_seq;
+        cl_event m = nullptr;
+        if (clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &m) != CL_SUCCESS || !m) {
+            clFinish(d.queue);  // no marker: the launches are finished here instead
+            return nullptr;
+        }
+        clFlush(d.queue);
+        if (el.marker) clReleaseEvent(el.marker);
+        el.marker = m;
+        el.marker_seq = upto;
+    }
+    if (clRetainEvent(el.marker) != CL_SUCCESS) {
+        clWaitForEvents(1, &el.marker);
+        return nullptr;
+    }
+    return el.marker;
+}
 
 int event_flags_check(int flags)
 {
@@ -237,8 +283,11 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         EventList& el = *d.events;
         std::vector<cl_event> evs;
         cl_int rerr = CL_SUCCESS;
+        std::uint64_t noev = 0;  // the newest event-less launch to join
         {
             std::lock_guard<std::mutex> lock(el.mu);
+            if ((which & CL_KERNEL_EVENT) && el.noev_seq > el.noev_joined) noev = el.noev_seq;
+            evs.reserve(el.kernel.size() + el.mem.size() + 1);  // + the marker for noev
             if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
             // Our own reference on each, so a concurrent clwait that finishes first
@@ -254,11 +303,20 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             for (cl_event e : evs) clReleaseEvent(e);
             fail_cl(rerr, "clwait: clRetainEvent on device %u (nothing was waited for)", devnum);
         }
+        // Launches without an event: a marker after the newest (our reference).
+        if (noev)
+            if (cl_event m = noevent_marker(d, noev)) evs.push_back(m);  // room reserved
+        auto joined = [&] {  // every event-less launch up to noev has completed
+            if (!noev || (flags & CL_EVENT_NORELEASE)) return;
+            std::lock_guard<std::mutex> lock(el.mu);
+            el.noev_joined = std::max(el.noev_joined, noev);
+        };
         auto check_guards = [&] {  // STDCL_CHECK=1: every allocation's zones on this device
             if (check_mode())
                 for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
         };
         if (evs.empty()) {
+            joined();
             check_guards();
             if (sync_check_on()) sync_settle("clwait");
             return 0;
@@ -289,6 +347,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         if (cp->prof) profile_harvest(cp, int(devnum), false);
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
+        joined();
         check_guards();
         if (sync_check_on()) sync_settle("clwait");
         return 0;

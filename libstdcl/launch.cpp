@@ -2,6 +2,7 @@
 // launch.cpp: kernel arguments (clarg_set and its forms), clfork and clforka, and the
 // registry of kernels that lets a __global argument bind per device at launch.
 #include "internal/cl_util.hpp"
+#include "internal/config.hpp"
 #include "internal/core.hpp"
 #include "internal/diag.hpp"
 #include "internal/sync_check.hpp"
@@ -236,8 +237,9 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     const size_t* local = resolved.ltsz[0] == STDCL_LOCAL_SIZE_DRIVER ? nullptr : resolved.ltsz;
     if (!driver) set_sized_locals(ki, k, resolved, call);
     cl_event ev = nullptr;
+    bool noevent = flags & CL_EVENT_NOEVENT;
     cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, local, order.count(),
-                                        order.list(), &ev);
+                                        order.list(), noevent ? nullptr : &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
@@ -253,14 +255,19 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     if (err != CL_SUCCESS)
         fail_cl(err, "%s: clEnqueueNDRangeKernel of kernel '%s' on device %u", call, ki.name.c_str(), devnum);
     if (!driver) *user_ndr = resolved;
-    order.enqueued(ev, flags);
+    if (noevent)
+        order.enqueued_noevent(noevent_launched(d));
+    else
+        order.enqueued(ev, flags);
     if (trace_on(Trace::launch)) {
         std::string ls = local ? strprintf("%zu x %zu x %zu", ndr->ltsz[0], ndr->dim > 1 ? ndr->ltsz[1] : 1,
                                            ndr->dim > 2 ? ndr->ltsz[2] : 1)
                                : std::string("chosen by the driver");
         trace(Trace::launch, "%s '%s' on device %u: global %zu x %zu x %zu, local %s%s", call, ki.name.c_str(), devnum,
               ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ls.c_str(),
-              flags & CL_EVENT_NOWAIT ? " (nowait)" : "");
+              noevent                       ? " (nowait, no event)"
+                  : flags & CL_EVENT_NOWAIT ? " (nowait)"
+                                            : "");
     }
     return ev;
 }
@@ -271,8 +278,21 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
 {
     const char* call = nargs >= 0 ? "clforka" : "clfork";
     context_device(cp, devnum, call);
-    if (flags & ~kEventFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kEventFlags));
+    if (flags & ~kForkFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kForkFlags));
     event_flags_check(flags);
+    // STDCL_LAUNCH_EVENTS=0: the event a NOWAIT launch would return belongs to
+    // the library, and the program does not use it.
+    if ((flags & CL_EVENT_NOWAIT) && !(flags & CL_EVENT_NORELEASE) && !settings().launch_events)
+        flags |= CL_EVENT_NOEVENT;
+    bool noevent = flags & CL_EVENT_NOEVENT;
+    if (noevent && !(flags & CL_EVENT_NOWAIT))
+        fail(STDCL_EINVAL, "%s: CL_EVENT_NOEVENT needs CL_EVENT_NOWAIT (a launch waited for has an event)", call);
+    if (noevent && (flags & CL_EVENT_NORELEASE))
+        fail(STDCL_EINVAL, "%s: CL_EVENT_NOEVENT with CL_EVENT_NORELEASE: there is no event to hand over", call);
+    // The profile times each kernel by its event, and the sync check follows it:
+    // with either on, the launch keeps an event of its own (the caller still gets
+    // STDCL_LAUNCHED).
+    if (noevent && (cp->prof || sync_check_on())) flags &= ~CL_EVENT_NOEVENT;
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     std::vector<AllocUse> uses;
@@ -319,9 +339,10 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         if ((flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
         return e;
     });
+    if (flags & CL_EVENT_NOEVENT) return STDCL_LAUNCHED;
     cl_event done = event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
     if (!(flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_settle(call);
-    return done;
+    return noevent ? STDCL_LAUNCHED : done;
 }
 
 }  // namespace

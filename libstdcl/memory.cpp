@@ -224,30 +224,72 @@ void Allocation::note_event(unsigned devnum, cl_event ev, cl_command_queue q)
     if (last[devnum]) clReleaseEvent(last[devnum]);
     last[devnum] = ev;
     last_queue[devnum] = q;
+    if (devnum < last_noev.size()) last_noev[devnum] = 0;  // ev is ordered after it
 }
 
-void Allocation::add_wait(unsigned devnum, std::vector<cl_event>& out, cl_command_queue q)
+void Allocation::note_noevent(const Device& d, unsigned devnum, std::uint64_t seq)
 {
     std::lock_guard<std::mutex> lock(mu);
-    if (devnum >= last.size() || !last[devnum]) return;
-    if (last_queue[devnum] == q) return;  // the same in-order queue: after it already
-    cl_event e = last[devnum];
-    cl_int st = CL_QUEUED;
-    if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) == CL_SUCCESS &&
-        (st == CL_COMPLETE || st < 0)) {
-        // Finished: nothing to wait for.  Failed: clwait reports it; a later command
-        // does not inherit the failure through its wait list.
-        clReleaseEvent(e);
-        last[devnum] = nullptr;
+    try {
+        if (last_noev.size() <= devnum) last_noev.resize(devnum + 1, 0);
+    } catch (...) {
+        // No room to track it (out of host memory): finish the launch now instead.
+        clFinish(d.queue);
         return;
     }
-    for (cl_event x : out)
-        if (x == e) return;
-    out.push_back(e);
+    // The launch came after the command in `last`: on the same in-order queue, or
+    // waiting for it (CommandOrder).
+    if (devnum < last.size() && last[devnum]) {
+        clReleaseEvent(last[devnum]);
+        last[devnum] = nullptr;
+    }
+    last_noev[devnum] = seq;
+}
+
+void Allocation::add_wait(const Device& d, unsigned devnum, std::vector<cl_event>& out, std::vector<cl_event>& owned,
+                          cl_command_queue q)
+{
+    std::uint64_t seq = 0;  // an event-less launch to wait for
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (devnum < last_noev.size() && last_noev[devnum] && q != d.queue) seq = last_noev[devnum];
+        cl_event e = devnum < last.size() ? last[devnum] : nullptr;
+        if (e && last_queue[devnum] != q) {  // on the same in-order queue: after it already
+            cl_int st = CL_QUEUED;
+            if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) == CL_SUCCESS &&
+                (st == CL_COMPLETE || st < 0)) {
+                // Finished: nothing to wait for.  Failed: clwait reports it; a later
+                // command does not inherit the failure through its wait list.
+                clReleaseEvent(e);
+                last[devnum] = nullptr;
+            } else if (std::find(out.begin(), out.end(), e) == out.end()) {
+                out.push_back(e);
+            }
+        }
+    }
+    if (!seq) return;
+    cl_event m = noevent_marker(d, seq);
+    if (!m) return;  // completed
+    if (std::find(out.begin(), out.end(), m) != out.end()) {
+        clReleaseEvent(m);  // another allocation's wait brought the same marker
+        return;
+    }
+    try {
+        owned.push_back(m);
+    } catch (...) {
+        clWaitForEvents(1, &m);  // no room to list it: wait for it here
+        clReleaseEvent(m);
+        return;
+    }
+    try {
+        out.push_back(m);
+    } catch (...) {
+        clWaitForEvents(1, &m);  // owned releases it
+    }
 }
 
 CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs, cl_command_queue q)
-    : devnum_(devnum), queue_(q), allocs_(std::move(allocs))
+    : d_(d), devnum_(devnum), queue_(q), allocs_(std::move(allocs))
 {
     if (allocs_.size() > 1) {
         std::sort(allocs_.begin(), allocs_.end());
@@ -256,7 +298,12 @@ CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocat
     if (d.xfer == d.queue || allocs_.empty()) return;
     locks_.reserve(allocs_.size());
     for (Allocation* a : allocs_) locks_.emplace_back(a->order);
-    for (Allocation* a : allocs_) a->add_wait(devnum_, waits_, queue_);  // allocates only when a command is pending
+    for (Allocation* a : allocs_) a->add_wait(d, devnum_, waits_, owned_, queue_);
+}
+
+CommandOrder::~CommandOrder()
+{
+    for (cl_event m : owned_) clReleaseEvent(m);
 }
 
 void CommandOrder::enqueued(cl_event ev, int flags)
@@ -265,22 +312,39 @@ void CommandOrder::enqueued(cl_event ev, int flags)
     for (Allocation* a : allocs_) a->note_event(devnum_, ev, queue_);
 }
 
+void CommandOrder::enqueued_noevent(std::uint64_t seq)
+{
+    for (Allocation* a : allocs_) a->note_noevent(d_, devnum_, seq);
+}
+
 void Allocation::wait_idle()
 {
     // Allocates nothing (clfree must not fail half way): the tracked events are
     // taken by swapping the vector out.
     std::vector<cl_event> pending;
+    std::vector<std::uint64_t> noev;
     CLCONTEXT* owner = nullptr;
     {
         std::lock_guard<std::mutex> lock(mu);
         owner = cp.load();
         pending.swap(last);
+        noev.swap(last_noev);
     }
-    finish_events(pending, owner);
+    finish_events(pending, noev, owner);
 }
 
-void Allocation::finish_events(std::vector<cl_event>& pending, CLCONTEXT* owner) noexcept
+void Allocation::finish_events(std::vector<cl_event>& pending, const std::vector<std::uint64_t>& noev,
+                               CLCONTEXT* owner) noexcept
 {
+    for (size_t dn = 0; dn < noev.size(); ++dn) {
+        // Without a context the queues were finished when it went.
+        if (!noev[dn] || !owner || dn >= owner->devs.size()) continue;
+        const Device& d = owner->devs[dn];
+        if (cl_event m = noevent_marker(d, noev[dn])) {
+            if (clWaitForEvents(1, &m) != CL_SUCCESS) clFinish(d.queue);
+            clReleaseEvent(m);
+        }
+    }
     size_t n = 0;
     for (cl_event e : pending)
         if (e) pending[n++] = e;
@@ -591,6 +655,7 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
 {
     if (a->sync) sync_note_free(*a);
     std::vector<cl_event> pending;
+    std::vector<std::uint64_t> noev;
     CLCONTEXT* owner = nullptr;
     {
         std::unique_lock<std::mutex> lock(a->mu);
@@ -598,8 +663,9 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
         a->wait_unused(lock);
         owner = a->cp.load();
         pending.swap(a->last);  // as wait_idle, in the same locked step
+        noev.swap(a->last_noev);
     }
-    a->finish_events(pending, owner);
+    a->finish_events(pending, noev, owner);
     std::exception_ptr overrun;
     if (a->guard) {
         try {

@@ -10,7 +10,8 @@
  *             exact counts (a and b are 1024 ints, 4096 bytes):
  *               stdcpu: one build; a second clsopen of the same text (a
  *               reopen); device 0: 2 clmsync a to the device, 5 launches of
- *               'twice' (3 waited, 2 NOWAIT joined by clwait), 1 NOWAIT
+ *               'twice' (3 waited, 2 NOWAIT joined by clwait, one of them
+ *               CL_EVENT_NOEVENT), 1 NOWAIT
  *               clmsync a to the host, 1 clmcopy a to b, 1 clmsync b to the
  *               host, 1 clreduce (int sum of a: its own build, and one
  *               launch of its kernel); device 1: 1 clmsync
@@ -29,6 +30,9 @@
  *             arrays in and out.
  *   noforce_nomark  the same without CL_MCTL_MARK_CLEAN, and one plain clmsync
  *             of the unchanged input after the first
+ *   stream    100 NOWAIT launches and one clwait (STDCL_LAUNCH_EVENTS):
+ *             prints "returned: STDCL_LAUNCHED" or "returned: an event", and
+ *             "stream ok" when the results are right
  * Exit status 0, or 1 when a call other than clevent_times fails. */
 #include <stdio.h>
 #include <string.h>
@@ -92,7 +96,9 @@ static int report_workload(void)
     ok = ok && clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
     ok = ok && clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT);
     for (int i = 0; ok && i < 3; i++) ok = clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a) != NULL;
-    for (int i = 0; ok && i < 2; i++) ok = clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT, a) != NULL;
+    /* The second without an event: the profile still times it. */
+    ok = ok && clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT, a) != NULL;
+    ok = ok && clforka(stdcpu, 0, k, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, a) == STDCL_LAUNCHED;
     ok = ok && stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT) == 0;
     ok = ok && clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_NOWAIT);
     ok = ok && stdcl_wait(stdcpu, 0, CL_MEM_EVENT) == 0;
@@ -170,6 +176,48 @@ static int noforce_workload(int mark)
     return 0;
 }
 
+/* "stream": 100 NOWAIT launches of 'addin' (out += in) on device 0 and
+ * one clwait; prints what the launches returned ("STDCL_LAUNCHED" or "an
+ * event") and "stream ok" when out is right. */
+static int stream_workload(void)
+{
+    enum { N = 1024, LAUNCHES = 100 };
+    void* h = clsopen(stdcpu, k_addin_src, 0);
+    cl_kernel add = h ? clsym(stdcpu, h, "addin", 0) : NULL;
+    int* in = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    int* out = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    if (!add || !in || !out) {
+        printf("setup: %s\n", clerror());
+        return 1;
+    }
+    for (int i = 0; i < N; i++) in[i] = i, out[i] = 0;
+    clndrange_t ndr = clndrange_init1d(0, N, 0);
+    int ok = clmsync(stdcpu, 0, in, CL_MEM_DEVICE) && clmsync(stdcpu, 0, out, CL_MEM_DEVICE);
+    int launched = 0, events = 0;
+    for (int s = 0; ok && s < LAUNCHES; s++) {
+        cl_event ev = clforka(stdcpu, 0, add, &ndr, CL_EVENT_NOWAIT, out, in);
+        ok = ev != NULL;
+        launched += ev == STDCL_LAUNCHED;
+        events += ev && ev != STDCL_LAUNCHED;
+    }
+    ok = ok && stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT) == 0 && clmsync(stdcpu, 0, out, CL_MEM_HOST);
+    if (!ok) {
+        printf("stream: %s\n", clerror());
+        return 1;
+    }
+    printf("returned: %s\n", launched == LAUNCHES ? "STDCL_LAUNCHED" : events == LAUNCHES ? "an event" : "a mix");
+    for (int i = 0; i < N; i++)
+        if (out[i] != LAUNCHES * i) {
+            printf("wrong: out[%d] = %d\n", i, out[i]);
+            return 1;
+        }
+    printf("stream ok\n");
+    clfree(in);
+    clfree(out);
+    clclose(stdcpu, h);
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
     if (!stdcpu) {
@@ -178,6 +226,7 @@ int main(int argc, char** argv)
     }
     if (argc > 1 && strcmp(argv[1], "report") == 0) return report_workload();
     if (argc > 1 && strcmp(argv[1], "noforce") == 0) return noforce_workload(1);
+    if (argc > 1 && strcmp(argv[1], "stream") == 0) return stream_workload();
     if (argc > 1 && strcmp(argv[1], "noforce_nomark") == 0) return noforce_workload(0);
     if (argc > 1 && strcmp(argv[1], "buildlog") == 0) {
         void* h = clsopen_named(stdcpu, k_warn_src, "warned.cl", 0);

@@ -168,6 +168,7 @@ static const struct {
     {"CL_EVENT_NOWAIT", (long long)(int)(CL_EVENT_NOWAIT)},
     {"CL_EVENT_RELEASE", (long long)(int)(CL_EVENT_RELEASE)},
     {"CL_EVENT_NORELEASE", (long long)(int)(CL_EVENT_NORELEASE)},
+    {"CL_EVENT_NOEVENT", (long long)(int)(CL_EVENT_NOEVENT)},
     {"CL_KERNEL_EVENT", (long long)(int)(CL_KERNEL_EVENT)},
     {"CL_MEM_EVENT", (long long)(int)(CL_MEM_EVENT)},
     {"CL_ALL_EVENT", (long long)(int)(CL_ALL_EVENT)},

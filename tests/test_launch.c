@@ -552,6 +552,115 @@ static void test_clwait_joins_more_than_1024_events(void** state)
     assert_int_equal(clfree(c), 0);
 }
 
+/* CL_EVENT_NOEVENT: launches without an event return STDCL_LAUNCHED; what
+ * comes after them (a sync back without clwait, a launch with an event, a
+ * NOWAIT transfer to the device, clwait, clfree) is ordered after them, on
+ * one device and on two at once. */
+static void test_noevent_launches_are_ordered_and_joined(void** state)
+{
+    (void)state;
+    enum { LAUNCHES = 3000, N = 4096 };
+    int* c0 = alloc_ints(1, 0);
+    int* c1 = alloc_ints(1, 0);
+    to_device(0, c0);
+    to_device(1, c1);
+    clndrange_t one = clndrange_init1d(0, 1, 1);
+    for (int i = 0; i < LAUNCHES; i++) {
+        if (clforka(stdcpu, 0, g_count, &one, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, c0) != STDCL_LAUNCHED ||
+            (i % 3 == 0 &&
+             clforka(stdcpu, 1, g_count, &one, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, c1) != STDCL_LAUNCHED)) {
+            print_error("launch %d: %s\n", i, clerror());
+            fail();
+        }
+    }
+    /* No clwait: the sync back (on the transfer queue in copy mode) comes after. */
+    to_host(0, c0);
+    assert_int_equal(c0[0], LAUNCHES);
+    /* A launch with an event after event-less ones, then one without after it. */
+    check_fork(clforka(stdcpu, 1, g_count, &one, CL_EVENT_NOWAIT, c1));
+    assert_true(clforka(stdcpu, 1, g_count, &one, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, c1) == STDCL_LAUNCHED);
+    assert_int_equal(stdcl_wait(stdcpu, CL_ALL_DEVICES, CL_KERNEL_EVENT), 0);
+    assert_non_null(clmsync(stdcpu, 1, c1, CL_MEM_HOST | CL_EVENT_NOWAIT));
+    assert_int_equal(stdcl_wait(stdcpu, 1, CL_MEM_EVENT), 0);
+    assert_int_equal(c1[0], LAUNCHES / 3 + 2);
+    /* A NOWAIT transfer to the device, then event-less launches that read it. */
+    int* a = alloc_ints(N, 2);
+    assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    assert_true(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, a, 3, 1) == STDCL_LAUNCHED);
+    assert_true(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, a, 2, 0) == STDCL_LAUNCHED);
+    assert_int_equal(clflush(stdcpu, 0, 0), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    to_host(0, a);
+    expect_ints(a, N, 14);
+    /* clfree right after event-less launches waits for them. */
+    assert_true(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, a, 5, 0) == STDCL_LAUNCHED);
+    assert_int_equal(clfree(a), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0); /* nothing left to join */
+    assert_int_equal(clfree(c0), 0);
+    assert_int_equal(clfree(c1), 0);
+}
+
+/* STDCL_LAUNCH_EVENTS=0: a NOWAIT launch without CL_EVENT_NORELEASE is made
+ * without an event (it returns STDCL_LAUNCHED) and is joined all the same;
+ * unset or 1: it returns its event. */
+static void expect_stream(const char* var, const char* want)
+{
+    const char* env[] = {var, NULL};
+    const char* args[] = {"stream", NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+    tu_expect_status(&r, 0, "helper_profile stream");
+    assert_contains(r.out, want);
+    assert_contains(r.out, "stream ok");
+    tu_proc_free(&r);
+}
+
+static void test_launch_events_setting_makes_nowait_launches_eventless(void** state)
+{
+    (void)state;
+    expect_stream("STDCL_LAUNCH_EVENTS=0", "returned: STDCL_LAUNCHED");
+    expect_stream("STDCL_LAUNCH_EVENTS=1", "returned: an event");
+    /* The profile keeps an event of its own; the caller still gets none. */
+    const char* env[] = {"STDCL_LAUNCH_EVENTS=off", "STDCL_PROFILE=/dev/null", NULL};
+    const char* args[] = {"stream", NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+    tu_expect_status(&r, 0, "helper_profile stream with the profile");
+    assert_contains(r.out, "returned: STDCL_LAUNCHED");
+    assert_contains(r.out, "stream ok");
+    tu_proc_free(&r);
+}
+
+/* CL_EVENT_NOEVENT without CL_EVENT_NOWAIT, or with CL_EVENT_NORELEASE, is
+ * refused with a message, and nothing is launched. */
+static void test_noevent_refused_with_wait_or_norelease(void** state)
+{
+    (void)state;
+    int* c = alloc_ints(1, 0);
+    to_device(0, c);
+    clndrange_t one = clndrange_init1d(0, 1, 1);
+    clerror();
+    assert_null(clforka(stdcpu, 0, g_count, &one, CL_EVENT_NOEVENT, c));
+    assert_contains(clerror(), "clforka: CL_EVENT_NOEVENT needs CL_EVENT_NOWAIT");
+    assert_null(clforka(stdcpu, 0, g_count, &one, CL_EVENT_WAIT | CL_EVENT_NOEVENT, c));
+    assert_contains(clerror(), "needs CL_EVENT_NOWAIT");
+    assert_int_equal(clarg_set_global(stdcpu, g_count, 0, c), 0);
+    assert_null(clfork(stdcpu, 0, g_count, &one, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT | CL_EVENT_NORELEASE));
+    assert_contains(clerror(), "clfork: CL_EVENT_NOEVENT with CL_EVENT_NORELEASE: there is no event to hand over");
+    /* clmsync takes no CL_EVENT_NOEVENT: transfers keep their events. */
+    assert_null(clmsync(stdcpu, 0, c, CL_MEM_HOST | CL_EVENT_NOWAIT | CL_EVENT_NOEVENT));
+    assert_contains(clerror(), "unknown flags 0x40");
+    to_host(0, c);
+    assert_int_equal(c[0], 0);
+    assert_true(clfork(stdcpu, 0, g_count, &one, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT) == STDCL_LAUNCHED);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, c);
+    assert_int_equal(c[0], 1);
+    assert_int_equal(clfree(c), 0);
+}
+
 /* 4096 ints of 1 on device 0, and a NOWAIT launch of axpb that makes them x,
  * not waited for. */
 static int* axpb_nowait(int x)
@@ -635,7 +744,8 @@ static void test_cl_all_devices_syncs_waits_and_flushes_every_device(void** stat
     for (int i = 0; i < N; i++) a[i] = i;
     assert_non_null(clmsync(stdcpu, CL_ALL_DEVICES, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
     clndrange_t ndr = clndrange_init1d(0, HALF, 64);
-    for (unsigned d = 0; d < 2; d++) check_fork(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_NOWAIT, a + d * HALF, 3, (int)d));
+    for (unsigned d = 0; d < 2; d++)
+        check_fork(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_NOWAIT, a + d * HALF, 3, (int)d));
     assert_int_equal(clflush(stdcpu, CL_ALL_DEVICES, 0), 0);
     assert_non_null(clwait(stdcpu, CL_ALL_DEVICES, CL_KERNEL_EVENT));
     for (unsigned d = 0; d < 2; d++)
@@ -782,6 +892,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clfork_norelease_returns_caller_owned_event),
     cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
     cmocka_unit_test(test_clwait_joins_more_than_1024_events),
+    cmocka_unit_test(test_noevent_launches_are_ordered_and_joined),
+    cmocka_unit_test(test_noevent_refused_with_wait_or_norelease),
+    cmocka_unit_test(test_launch_events_setting_makes_nowait_launches_eventless),
     cmocka_unit_test(test_clflush_submits_without_waiting),
     cmocka_unit_test(test_clwait_without_events_returns_zero),
     cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),

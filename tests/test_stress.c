@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* test_stress.c: many threads calling libstdcl at once, each a random but
  * seeded mix of clopen/clsym/clclose, clmalloc/clfree, clmsync (both ways,
- * WAIT and NOWAIT), clforka and clarg_set + clfork (WAIT and NOWAIT) with
+ * WAIT and NOWAIT), clforka (WAIT, NOWAIT, NOWAIT without an event) and
+ * clarg_set + clfork (WAIT and NOWAIT) with
  * interior pointers, clmsyncn, clmcopy, clreduce, arguments bound once and
  * launched twice, and clwait, on every device of stdcpu (both PoCL devices; with
  * STDCL_TEST_CONTEXT=gpu, stdgpu: make check-gpu); every result is checked
@@ -67,6 +68,7 @@ enum {
     OP_REDUCE,
     OP_SYNCN,
     OP_FORK_AGAIN,
+    OP_NOEVENT,
     NOPS
 };
 static const char* const op_names[NOPS] = {
@@ -87,6 +89,7 @@ static const char* const op_names[NOPS] = {
     "clreduce",
     "clmsyncn",
     "clfork again with arguments bound once",
+    "clforka without an event (CL_EVENT_NOEVENT)",
 };
 
 static unsigned g_threads = 16;
@@ -386,6 +389,10 @@ static void launch_and_check(worker_t* w, cl_kernel krn, int use_fork, const cha
             return;
         }
     } else {
+        if ((fk & CL_EVENT_NOWAIT) && below(w, 2)) {
+            fk |= CL_EVENT_NOEVENT; /* STDCL_LAUNCHED: ordered and joined all the same */
+            w->ops[OP_NOEVENT]++;
+        }
         w->calls++;
         ev = clforka(g_cp, d, krn, &ndr, fk, a->p + off, c->p + off, k);
     }

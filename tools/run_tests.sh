@@ -216,7 +216,7 @@ if [ $# -eq 0 ]; then
 fi
 
 # The whole run: the programs that order commands (helper_overlap through
-# test_memory, clreduce, the stress mix, the examples' --check) once more under
+# test_memory, the launches and CL_EVENT_NOEVENT, clreduce, the stress mix, the examples' --check) once more under
 # the ordering fuzzer (tests/order/README) in copy mode, where every command
 # starts at a random time its dependencies allow and builds disturb rand() as
 # NVIDIA's compiler does.  The fuzzer's seed is printed (ORDERCL_SEED replays
@@ -224,7 +224,7 @@ fi
 order_shim=$build/tests/order/ordercl_shim.so
 if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
     ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
-    for name in test_memory test_reduce test_stress test_examples; do
+    for name in test_memory test_launch test_reduce test_stress test_examples; do
         [ -x "$build/tests/$name" ] &&
             run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done

@@ -36,6 +36,9 @@ const char* env_setting(const std::string& var, const char* key);
 struct Settings {
     bool zero_copy = true;  // STDCL_ZERO_COPY
     bool overlap = true;  // STDCL_OVERLAP
+    // STDCL_LAUNCH_EVENTS: off makes a NOWAIT launch without CL_EVENT_NORELEASE
+    // one without an event (CL_EVENT_NOEVENT).
+    bool launch_events = true;
     bool pinned = true;  // STDCL_PINNED
     std::uint64_t pin_min = 256 << 10;  // STDCL_PIN_MIN
     bool check = false;  // STDCL_CHECK: 1 or overrun (guard zones)

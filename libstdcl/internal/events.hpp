@@ -5,12 +5,28 @@
 
 #include "internal/context.hpp"
 
+#include <cstdint>
 #include <functional>
 
 namespace stdcl {
 
 // The flags that say what becomes of a command's event.
 constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE;
+
+// The flags a launch takes: the event flags and CL_EVENT_NOEVENT.
+constexpr int kForkFlags = kEventFlags | CL_EVENT_NOEVENT;
+// How long an event-less launch may stay unflushed after the last flush for one.
+constexpr std::uint64_t kNoEventFlushNs = 20000;
+
+// Launches without an event (CL_EVENT_NOEVENT) on device d's kernel queue.
+// noevent_launched, after the enqueue: the launch's number, for the allocations it
+// uses; flushes the queue when the last such flush was kNoEventFlushNs ago or more.
+std::uint64_t noevent_launched(Device& d) noexcept;
+// An event the caller releases that completes after event-less launch seq (a
+// marker on the kernel queue, shared by every wait up to the newest launch), or
+// null when nothing need be waited for: joined by clwait already, or, when no
+// marker can be enqueued, the queue finished here.
+cl_event noevent_marker(const Device& d, std::uint64_t seq) noexcept;
 
 // Events: track, wait, return per the event flags.
 int event_flags_check(int flags);  // throws on WAIT|NOWAIT

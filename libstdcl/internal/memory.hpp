@@ -77,6 +77,9 @@ struct Allocation {
     std::vector<std::uint64_t> mem_serial;  // per device: mem's serial (mem_serial_next)
     std::vector<cl_event> last;  // per device: last CL_EVENT_NOWAIT command using it
     std::vector<cl_command_queue> last_queue;  // per device: the queue `last` is on
+    // Per device: the number of the last launch without an event (CL_EVENT_NOEVENT,
+    // on the kernel queue) using it, when that is its last command; else 0.
+    std::vector<std::uint64_t> last_noev;
     std::mutex order;  // two-queue devices: held from reading `last` to noting the new command
     // (device, offset) -> sub-buffer and its serial
     std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
@@ -118,14 +121,22 @@ struct Allocation {
     // Remembers ev, enqueued on queue q, as the latest command on devnum touching
     // this allocation.
     void note_event(unsigned devnum, cl_event ev, cl_command_queue q);
-    // Adds to out the last command on devnum that a new command on queue q must
-    // wait for, if it is not finished and on another queue: an in-order queue
-    // runs its own commands in order (order held).
-    void add_wait(unsigned devnum, std::vector<cl_event>& out, cl_command_queue q);
+    // Remembers event-less launch seq on device d (devnum) as the latest command
+    // touching this allocation; it was ordered after the one before (order held).
+    void note_noevent(const Device& d, unsigned devnum, std::uint64_t seq);
+    // Adds to out the last command on device d (devnum) that a new command on queue
+    // q must wait for, if it is not finished and on another queue: an in-order
+    // queue runs its own commands in order (order held).  An event-less launch is
+    // waited for through a marker, which goes to owned as well (the caller
+    // releases it).
+    void add_wait(const Device& d, unsigned devnum, std::vector<cl_event>& out, std::vector<cl_event>& owned,
+                  cl_command_queue q);
     // Waits for every command still using this allocation.
     void wait_idle();
-    // Waits for and releases the events taken out of `last` (allocates nothing).
-    void finish_events(std::vector<cl_event>& pending, CLCONTEXT* owner) noexcept;
+    // Waits for and releases the events taken out of `last`, and waits for the
+    // event-less launches taken out of `last_noev` (allocates nothing).
+    void finish_events(std::vector<cl_event>& pending, const std::vector<std::uint64_t>& noev,
+                       CLCONTEXT* owner) noexcept;
     // Waits until no call holds an AllocUse on it (mu held by the caller's lock).
     void wait_unused(std::unique_lock<std::mutex>& lock);
     // Releases device objects (after wait_idle).
@@ -173,10 +184,15 @@ public:
     cl_uint count() const { return cl_uint(waits_.size()); }
     const cl_event* list() const { return waits_.empty() ? nullptr : waits_.data(); }
     void enqueued(cl_event ev, int flags);
+    // After an enqueue without an event: event-less launch seq (noevent_launched).
+    void enqueued_noevent(std::uint64_t seq);
+    ~CommandOrder();
 
 private:
+    const Device& d_;
     unsigned devnum_;
     cl_command_queue queue_;
+    std::vector<cl_event> owned_;  // markers in waits_ made for this command
     std::vector<Allocation*> allocs_;  // sorted, each once
     std::vector<std::unique_lock<std::mutex>> locks_;
     std::vector<cl_event> waits_;
