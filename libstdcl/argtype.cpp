@@ -474,6 +474,10 @@ std::string value_type_name(int cls, size_t size)
 int convert_value(const ParamType& p, int cls, size_t size, const void* value, unsigned char* out, std::string* why,
                   std::string* note)
 {
+    if (p.size == size &&
+        ((p.cls == ParamType::sint && cls == v_sint) || (p.cls == ParamType::uint && cls == v_uint) ||
+         (p.cls == ParamType::real && cls == v_real)))
+        return 0;  // the parameter's own type: passed as it is (every launch of a stream)
     bool arith_param =
         p.cls == ParamType::sint || p.cls == ParamType::uint || p.cls == ParamType::real || p.cls == ParamType::half;
     if (p.cls == ParamType::unknown) return 0;

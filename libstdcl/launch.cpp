@@ -191,6 +191,10 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
             return;
         }
     }
+    KernelArg& a = ki.args[i];
+    if (a.kind == KernelArg::value && size && a.vsize == size && std::memcmp(a.vbytes, value, size) == 0)
+        return;  // every kernel object holds these bytes already (a stream's unchanged scalars)
+    a.vsize = 0;  // until every kernel object holds the new value
     for (cl_kernel k : ki.per_group) {
         cl_int err = clSetKernelArg(k, i, size, value);
         if (err == CL_INVALID_ARG_SIZE)
@@ -199,8 +203,12 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
             fail(STDCL_EINVAL, "%s: %s: %s (%d)", call, arg_desc(ki, i).c_str(), cl_error_name(err), int(err));
     }
     ki.held[i].fill({});
-    ki.args[i] = KernelArg{};
-    ki.args[i].kind = KernelArg::value;
+    a = KernelArg{};
+    a.kind = KernelArg::value;
+    if (size <= sizeof a.vbytes) {
+        std::memcpy(a.vbytes, value, size);
+        a.vsize = static_cast<unsigned char>(size);
+    }
 }
 
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,

@@ -296,15 +296,26 @@ CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocat
         allocs_.erase(std::unique(allocs_.begin(), allocs_.end()), allocs_.end());
     }
     if (d.xfer == d.queue || allocs_.empty()) return;
-    locks_.reserve(allocs_.size());
-    for (Allocation* a : allocs_) locks_.emplace_back(a->order);
-    for (Allocation* a : allocs_) a->add_wait(d, devnum_, waits_, owned_, queue_);
+    for (Allocation* a : allocs_) a->order.lock();  // in address order: no deadlock
+    locked_ = true;
+    try {
+        for (Allocation* a : allocs_) a->add_wait(d, devnum_, waits_, owned_, queue_);
+    } catch (...) {
+        unlock_all();
+        throw;
+    }
 }
 
-CommandOrder::~CommandOrder()
+void CommandOrder::unlock_all() noexcept
 {
+    if (locked_)
+        for (Allocation* a : allocs_) a->order.unlock();
+    locked_ = false;
     for (cl_event m : owned_) clReleaseEvent(m);
+    owned_.clear();
 }
+
+CommandOrder::~CommandOrder() { unlock_all(); }
 
 void CommandOrder::enqueued(cl_event ev, int flags)
 {

@@ -552,6 +552,29 @@ static void test_clwait_joins_more_than_1024_events(void** state)
     assert_int_equal(clfree(c), 0);
 }
 
+/* A scalar set again with the bytes the kernel holds makes no driver call;
+ * any other value, however set (clforka, clarg_set, a converted type), is
+ * what the next launch gets. */
+static void test_repeated_scalars_reach_the_kernel_as_given(void** state)
+{
+    (void)state;
+    enum { N = 256 };
+    int* a = alloc_ints(N, 1);
+    to_device(0, a);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 2, 0)); /* 2 */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 2, 0)); /* 4 */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 3, 0)); /* 12 */
+    assert_int_equal(clarg_set(stdcpu, g_axpb, 1, 2), 0);
+    assert_int_equal(clarg_set(stdcpu, g_axpb, 2, 1), 0);
+    check_fork(clfork(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT)); /* 25 */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, (long)2, (short)1)); /* 51: converted */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 1.0, 0)); /* 51 */
+    to_host(0, a);
+    expect_ints(a, N, 51);
+    assert_int_equal(clfree(a), 0);
+}
+
 /* CL_EVENT_NOEVENT: launches without an event return STDCL_LAUNCHED; what
  * comes after them (a sync back without clwait, a launch with an event, a
  * NOWAIT transfer to the device, clwait, clfree) is ordered after them, on
@@ -892,6 +915,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clfork_norelease_returns_caller_owned_event),
     cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
     cmocka_unit_test(test_clwait_joins_more_than_1024_events),
+    cmocka_unit_test(test_repeated_scalars_reach_the_kernel_as_given),
     cmocka_unit_test(test_noevent_launches_are_ordered_and_joined),
     cmocka_unit_test(test_noevent_refused_with_wait_or_norelease),
     cmocka_unit_test(test_launch_events_setting_makes_nowait_launches_eventless),

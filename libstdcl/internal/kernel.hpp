@@ -17,6 +17,11 @@ struct KernelArg {
     std::shared_ptr<Allocation> alloc;  // for global
     size_t offset = 0;  // for global (interior pointer)
     stdcl_local_t lrule{};  // for local: its size rule (workgroup.cpp)
+    // For value: the bytes every kernel object of the record holds (vsize 0: not
+    // kept, or too large to keep), so that setting the same value again makes no
+    // driver call.
+    unsigned char vsize = 0;
+    unsigned char vbytes[32];
 };
 
 // A kernel's work-group limits on one device, queried once (workgroup.cpp), and

@@ -194,7 +194,8 @@ private:
     cl_command_queue queue_;
     std::vector<cl_event> owned_;  // markers in waits_ made for this command
     std::vector<Allocation*> allocs_;  // sorted, each once
-    std::vector<std::unique_lock<std::mutex>> locks_;
+    bool locked_ = false;  // each allocation's order mutex is held
+    void unlock_all() noexcept;  // and releases owned_
     std::vector<cl_event> waits_;
 };
 
