@@ -5,11 +5,15 @@
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
 #                                         test_memory, test_launch, test_threads
 #                                         and test_errors again with
-#                                         STDCL_OVERLAP=0 (one queue per device),
-#                                         test_memory, test_reduce, test_stress
-#                                         and test_examples under the ordering
-#                                         fuzzer in copy mode (TEST_ORDER_FUZZ=0:
-#                                         not),
+#                                         STDCL_OVERLAP=0 (one queue per device:
+#                                         the pass "pass_overlap"),
+#                                         test_launch, test_reduce, test_examples
+#                                         and test_compat under STDCL_CHECK=sync
+#                                         (the pass "pass_sync"),
+#                                         test_memory, test_launch, test_reduce,
+#                                         test_stress and test_examples under the
+#                                         ordering fuzzer in copy mode
+#                                         (TEST_ORDER_FUZZ=0: not),
 #                                         then tests/check_exports.sh,
 #                                         tests/check_man.sh,
 #                                         tests/check_install.sh,
@@ -46,8 +50,8 @@
 # Environment: STDCL_TEST_ENV (NAME=VALUE words every program gets, e.g.
 # STDCL_ZERO_COPY=0: see tools/test_env.sh), BUILD_DIR (default build; make asan uses build-asan),
 # TEST_TIMEOUT (seconds per program, default 300), TEST_SKIP (comma-separated
-# program or check names the whole run leaves out, each program said on one
-# line: .ci/run's sanitizer steps use it).
+# program, check or pass names the whole run leaves out, each program said on
+# one line: .ci/run's sanitizer steps use it).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-build}
@@ -196,7 +200,7 @@ done
 
 # The whole run: a second pass of the programs that order commands, with one
 # queue per device (STDCL_OVERLAP=0): the results must be the same.
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_overlap,* ]]; then
     for name in test_memory test_launch test_threads test_errors; do
         [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_OVERLAP=0"
     done
@@ -207,7 +211,7 @@ fi
 # mode, nor in the STDCL 1.6 programs in zero-copy mode, where reading results
 # never brought back gives the right numbers and only the check says so: with
 # the action "error" a finding fails the next call, and so the test.  test_synccheck runs the seeded bugs in both modes.
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_sync,* ]]; then
     for name in test_launch test_reduce test_examples test_compat; do
         zc=0
         [ "$name" = test_compat ] && zc=1
