@@ -35,21 +35,17 @@ void prune_completed(std::vector<cl_event>& list)
 
 std::uint64_t noevent_launched(Device& d) noexcept
 {
+    EventList& el = *d.events;
+    std::uint64_t seq = el.noev_seq.fetch_add(1, std::memory_order_acq_rel) + 1;
     std::uint64_t now = std::uint64_t(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count());
-    EventList& el = *d.events;
-    std::uint64_t seq;
-    bool flush;
-    {
-        std::lock_guard<std::mutex> lock(el.mu);
-        seq = ++el.noev_seq;
-        flush = now - el.flushed_ns >= kNoEventFlushNs;
-        if (flush) el.flushed_ns = now;
-    }
     // The first launch after a pause starts at once; one in a burst waits for the
-    // next flush, at most kNoEventFlushNs later or at clflush/clwait.
-    if (flush) clFlush(d.queue);
+    // next flush, at most kNoEventFlushNs later or at clflush/clwait.  Of two
+    // threads due at once, one flushes.
+    std::uint64_t last = el.flushed_ns.load(std::memory_order_relaxed);
+    if (now - last >= kNoEventFlushNs && el.flushed_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))
+        clFlush(d.queue);
     return seq;
 }
 

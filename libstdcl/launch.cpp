@@ -62,6 +62,7 @@ void bind_global(KernelInfo& ki, unsigned i, const void* ptr, const char* call)
             return;
         }
     }
+    if (a.kind == KernelArg::local) ++ki.args_gen;  // (any change below ends it)
     if (!ptr) {
         cl_mem none = nullptr;
         for (cl_kernel k : ki.per_group) check_cl(clSetKernelArg(k, i, sizeof none, &none), call);
@@ -128,11 +129,47 @@ bool all_zero(const void* value, size_t size)
     return true;
 }
 
-// Argument i by value: size bytes at value, of the C type cls (argtype.hpp's
-// ValueClass; v_unknown from the untyped forms, which are checked by size only).
-void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call, int cls = v_unknown)
+// Gives argument i the value (size bytes, checked and converted) in every kernel
+// object of the record, unless they hold these bytes already (a stream's
+// unchanged scalars).
+void store_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call)
 {
-    check_index(ki, i, call);
+    KernelArg& a = ki.args[i];
+    if (a.kind == KernelArg::value && size && a.vsize == size) {
+        bool same = size == 4 ? std::memcmp(a.vbytes, value, 4) == 0
+            : size == 8       ? std::memcmp(a.vbytes, value, 8) == 0
+                              : std::memcmp(a.vbytes, value, size) == 0;
+        if (same) return;
+    }
+    a.vsize = 0;  // until every kernel object holds the new value
+    for (cl_kernel k : ki.per_group) {
+        cl_int err = clSetKernelArg(k, i, size, value);
+        if (err == CL_INVALID_ARG_SIZE)
+            fail(STDCL_EINVAL, "%s: %s does not take a %zu-byte value", call, arg_desc(ki, i).c_str(), size);
+        if (err != CL_SUCCESS)
+            fail(STDCL_EINVAL, "%s: %s: %s (%d)", call, arg_desc(ki, i).c_str(), cl_error_name(err), int(err));
+    }
+    if (a.kind != KernelArg::value) {
+        if (a.kind == KernelArg::local) ++ki.args_gen;
+        ki.held[i].fill({});
+        a = KernelArg{};
+        a.kind = KernelArg::value;
+    }
+    if (size == 4)
+        std::memcpy(a.vbytes, value, 4);
+    else if (size == 8)
+        std::memcpy(a.vbytes, value, 8);
+    else if (size <= sizeof a.vbytes)
+        std::memcpy(a.vbytes, value, size);
+    if (size <= sizeof a.vbytes) a.vsize = static_cast<unsigned char>(size);
+}
+
+// set_value's checks, conversions and bindings (below).
+__attribute__((noinline)) void set_value_checked(KernelInfo& ki, unsigned i, size_t size, const void* value,
+                                                 const char* call, int cls)
+{
+    KernelArg& arg = ki.args[i];
+    arg.fsize = 0;
     if (!value && size) fail(STDCL_EINVAL, "%s: %s: the value is NULL", call, arg_desc(ki, i).c_str());
     bool known = !ki.qual.empty();
     stdcl_local_t marker;
@@ -156,6 +193,7 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
              value_type_name(cls, size).c_str());
     }
     unsigned char converted[16];
+    bool as_is = false;  // a value of known parameter type, taken unconverted
     if (i < ki.ptypes.size() && !is_pointer_arg(ki, i)) {
         const ParamType& pt = ki.ptypes[i];
         if (cls == v_pointer && pt.cls != ParamType::unknown)
@@ -163,6 +201,7 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
         std::string why, note;
         int r = convert_value(pt, cls, size, value, converted, &why, &note);
         if (r < 0) fail(STDCL_EINVAL, "%s: %s: %s", call, arg_desc(ki, i).c_str(), why.c_str());
+        as_is = r == 0 && pt.cls != ParamType::unknown && known;
         if (r > 0) {
             trace(Trace::launch, "%s: %s: %s", call, arg_desc(ki, i).c_str(), note.c_str());
             value = converted;
@@ -191,24 +230,35 @@ void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const
             return;
         }
     }
-    KernelArg& a = ki.args[i];
-    if (a.kind == KernelArg::value && size && a.vsize == size && std::memcmp(a.vbytes, value, size) == 0)
-        return;  // every kernel object holds these bytes already (a stream's unchanged scalars)
-    a.vsize = 0;  // until every kernel object holds the new value
-    for (cl_kernel k : ki.per_group) {
-        cl_int err = clSetKernelArg(k, i, size, value);
-        if (err == CL_INVALID_ARG_SIZE)
-            fail(STDCL_EINVAL, "%s: %s does not take a %zu-byte value", call, arg_desc(ki, i).c_str(), size);
-        if (err != CL_SUCCESS)
-            fail(STDCL_EINVAL, "%s: %s: %s (%d)", call, arg_desc(ki, i).c_str(), cl_error_name(err), int(err));
+    store_value(ki, i, size, value, call);
+    // The local marker's size is left to this path: its tag is in the bytes.
+    if (as_is && size && size != sizeof(stdcl_local_t) && size <= UINT32_MAX) {
+        arg.fcls = static_cast<signed char>(cls);
+        arg.fsize = std::uint32_t(size);
     }
-    ki.held[i].fill({});
-    a = KernelArg{};
-    a.kind = KernelArg::value;
-    if (size <= sizeof a.vbytes) {
-        std::memcpy(a.vbytes, value, size);
-        a.vsize = static_cast<unsigned char>(size);
+}
+
+// Argument i by value: size bytes at value, of the C type cls (argtype.hpp's
+// ValueClass; v_unknown from the untyped forms, which are checked by size only).
+// Two cases of a stream's launches take no checks: a value of the C type and size
+// the argument took as it is last time, and a pointer for a __global pointer
+// bound before (bind_global's own fast path then finds the same allocation).
+inline void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value, const char* call, int cls = v_unknown)
+{
+    check_index(ki, i, call);
+    KernelArg& arg = ki.args[i];
+    if (arg.fsize && arg.fsize == size && arg.fcls == cls && value && arg.kind == KernelArg::value) {
+        store_value(ki, i, size, value, call);
+        return;
     }
+    if (arg.kind == KernelArg::global && size == sizeof(void*) && (cls == v_pointer || cls == v_unknown) && value &&
+        is_pointer_arg(ki, i)) {
+        void* p;
+        std::memcpy(&p, value, sizeof p);
+        bind_global(ki, i, p, call);
+        return;
+    }
+    set_value_checked(ki, i, size, value, call, cls);
 }
 
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,
@@ -229,16 +279,20 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
             std::lock_guard<std::mutex> lock(a.alloc->mu);
             a.alloc->last_kernel = ki.name;
         }
+        KernelInfo::Held& h = ki.held[i][g];
+        // The kernel object holds this device's object for the allocation and
+        // offset already: an allocation's objects stay until kernel_unbind
+        // clears h, before they are released.
+        if (h.alloc == a.alloc.get() && h.serial && h.devnum == devnum && h.offset == a.offset) continue;
         // Set again unless this very object is bound: compared by serial, since a
         // released object's handle can come back for a new one.
         std::uint64_t serial = 0;
         cl_mem m = a.alloc->device_mem(devnum, a.offset, &serial);
-        KernelInfo::Held& h = ki.held[i][g];
         if (serial == 0 || h.serial != serial) {
             a.alloc->in_kernel.store(true, std::memory_order_relaxed);  // before the kernel holds m
             check_cl(clSetKernelArg(k, i, sizeof m, &m), call);
-            h = {a.alloc.get(), serial};
         }
+        h = {a.alloc.get(), serial, devnum, a.offset};
     }
     fit_local_size(cp, devnum, ki, k, &resolved, call);
     // The driver's choice: NULL, unless the kernel requires a size (fit_local_size set it).
@@ -288,6 +342,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     context_device(cp, devnum, call);
     if (flags & ~kForkFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kForkFlags));
     event_flags_check(flags);
+    const bool sync = sync_check_on();
     // STDCL_LAUNCH_EVENTS=0: the event a NOWAIT launch would return belongs to
     // the library, and the program does not use it.
     if ((flags & CL_EVENT_NOWAIT) && !(flags & CL_EVENT_NORELEASE) && !settings().launch_events)
@@ -300,10 +355,10 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // The profile times each kernel by its event, and the sync check follows it:
     // with either on, the launch keeps an event of its own (the caller still gets
     // STDCL_LAUNCHED).
-    if (noevent && (cp->prof || sync_check_on())) flags &= ~CL_EVENT_NOEVENT;
+    if (noevent && (cp->prof || sync)) flags &= ~CL_EVENT_NOEVENT;
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
-    std::vector<AllocUse> uses;
+    SmallVec<AllocUse, 8> uses;
     // The kernel waits for the last command on each allocation it uses; the order
     // is held until the launch is noted or waited for.
     Device& d = cp->devs[devnum];
@@ -321,8 +376,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             for (int i = 0; i < nargs; ++i)
                 set_value(ki, unsigned(i), sizes[i], values[i], "clforka", types ? types[i] : v_unknown);
         }
-        if (sync_check_on()) sync_check_launch(cp, devnum, ki, call, caller);
-        uses.reserve(ki.nargs);
+        if (sync) sync_check_launch(cp, devnum, ki, call, caller);
         for (cl_uint i = 0; i < ki.nargs; ++i) {
             const KernelArg& a = ki.args[i];
             if (a.kind != KernelArg::global) continue;
@@ -338,18 +392,17 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             }
             if (!(a.alloc->flags & CL_MEM_RO) && !ki.read_only_arg(i)) a.alloc->note_device_write(devnum);
         }
-        std::vector<Allocation*> allocs;
-        allocs.reserve(uses.size());
+        SmallVec<Allocation*, 8> allocs;
         for (const AllocUse& u : uses) allocs.push_back(&*u);
-        order.emplace(d, devnum, std::move(allocs), d.queue);
+        order.emplace(d, devnum, allocs.data(), allocs.size(), d.queue);
         if (cp->prof) prof_name = ki.name;
         cl_event e = launch(cp, devnum, ki, ndr, flags, *order, call);
-        if ((flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
+        if ((flags & CL_EVENT_NOWAIT) && sync) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
         return e;
     });
     if (flags & CL_EVENT_NOEVENT) return STDCL_LAUNCHED;
     cl_event done = event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
-    if (!(flags & CL_EVENT_NOWAIT) && sync_check_on()) sync_settle(call);
+    if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call);
     return noevent ? STDCL_LAUNCHED : done;
 }
 

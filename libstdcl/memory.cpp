@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 
 namespace stdcl {
 
@@ -211,7 +212,6 @@ void Allocation::note_event(unsigned devnum, cl_event ev, cl_command_queue q)
               cl_error_name(err), (void*)host);
         return;
     }
-    std::lock_guard<std::mutex> lock(mu);
     try {
         if (last.size() <= devnum) last.resize(devnum + 1, nullptr);
         if (last_queue.size() <= devnum) last_queue.resize(devnum + 1, nullptr);
@@ -229,7 +229,6 @@ void Allocation::note_event(unsigned devnum, cl_event ev, cl_command_queue q)
 
 void Allocation::note_noevent(const Device& d, unsigned devnum, std::uint64_t seq)
 {
-    std::lock_guard<std::mutex> lock(mu);
     try {
         if (last_noev.size() <= devnum) last_noev.resize(devnum + 1, 0);
     } catch (...) {
@@ -251,7 +250,6 @@ void Allocation::add_wait(const Device& d, unsigned devnum, std::vector<cl_event
 {
     std::uint64_t seq = 0;  // an event-less launch to wait for
     {
-        std::lock_guard<std::mutex> lock(mu);
         if (devnum < last_noev.size() && last_noev[devnum] && q != d.queue) seq = last_noev[devnum];
         cl_event e = devnum < last.size() ? last[devnum] : nullptr;
         if (e && last_queue[devnum] != q) {  // on the same in-order queue: after it already
@@ -288,12 +286,19 @@ void Allocation::add_wait(const Device& d, unsigned devnum, std::vector<cl_event
     }
 }
 
-CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs, cl_command_queue q)
-    : d_(d), devnum_(devnum), queue_(q), allocs_(std::move(allocs))
+CommandOrder::CommandOrder(const Device& d, unsigned devnum, Allocation* const* allocs, size_t n, cl_command_queue q)
+    : d_(d), devnum_(devnum), queue_(q)
 {
-    if (allocs_.size() > 1) {
-        std::sort(allocs_.begin(), allocs_.end());
-        allocs_.erase(std::unique(allocs_.begin(), allocs_.end()), allocs_.end());
+    // Sorted by address, each once: by insertion (a command uses a few).
+    std::less<Allocation*> before;
+    for (size_t i = 0; i < n; ++i) {
+        Allocation* a = allocs[i];
+        size_t j = allocs_.size();
+        while (j > 0 && before(a, allocs_[j - 1])) --j;
+        if (j > 0 && allocs_[j - 1] == a) continue;
+        allocs_.push_back(a);
+        for (size_t k = allocs_.size() - 1; k > j; --k) allocs_[k] = allocs_[k - 1];
+        allocs_[j] = a;
     }
     if (d.xfer == d.queue || allocs_.empty()) return;
     for (Allocation* a : allocs_) a->order.lock();  // in address order: no deadlock
@@ -320,12 +325,26 @@ CommandOrder::~CommandOrder() { unlock_all(); }
 void CommandOrder::enqueued(cl_event ev, int flags)
 {
     if (!(flags & CL_EVENT_NOWAIT)) return;
-    for (Allocation* a : allocs_) a->note_event(devnum_, ev, queue_);
+    for (Allocation* a : allocs_) {
+        if (locked_) {
+            a->note_event(devnum_, ev, queue_);
+        } else {
+            std::lock_guard<std::mutex> lock(a->order);
+            a->note_event(devnum_, ev, queue_);
+        }
+    }
 }
 
 void CommandOrder::enqueued_noevent(std::uint64_t seq)
 {
-    for (Allocation* a : allocs_) a->note_noevent(d_, devnum_, seq);
+    for (Allocation* a : allocs_) {
+        if (locked_) {
+            a->note_noevent(d_, devnum_, seq);
+        } else {
+            std::lock_guard<std::mutex> lock(a->order);
+            a->note_noevent(d_, devnum_, seq);
+        }
+    }
 }
 
 void Allocation::wait_idle()
@@ -336,7 +355,7 @@ void Allocation::wait_idle()
     std::vector<std::uint64_t> noev;
     CLCONTEXT* owner = nullptr;
     {
-        std::lock_guard<std::mutex> lock(mu);
+        std::lock_guard<std::mutex> lock(order);
         owner = cp.load();
         pending.swap(last);
         noev.swap(last_noev);
@@ -374,30 +393,35 @@ void Allocation::finish_events(std::vector<cl_event>& pending, const std::vector
 
 void Allocation::wait_unused(std::unique_lock<std::mutex>& lock)
 {
-    idle.wait(lock, [this] { return users == 0; });
+    idle_waiters.fetch_add(1);
+    idle.wait(lock, [this] { return users.load() == 0; });
+    idle_waiters.fetch_sub(1);
 }
 
 AllocUse::AllocUse(std::shared_ptr<Allocation> a) : a_(std::move(a))
 {
-    std::lock_guard<std::mutex> lock(a_->mu);
-    if (a_->dead) {
+    a_->users.fetch_add(1);
+    bool dead = a_->dead.load();
+    if (dead || !a_->cp.load()) {
+        release();
         void* h = a_->host;
         a_.reset();
-        fail(STDCL_ENOENT, "the allocation at %p was freed", h);
-    }
-    if (!a_->cp) {
-        void* h = a_->host;
-        a_.reset();
+        if (dead) fail(STDCL_ENOENT, "the allocation at %p was freed", h);
         fail(STDCL_ESTATE, "the allocation at %p is detached", h);
     }
-    ++a_->users;
+}
+
+void AllocUse::release() noexcept
+{
+    if (a_->users.fetch_sub(1) == 1 && a_->idle_waiters.load() > 0) {
+        std::lock_guard<std::mutex> lock(a_->mu);  // the waiter is asleep or not yet checking
+        a_->idle.notify_all();
+    }
 }
 
 AllocUse::~AllocUse()
 {
-    if (!a_) return;
-    std::lock_guard<std::mutex> lock(a_->mu);
-    if (--a_->users == 0) a_->idle.notify_all();
+    if (a_) release();
 }
 
 namespace {
@@ -672,8 +696,11 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
         std::unique_lock<std::mutex> lock(a->mu);
         a->dead = true;  // no new AllocUse from here on
         a->wait_unused(lock);
+    }
+    {
+        std::lock_guard<std::mutex> lock(a->order);  // as wait_idle
         owner = a->cp.load();
-        pending.swap(a->last);  // as wait_idle, in the same locked step
+        pending.swap(a->last);
         noev.swap(a->last_noev);
     }
     a->finish_events(pending, noev, owner);

@@ -330,7 +330,7 @@ struct Reduction {
         cl_ulong a_off = (off / es) + first, a_n = count, a_chunk = chunk;
         alloc->in_kernel.store(true, std::memory_order_relaxed);
         cl_int err = clSetKernelArg(kern, 0, sizeof in, &in);
-        if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial};
+        if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial, dn, 0};
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof a_chunk, &a_chunk);

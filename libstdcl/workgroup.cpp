@@ -103,11 +103,14 @@ unsigned long long local_bytes(const KernelInfo& ki, const clndrange_t& ndr, con
 }
 
 // 0: no __local argument, 1: some, 2: one sized by a function (not memoized).
-int local_kinds(const KernelInfo& ki)
+int local_kinds(KernelInfo& ki)
 {
+    if (ki.kinds_gen == ki.args_gen + 1) return ki.kinds;
     int r = 0;
     for (const KernelArg& a : ki.args)
         if (a.kind == KernelArg::local) r = std::max(r, a.lrule.fn ? 2 : 1);
+    ki.kinds = r;
+    ki.kinds_gen = ki.args_gen + 1;
     return r;
 }
 
@@ -282,6 +285,7 @@ void fit_local_size(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, cl_kernel k,
 
 void set_sized_locals(KernelInfo& ki, cl_kernel k, const clndrange_t& ndr, const char* call)
 {
+    if (local_kinds(ki) == 0) return;
     size_t group = 1;
     for (size_t d = 0; d < ndr.dim; ++d) group *= ndr.ltsz[d];
     for (cl_uint i = 0; i < ki.nargs; ++i) {

@@ -575,6 +575,55 @@ static void test_repeated_scalars_reach_the_kernel_as_given(void** state)
     assert_int_equal(clfree(a), 0);
 }
 
+/* A stream's launches skip the checks when an argument gets a value of the
+ * type it took as it is, or a pointer for a __global pointer bound before;
+ * every other value still takes them: a converted value, a pointer for an int
+ * and an int for a pointer (refused, naming both), another allocation, an
+ * interior pointer, a freed one.  The same allocation on two devices in turn
+ * gets each device's copy. */
+static void test_stream_fast_paths_keep_every_check(void** state)
+{
+    (void)state;
+    enum { N = 256 };
+    int* a = alloc_ints(N, 1);
+    int* b = alloc_ints(N, 1);
+    to_device(0, a);
+    to_device(0, b);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 2, 0)); /* 2 */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 2, 0)); /* 4 */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 3.0, 1)); /* 13: converted */
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 2, 0)); /* 26 */
+    assert_null(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, b, 0));
+    assert_contains(clerror(), "argument 1 of kernel 'axpb' (int) is not a pointer; a pointer was given");
+    assert_null(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, 5, 2, 0));
+    assert_contains(clerror(), "argument 0 of kernel 'axpb' (int*) is a pointer; a int was given");
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, b, 2, 5)); /* b: 7 */
+    clndrange_t half = clndrange_init1d(0, N / 2, 64);
+    check_fork(clforka(stdcpu, 0, g_axpb, &half, CL_EVENT_WAIT, b + N / 2, 1, 1)); /* b's second half: 8 */
+    to_host(0, a);
+    to_host(0, b);
+    expect_ints(a, N, 26);
+    expect_ints(b, N / 2, 7);
+    expect_ints(b + N / 2, N / 2, 8);
+    /* Devices 1 and 0 in turn, each on its own copy of a (copy mode). */
+    for (int step = 1; step <= 4; step++) {
+        unsigned d = step % 2;
+        to_device(d, a);
+        check_fork(clforka(stdcpu, d, g_axpb, &ndr, CL_EVENT_WAIT, a, 1, step)); /* 27, 29, 32, 36 */
+        to_host(d, a);
+        expect_ints(a, N, 26 + step * (step + 1) / 2);
+    }
+    assert_int_equal(clfree(b), 0);
+    assert_null(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, b, 2, 0));
+    assert_contains(clerror(), "is not memory returned by clmalloc (or it was freed)");
+    to_device(0, a);
+    check_fork(clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_WAIT, a, 1, 1)); /* 37: a still binds */
+    to_host(0, a);
+    expect_ints(a, N, 37);
+    assert_int_equal(clfree(a), 0);
+}
+
 /* CL_EVENT_NOEVENT: launches without an event return STDCL_LAUNCHED; what
  * comes after them (a sync back without clwait, a launch with an event, a
  * NOWAIT transfer to the device, clwait, clfree) is ordered after them, on
@@ -916,6 +965,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clfork_5000_nowait_launches_lose_nothing),
     cmocka_unit_test(test_clwait_joins_more_than_1024_events),
     cmocka_unit_test(test_repeated_scalars_reach_the_kernel_as_given),
+    cmocka_unit_test(test_stream_fast_paths_keep_every_check),
     cmocka_unit_test(test_noevent_launches_are_ordered_and_joined),
     cmocka_unit_test(test_noevent_refused_with_wait_or_norelease),
     cmocka_unit_test(test_launch_events_setting_makes_nowait_launches_eventless),

@@ -26,11 +26,13 @@ struct EventList {
     // Launches enqueued on the kernel queue without an event (CL_EVENT_NOEVENT),
     // numbered from 1.  What must wait for one gets a marker enqueued after it
     // (noevent_marker); the newest marker is kept for the next such wait.
-    std::uint64_t noev_seq = 0;  // the number of the last one enqueued
+    // The number of the last one enqueued: raised after its enqueue, without mu
+    // (a marker made once it reads n comes after launches 1 to n).
+    std::atomic<std::uint64_t> noev_seq{0};
     std::uint64_t noev_joined = 0;  // clwait has joined those up to this one
     cl_event marker = nullptr;  // enqueued after launch marker_seq (or null)
     std::uint64_t marker_seq = 0;
-    std::uint64_t flushed_ns = 0;  // when the kernel queue was last flushed for them
+    std::atomic<std::uint64_t> flushed_ns{0};  // when the kernel queue was last flushed for them
     EventList() = default;
     EventList(const EventList&) = delete;
     EventList& operator=(const EventList&) = delete;

@@ -12,16 +12,23 @@
 namespace stdcl {
 
 // Per-kernel argument state, kept so global arguments bind per device at clfork.
-struct KernelArg {
+// What a launch reads of an argument lies in its first 64 bytes: one cache line.
+struct alignas(64) KernelArg {
     enum Kind : unsigned char { unset, value, local, global } kind = unset;
-    std::shared_ptr<Allocation> alloc;  // for global
-    size_t offset = 0;  // for global (interior pointer)
-    stdcl_local_t lrule{};  // for local: its size rule (workgroup.cpp)
     // For value: the bytes every kernel object of the record holds (vsize 0: not
     // kept, or too large to keep), so that setting the same value again makes no
     // driver call.
     unsigned char vsize = 0;
+    // For value: the C type (ValueClass) and size of a value that was taken as it
+    // is, with nothing to check but those (a by-value parameter of known type, no
+    // conversion, no trace): a stream's next value of that type and size goes
+    // straight to the kernel objects (fsize 0: none).
+    signed char fcls = 0;
+    std::uint32_t fsize = 0;
+    std::shared_ptr<Allocation> alloc;  // for global
+    size_t offset = 0;  // for global (interior pointer)
     unsigned char vbytes[32];
+    stdcl_local_t lrule{};  // for local: its size rule (workgroup.cpp)
 };
 
 // A kernel's work-group limits on one device, queried once (workgroup.cpp), and
@@ -95,9 +102,15 @@ struct KernelInfo {
     struct Held {
         const Allocation* alloc = nullptr;
         std::uint64_t serial = 0;
+        unsigned devnum = 0;  // the device, and the offset into alloc, it was made for
+        size_t offset = 0;
     };
     std::vector<std::array<Held, 8>> held;
-    unsigned long long args_gen = 0;  // raised when a __local argument changes
+    unsigned long long args_gen = 0;  // raised when a __local argument changes or goes
+    // local_kinds (workgroup.cpp) for args_gen + 1 == kinds_gen: 0 no __local
+    // argument, 1 sized by bytes or per work-item only, 2 one sized by a function.
+    unsigned long long kinds_gen = 0;
+    int kinds = 0;
     std::vector<WorkGroupLimits> limits;  // per device of cp (workgroup.cpp)
     bool external = false;  // a cl_kernel libstdcl did not create
     bool closed = false;  // a tombstone: its program was clclosed

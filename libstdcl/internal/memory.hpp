@@ -4,6 +4,7 @@
 #pragma once
 
 #include "internal/context.hpp"
+#include "internal/small_vec.hpp"
 
 #include <condition_variable>
 #include <map>
@@ -70,17 +71,26 @@ struct Allocation {
     size_t img_w = 0, img_h = 0;
     cl_image_format img_fmt{CL_RGBA, CL_FLOAT};
 
-    std::mutex mu;  // guards everything below
-    std::condition_variable idle;  // signalled when users drops to 0
-    int users = 0;  // calls using the memory now (AllocUse)
+    std::mutex mu;  // guards everything below but order's tables
+    std::condition_variable idle;  // signalled when users drops to 0 and idle_waiters > 0
+    // Calls using the memory now (AllocUse), counted without the lock: a claim
+    // raises it, then checks dead and cp; wait_unused raises idle_waiters, then
+    // checks users.  Either the claim sees the allocation freed or detached, or
+    // the wait sees the claim (all sequentially consistent).
+    std::atomic<int> users{0};
+    std::atomic<int> idle_waiters{0};
     std::vector<cl_mem> mem;  // per device of cp, created on first use
     std::vector<std::uint64_t> mem_serial;  // per device: mem's serial (mem_serial_next)
+
+    // Guards the three tables below, and is held by a CommandOrder on a two-queue
+    // device from reading them to noting the new command (taken before mu, never
+    // after it).
+    std::mutex order;
     std::vector<cl_event> last;  // per device: last CL_EVENT_NOWAIT command using it
     std::vector<cl_command_queue> last_queue;  // per device: the queue `last` is on
     // Per device: the number of the last launch without an event (CL_EVENT_NOEVENT,
     // on the kernel queue) using it, when that is its last command; else 0.
     std::vector<std::uint64_t> last_noev;
-    std::mutex order;  // two-queue devices: held from reading `last` to noting the new command
     // (device, offset) -> sub-buffer and its serial
     std::map<std::pair<unsigned, size_t>, std::pair<cl_mem, std::uint64_t>> subs;
     std::vector<cl_mem> subs_made;  // the sub-buffers, oldest first
@@ -119,7 +129,7 @@ struct Allocation {
     // names one object for the life of the process.
     cl_mem device_mem(unsigned devnum, size_t offset, std::uint64_t* serial = nullptr);
     // Remembers ev, enqueued on queue q, as the latest command on devnum touching
-    // this allocation.
+    // this allocation (order held).
     void note_event(unsigned devnum, cl_event ev, cl_command_queue q);
     // Remembers event-less launch seq on device d (devnum) as the latest command
     // touching this allocation; it was ordered after the one before (order held).
@@ -159,6 +169,7 @@ public:
     Allocation& operator*() const { return *a_; }
 
 private:
+    void release() noexcept;  // ends the claim
     std::shared_ptr<Allocation> a_;
 };
 
@@ -174,11 +185,15 @@ private:
 // allocation (clfree and the next command wait for it; a waited command is
 // complete when its call returns).  The locks are held until the CommandOrder
 // goes.  On a device with one queue the queue's own order suffices: nothing is
-// locked or waited for.
+// waited for, and each order mutex is taken only to note the command.
 class CommandOrder {
 public:
-    // q: the queue the command goes to (d.queue or d.xfer).
-    CommandOrder(const Device& d, unsigned devnum, std::vector<Allocation*> allocs, cl_command_queue q);
+    // q: the queue the command goes to (d.queue or d.xfer); allocs: n allocations,
+    // in any order, repeats allowed.
+    CommandOrder(const Device& d, unsigned devnum, Allocation* const* allocs, size_t n, cl_command_queue q);
+    CommandOrder(const Device& d, unsigned devnum, std::initializer_list<Allocation*> allocs, cl_command_queue q)
+        : CommandOrder(d, devnum, allocs.begin(), allocs.size(), q)
+    {}
     CommandOrder(const CommandOrder&) = delete;
     CommandOrder& operator=(const CommandOrder&) = delete;
     cl_uint count() const { return cl_uint(waits_.size()); }
@@ -193,7 +208,7 @@ private:
     unsigned devnum_;
     cl_command_queue queue_;
     std::vector<cl_event> owned_;  // markers in waits_ made for this command
-    std::vector<Allocation*> allocs_;  // sorted, each once
+    SmallVec<Allocation*, 8> allocs_;  // sorted, each once
     bool locked_ = false;  // each allocation's order mutex is held
     void unlock_all() noexcept;  // and releases owned_
     std::vector<cl_event> waits_;
