@@ -226,7 +226,7 @@ static void w_stream(long n)
     OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 /* (1s'') The same stream launched with CL_EVENT_NOEVENT: no event per launch,
- * flushed at most every 50 us. */
+ * flushed at most every 200 us. */
 static void w_stream_noevent(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);

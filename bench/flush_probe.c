@@ -3,7 +3,7 @@
  * flushed?  Raw OpenCL, without libstdcl (the Makefile links OpenCL alone).
  * BENCHMARKS.md (Table 1.7) uses it to say what a CL_EVENT_NOEVENT launch
  * left unflushed at the end of a burst costs: libstdcl flushes such launches
- * at most every 50 us, and clflush() or clwait() the rest.
+ * at most every 200 us, and clflush() or clwait() the rest.
  *
  *   flush_probe [-m MS]
  *

@@ -384,7 +384,7 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
  * returns STDCL_LAUNCHED (not an event) on success, NULL on failure;
  * clwait(cp, devnum, CL_KERNEL_EVENT) joins the launch, and clfree and later
  * commands are ordered after it as after any other.  Launches are flushed
- * to the device at most every 50 us: clflush() starts the last ones of a
+ * to the device at most every 200 us: clflush() starts the last ones of a
  * burst at once.  Not with CL_EVENT_WAIT or CL_EVENT_NORELEASE. */
 #define CL_EVENT_NOEVENT    0x0040
 #define STDCL_LAUNCHED      ((cl_event)(size_t)1)

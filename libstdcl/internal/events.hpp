@@ -16,7 +16,7 @@ constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE |
 // The flags a launch takes: the event flags and CL_EVENT_NOEVENT.
 constexpr int kForkFlags = kEventFlags | CL_EVENT_NOEVENT;
 // How long an event-less launch may stay unflushed after the last flush for one.
-constexpr std::uint64_t kNoEventFlushNs = 50000;
+constexpr std::uint64_t kNoEventFlushNs = 200000;
 
 // Launches without an event (CL_EVENT_NOEVENT) on device d's kernel queue.
 // noevent_launched, after the enqueue: the launch's number, for the allocations it
