@@ -300,8 +300,11 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     if (!driver) set_sized_locals(ki, k, resolved, call);
     cl_event ev = nullptr;
     bool noevent = flags & CL_EVENT_NOEVENT;
-    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), ndr->gtoff, ndr->gtsz, local, order.count(),
-                                        order.list(), noevent ? nullptr : &ev);
+    // No offset: NULL, as a program written against OpenCL passes it.
+    bool offset = false;
+    for (size_t i = 0; i < ndr->dim; ++i) offset = offset || ndr->gtoff[i] != 0;
+    cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), offset ? ndr->gtoff : nullptr, ndr->gtsz, local,
+                                        order.count(), order.list(), noevent ? nullptr : &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
         std::string unset;
         for (cl_uint i = 0; i < ki.nargs; ++i)
