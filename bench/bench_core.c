@@ -188,6 +188,18 @@ static void w_fork_empty_wait(long n)
     for (long i = 0; i < n; ++i) OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_WAIT) != NULL);
 }
 
+/* The stream kernel's scalars that do not change (the fourth, k, does). */
+static const float k_stream_s = 1.5f, k_stream_t = 0.5f;
+static const cl_uint k_stream_m = 7;
+/* The five arguments of the stream kernel that do not change (all but k). */
+static void raw_stream_fixed_args(void)
+{
+    OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
+    OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
+    OK(clSetKernelArg(rk_six, 2, sizeof k_stream_s, &k_stream_s) == CL_SUCCESS);
+    OK(clSetKernelArg(rk_six, 4, sizeof k_stream_m, &k_stream_m) == CL_SUCCESS);
+    OK(clSetKernelArg(rk_six, 5, sizeof k_stream_t, &k_stream_t) == CL_SUCCESS);
+}
 /* (1s) A launch stream: n launches of a kernel of six arguments (two
  * buffers, four scalars), every argument set at each launch, enqueued back to
  * back, then one wait.  Raw: clSetKernelArg six times and
@@ -197,15 +209,9 @@ static void w_fork_empty_wait(long n)
 static void raw_stream_with(long n, int event, int flush)
 {
     for (long i = 0; i < n; ++i) {
-        float s = 1.5f, t = 0.5f;
         int k = (int)i;
-        cl_uint m = 7;
-        OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 2, sizeof s, &s) == CL_SUCCESS);
+        raw_stream_fixed_args();
         OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 4, sizeof m, &m) == CL_SUCCESS);
-        OK(clSetKernelArg(rk_six, 5, sizeof t, &t) == CL_SUCCESS);
         cl_event ev = NULL;
         OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, event ? &ev : NULL) == CL_SUCCESS);
         if (ev) clReleaseEvent(ev);
@@ -218,13 +224,7 @@ static void raw_stream_with(long n, int event, int flush)
  * written against OpenCL does (PolyBench's convolution-3d). */
 static void raw_stream_lean(long n)
 {
-    float s = 1.5f, t = 0.5f;
-    cl_uint m = 7;
-    OK(clSetKernelArg(rk_six, 0, sizeof r_buf_small, &r_buf_small) == CL_SUCCESS);
-    OK(clSetKernelArg(rk_six, 1, sizeof r_buf, &r_buf) == CL_SUCCESS);
-    OK(clSetKernelArg(rk_six, 2, sizeof s, &s) == CL_SUCCESS);
-    OK(clSetKernelArg(rk_six, 4, sizeof m, &m) == CL_SUCCESS);
-    OK(clSetKernelArg(rk_six, 5, sizeof t, &t) == CL_SUCCESS);
+    raw_stream_fixed_args();
     for (long i = 0; i < n; ++i) {
         int k = (int)i;
         OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);

@@ -395,9 +395,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             }
             if (!(a.alloc->flags & CL_MEM_RO) && !ki.read_only_arg(i)) a.alloc->note_device_write(devnum);
         }
-        SmallVec<Allocation*, 8> allocs;
-        for (const AllocUse& u : uses) allocs.push_back(&*u);
-        order.emplace(d, devnum, allocs.data(), allocs.size(), d.queue);
+        order.emplace(d, devnum, uses.data(), uses.size(), d.queue);
         if (cp->prof) prof_name = ki.name;
         cl_event e = launch(cp, devnum, ki, ndr, flags, *order, call);
         if ((flags & CL_EVENT_NOWAIT) && sync) sync_note_pending_launch(cp, devnum, ki, e, call, caller);

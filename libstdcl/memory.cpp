@@ -286,25 +286,40 @@ void Allocation::add_wait(const Device& d, unsigned devnum, std::vector<cl_event
     }
 }
 
-CommandOrder::CommandOrder(const Device& d, unsigned devnum, Allocation* const* allocs, size_t n, cl_command_queue q)
+CommandOrder::CommandOrder(const Device& d, unsigned devnum, std::initializer_list<Allocation*> allocs,
+                           cl_command_queue q)
     : d_(d), devnum_(devnum), queue_(q)
 {
-    // Sorted by address, each once: by insertion (a command uses a few).
+    for (Allocation* a : allocs) add(a);
+    start();
+}
+
+CommandOrder::CommandOrder(const Device& d, unsigned devnum, const AllocUse* uses, size_t n, cl_command_queue q)
+    : d_(d), devnum_(devnum), queue_(q)
+{
+    for (size_t i = 0; i < n; ++i) add(&*uses[i]);
+    start();
+}
+
+// Sorted by address, each once: by insertion (a command uses a few).
+void CommandOrder::add(Allocation* a)
+{
     std::less<Allocation*> before;
-    for (size_t i = 0; i < n; ++i) {
-        Allocation* a = allocs[i];
-        size_t j = allocs_.size();
-        while (j > 0 && before(a, allocs_[j - 1])) --j;
-        if (j > 0 && allocs_[j - 1] == a) continue;
-        allocs_.push_back(a);
-        for (size_t k = allocs_.size() - 1; k > j; --k) allocs_[k] = allocs_[k - 1];
-        allocs_[j] = a;
-    }
-    if (d.xfer == d.queue || allocs_.empty()) return;
+    size_t j = allocs_.size();
+    while (j > 0 && before(a, allocs_[j - 1])) --j;
+    if (j > 0 && allocs_[j - 1] == a) return;
+    allocs_.push_back(a);
+    for (size_t k = allocs_.size() - 1; k > j; --k) allocs_[k] = allocs_[k - 1];
+    allocs_[j] = a;
+}
+
+void CommandOrder::start()
+{
+    if (d_.xfer == d_.queue || allocs_.empty()) return;
     for (Allocation* a : allocs_) a->order.lock();  // in address order: no deadlock
     locked_ = true;
     try {
-        for (Allocation* a : allocs_) a->add_wait(d, devnum_, waits_, owned_, queue_);
+        for (Allocation* a : allocs_) a->add_wait(d_, devnum_, waits_, owned_, queue_);
     } catch (...) {
         unlock_all();
         throw;
@@ -322,29 +337,28 @@ void CommandOrder::unlock_all() noexcept
 
 CommandOrder::~CommandOrder() { unlock_all(); }
 
-void CommandOrder::enqueued(cl_event ev, int flags)
+// One queue: each order mutex is taken only to note the command.
+template <class F> void CommandOrder::note_each(F&& note)
 {
-    if (!(flags & CL_EVENT_NOWAIT)) return;
     for (Allocation* a : allocs_) {
         if (locked_) {
-            a->note_event(devnum_, ev, queue_);
+            note(*a);
         } else {
             std::lock_guard<std::mutex> lock(a->order);
-            a->note_event(devnum_, ev, queue_);
+            note(*a);
         }
     }
 }
 
+void CommandOrder::enqueued(cl_event ev, int flags)
+{
+    if (!(flags & CL_EVENT_NOWAIT)) return;
+    note_each([&](Allocation& a) { a.note_event(devnum_, ev, queue_); });
+}
+
 void CommandOrder::enqueued_noevent(std::uint64_t seq)
 {
-    for (Allocation* a : allocs_) {
-        if (locked_) {
-            a->note_noevent(d_, devnum_, seq);
-        } else {
-            std::lock_guard<std::mutex> lock(a->order);
-            a->note_noevent(d_, devnum_, seq);
-        }
-    }
+    note_each([&](Allocation& a) { a.note_noevent(d_, devnum_, seq); });
 }
 
 void Allocation::wait_idle()

@@ -190,10 +190,9 @@ class CommandOrder {
 public:
     // q: the queue the command goes to (d.queue or d.xfer); allocs: n allocations,
     // in any order, repeats allowed.
-    CommandOrder(const Device& d, unsigned devnum, Allocation* const* allocs, size_t n, cl_command_queue q);
-    CommandOrder(const Device& d, unsigned devnum, std::initializer_list<Allocation*> allocs, cl_command_queue q)
-        : CommandOrder(d, devnum, allocs.begin(), allocs.size(), q)
-    {}
+    CommandOrder(const Device& d, unsigned devnum, std::initializer_list<Allocation*> allocs, cl_command_queue q);
+    // The allocations a launch holds claims on (n of them, at uses).
+    CommandOrder(const Device& d, unsigned devnum, const AllocUse* uses, size_t n, cl_command_queue q);
     CommandOrder(const CommandOrder&) = delete;
     CommandOrder& operator=(const CommandOrder&) = delete;
     cl_uint count() const { return cl_uint(waits_.size()); }
@@ -210,6 +209,9 @@ private:
     std::vector<cl_event> owned_;  // markers in waits_ made for this command
     SmallVec<Allocation*, 8> allocs_;  // sorted, each once
     bool locked_ = false;  // each allocation's order mutex is held
+    void add(Allocation* a);  // into allocs_, unless there
+    void start();  // locks and collects the waits (two queues)
+    template <class F> void note_each(F&& note);  // under each order mutex
     void unlock_all() noexcept;  // and releases owned_
     std::vector<cl_event> waits_;
 };

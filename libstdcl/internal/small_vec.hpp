@@ -38,11 +38,6 @@ public:
     {
         while (n_) data_[--n_].~T();
     }
-    // Keeps the first n elements (n <= size()).
-    void truncate(std::size_t n) noexcept
-    {
-        while (n_ > n) data_[--n_].~T();
-    }
 
     std::size_t size() const { return n_; }
     bool empty() const { return n_ == 0; }
