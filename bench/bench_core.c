@@ -188,7 +188,8 @@ static void w_fork_empty_wait(long n)
     for (long i = 0; i < n; ++i) OK(clfork(cp, dn, wk_empty, &ndr, CL_EVENT_WAIT) != NULL);
 }
 
-/* The stream kernel's scalars that do not change (the fourth, k, does). */
+/* The stream kernel's scalars that do not change (the fourth, k, does), for
+ * the raw streams and the clforka ones alike. */
 static const float k_stream_s = 1.5f, k_stream_t = 0.5f;
 static const cl_uint k_stream_m = 7;
 /* The five arguments of the stream kernel that do not change (all but k). */
@@ -241,7 +242,8 @@ static void w_stream(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i)
-        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT, w_small, w_big, 1.5f, (int)i, 7u, 0.5f) != NULL);
+        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT, w_small, w_big, k_stream_s, (int)i, k_stream_m, k_stream_t) !=
+           NULL);
     OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 /* (1s'') The same stream launched with CL_EVENT_NOEVENT: no event per launch,
@@ -250,8 +252,8 @@ static void w_stream_noevent(long n)
 {
     clndrange_t ndr = clndrange_init1d(0, 1, 1);
     for (long i = 0; i < n; ++i)
-        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, w_small, w_big, 1.5f, (int)i, 7u, 0.5f) ==
-           STDCL_LAUNCHED);
+        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, w_small, w_big, k_stream_s, (int)i,
+                   k_stream_m, k_stream_t) == STDCL_LAUNCHED);
     OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 

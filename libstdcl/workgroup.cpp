@@ -102,7 +102,8 @@ unsigned long long local_bytes(const KernelInfo& ki, const clndrange_t& ndr, con
     return total;
 }
 
-// 0: no __local argument, 1: some, 2: one sized by a function (not memoized).
+// 0: no __local argument, 1: some, 2: one sized by a function (fit_local_size
+// keeps no memo for those); memoised per args_gen.
 int local_kinds(KernelInfo& ki)
 {
     if (ki.kinds_gen == ki.args_gen + 1) return ki.kinds;
