@@ -500,6 +500,59 @@ STDCL_API cl_event clglmsync(CLCONTEXT* cp, unsigned int devnum, void* ptr,
  * needed; a sub-buffer for an interior pointer).  Owned by libstdcl. */
 STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr);
 
+/* Foreign commands: plain OpenCL commands (a kernel of the program's own,
+ * CLBlast, clFFT) on libstdcl memory, announced so that libstdcl orders
+ * them like its own (see clforeign_begin(3)).  A command enqueued on
+ * stdcl_queue(cp, d) needs no announcement to keep its order; one on
+ * another queue does, and an announced write also tells clfree, CL_MEM_NOFORCE
+ * and STDCL_CHECK=sync that the device's copy changed. */
+
+/* One allocation a foreign command uses: ptr anywhere in it (the command
+ * uses it from ptr to its end) and access, one of CL_MEM_RO (read),
+ * CL_MEM_WO (written) and CL_MEM_RW (read and written). */
+struct clforeign_use {
+    void* ptr;
+    int access;
+};
+
+/* clforeign_begin flag: hand the events to wait for to the program
+ * (clforeign_waitlist) instead of enqueuing a barrier on the queue. */
+#define CL_FOREIGN_WAITLIST 0x1
+
+typedef struct stdcl_foreign CLFOREIGN;
+
+/* Begins foreign commands on device devnum of cp, enqueued on queue (a
+ * queue of cp's OpenCL context on that device; NULL: the device's kernel
+ * queue, the one stdcl_queue returns, without moving the transfers onto it
+ * as stdcl_queue does), that use the nuses allocations of uses.  They will
+ * run after every libstdcl command issued before on those allocations on
+ * that device: a barrier on queue waits for them, or, with
+ * CL_FOREIGN_WAITLIST, clforeign_waitlist gives the events for the
+ * commands' own wait lists.  Returns the ticket that clforeign_end takes,
+ * or NULL (clerror() says why; nothing changed).  Until clforeign_end,
+ * clfree, clmrealloc and clmdetach of those allocations are refused
+ * (STDCL_ESTATE). */
+STDCL_API CLFOREIGN* clforeign_begin(CLCONTEXT* cp, unsigned int devnum, cl_command_queue queue,
+                                     const struct clforeign_use* uses, size_t nuses, int flags);
+
+/* The queue of ticket f (the one given, or the kernel queue for NULL); NULL
+ * for NULL. */
+STDCL_API cl_command_queue clforeign_queue(const CLFOREIGN* f);
+
+/* With CL_FOREIGN_WAITLIST: the number of events the foreign commands must
+ * wait for, and in *list (if not NULL) the events, valid until
+ * clforeign_end.  0 (and NULL) when there are none or without the flag. */
+STDCL_API cl_uint clforeign_waitlist(const CLFOREIGN* f, const cl_event** list);
+
+/* Ends ticket f: the foreign commands are the nevents events given (of cp's
+ * OpenCL context), or, when nevents is 0, everything enqueued on the
+ * ticket's queue so far (a marker).  libstdcl's later commands on the
+ * allocations wait for them, clfree waits for them, and the copies on the
+ * ticket's device of the allocations written (CL_MEM_WO, CL_MEM_RW) count
+ * as changed.  Returns 0 and frees f, or a negative code and keeps f open
+ * (bad events: nothing changed; call again). */
+STDCL_API int clforeign_end(CLFOREIGN* f, cl_uint nevents, const cl_event* events);
+
 /* Interior pointers.  A kernel argument may be a pointer inside an
  * allocation (clarg_set, clforka): the kernel sees the memory from there
  * on, through an OpenCL sub-buffer, whose origin must be a multiple of

@@ -906,9 +906,4 @@ STDCL_API cl_device_id stdcl_device(CLCONTEXT* cp, unsigned int devnum)
     return guarded<cl_device_id>(nullptr, [&] { return context_device(cp, devnum, "stdcl_device").id; });
 }
 
-STDCL_API cl_command_queue stdcl_queue(CLCONTEXT* cp, unsigned int devnum)
-{
-    return guarded<cl_command_queue>(nullptr, [&] { return context_device(cp, devnum, "stdcl_queue").queue; });
-}
-
 }  // extern "C"

@@ -82,7 +82,8 @@ size_t pixel_size(const cl_image_format& f)
     }
 }
 
-// The allocation ptr points into, attached to cp; throws a clear error otherwise.
+}  // namespace
+
 std::shared_ptr<Allocation> attached(CLCONTEXT* cp, const void* ptr, const char* call, size_t* offset)
 {
     if (!ptr) fail(STDCL_EINVAL, "%s: the pointer is NULL", call);
@@ -93,6 +94,8 @@ std::shared_ptr<Allocation> attached(CLCONTEXT* cp, const void* ptr, const char*
              a->cp ? "attached to another context" : "detached (clmattach it first)");
     return a;
 }
+
+namespace {
 
 void check_size_fits(CLCONTEXT* cp, size_t size, const char* call)
 {
@@ -315,7 +318,11 @@ void CommandOrder::add(Allocation* a)
 
 void CommandOrder::start()
 {
-    if (d_.xfer == d_.queue || allocs_.empty()) return;
+    // One queue: its own order suffices, unless a program's queue holds commands
+    // on this device's memory (clforeign_end).
+    if (allocs_.empty() ||
+        (d_.xfer == d_.queue && queue_ == d_.queue && !d_.events->other_queues.load(std::memory_order_relaxed)))
+        return;
     for (Allocation* a : allocs_) a->order.lock();  // in address order: no deadlock
     locked_ = true;
     try {
@@ -718,6 +725,7 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
         noev.swap(a->last_noev);
     }
     a->finish_events(pending, noev, owner);
+    if (a->handed_out.load(std::memory_order_relaxed)) foreign_wait_queues(owner);
     std::exception_ptr overrun;
     if (a->guard) {
         try {
@@ -801,7 +809,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     cl_mem m = a->device_mem(devnum, 0);
     // Transfers go to the transfer queue (two queues: after the last command on
     // this allocation).
-    cl_command_queue q = zc ? d.queue : d.xfer;
+    cl_command_queue q = zc ? d.queue : transfer_queue(d);
     CommandOrder order(d, devnum, {&*a}, q);
     cl_uint nw = order.count();
     const cl_event* wl = order.list();
@@ -836,6 +844,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
             : clEnqueueReadBuffer(q, m, block, off, len, a->lib() + off, nw, wl, no_event ? nullptr : &ev);
     }
     check_cl(err, strprintf("%s to the %s", call, dir == CL_MEM_DEVICE ? "device" : "host").c_str());
+    if (q != d.queue) transfer_enqueued(d, q, ev);
     trace(Trace::mem, "%s %s device %u: %zu bytes at %p%s", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum, len,
           ptr,
           skip     ? " (CL_MEM_NOFORCE: nothing new, skipped)"
@@ -904,6 +913,7 @@ STDCL_API int clfree(void* ptr)
         if (!ptr) return 0;
         std::shared_ptr<Allocation> a;
         size_t off = 0;
+        if (auto named = registry_find(ptr, &off)) foreign_check_closed(*named, "clfree");
         switch (registry_take(ptr, &a, &off)) {
         case RegistryTake::absent:
             fail(STDCL_ENOENT, "clfree: %p is not memory returned by clmalloc (or it was already freed)", ptr);
@@ -934,6 +944,7 @@ STDCL_API void* clmrealloc(CLCONTEXT* cp, void* ptr, size_t size, int flags)
             fail(STDCL_EINVAL,
                  "clmrealloc: device-only memory (CL_MEM_DEVONLY) has no host copy to move: clmalloc "
                  "the new size and clmcopy");
+        foreign_check_closed(*old, "clmrealloc");
         auto a = new_allocation(cp, size, flags, "clmrealloc");
         old->wait_idle();
         std::memcpy(a->lib(), old->lib(), std::min(size, old->size));
@@ -1024,6 +1035,8 @@ STDCL_API int clmdetach(void* ptr)
         size_t off = 0;
         auto a = ptr ? registry_find(ptr, &off) : nullptr;
         if (!a || off) fail(STDCL_ENOENT, "clmdetach: %p is not the start of a clmalloc allocation", ptr);
+        foreign_check_closed(*a, "clmdetach");
+        CLCONTEXT* owner = a->cp.load();
         {
             std::unique_lock<std::mutex> lock(a->mu);
             if (!a->cp) fail(STDCL_ESTATE, "clmdetach: %p is not attached", ptr);
@@ -1034,6 +1047,7 @@ STDCL_API int clmdetach(void* ptr)
             a->wait_unused(lock);
         }
         a->wait_idle();
+        if (a->handed_out.load(std::memory_order_relaxed)) foreign_wait_queues(owner);
         a->release_device_objects();
         return 0;
     });
@@ -1138,9 +1152,11 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
-        CommandOrder order(d, devnum, {&*s, &*t}, d.xfer);
+        cl_command_queue q = transfer_queue(d);
+        CommandOrder order(d, devnum, {&*s, &*t}, q);
         cl_event ev = nullptr;
-        check_cl(clEnqueueCopyBuffer(d.xfer, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
+        check_cl(clEnqueueCopyBuffer(q, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
+        if (q != d.queue) transfer_enqueued(d, q, ev);
         t->note_device_write(devnum);
         if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy");
         order.enqueued(ev, flags);
@@ -1154,8 +1170,9 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
         context_device(cp, devnum, "stdcl_mem");
         size_t off = 0;
         auto a = attached(cp, ptr, "stdcl_mem", &off);
+        cl_mem m = a->device_mem(devnum, off);
         a->handed_out.store(true, std::memory_order_relaxed);
-        return a->device_mem(devnum, off);
+        return m;
     });
 }
 

@@ -73,7 +73,7 @@ struct SyncState {
 
 namespace {
 
-enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16 };
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16, unchecked = 32 };
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr)
@@ -442,7 +442,11 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
     SyncState* s = a.sync.get();
     // Memory the program has a device object of may be written by commands not
     // seen here: its host bytes changing is no sign of a host write.
-    if (to_device || !s || a.handed_out.load(std::memory_order_relaxed)) return;
+    if (to_device || !s) return;
+    if (a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
+        sync_note_unchecked(a, call, caller);
+        return;
+    }
     std::lock_guard<std::mutex> lock(s->mu);
     if (s->unattributed || (s->reported & lost_update)) return;  // host bytes a device may have changed
     SyncDevice& d = device_state(*s, devnum);
@@ -618,6 +622,84 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     note_pages_written(a, *s, d, devnum, from, std::move(writer));
 }
 
+namespace {
+
+// A command on device devnum reads a (s, d: its state, locked) from byte from
+// on: never_sent or stale, with *finding saying why; 0 when the copy is right.
+unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
+                      std::string* finding)
+{
+    if (d.known.empty() && !d.written) {
+        if (hash_bytes(a.lib(), a.size) == s.born) return 0;
+        *finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
+                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
+                             "device's copy a value",
+                             devnum, devnum);
+        return never_sent;
+    }
+    for (const SyncRange& r : d.known) {
+        if (r.off + r.len <= from) continue;  // before the command's view
+        if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
+        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
+                             "%zu to %zu of the allocation after they were last synced with device %u",
+                             devnum, r.off, r.off + r.len - 1, devnum);
+        return stale;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t use,
+                             const char* call, void* caller)
+{
+    judge_pending(call, true);
+    SyncState* s = a.sync.get();
+    if (!s || !a.host) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    std::string finding;
+    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding);
+    if (!kind || ((s->reported & kind) && action() == 0)) return;
+    s->reported |= kind;
+    std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+    report(strprintf("sync check: a foreign command on device %u (%s) reads uses[%zu] %s\n"
+                     "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
+                     "  announced by %s at %s\n"
+                     "  last sync with device %u: %s\n"
+                     "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
+                     devnum, cp->devs[devnum].name.c_str(), use, finding.c_str(), (void*)a.host, a.size,
+                     s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, call),
+           call, true);
+}
+
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, const char* call,
+                             void* caller)
+{
+    if (!a.sync) return;
+    sync_note_device_write(a, devnum, from,
+                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()));
+    if (a.zero_copy_on(cp->devs[devnum])) {
+        std::lock_guard<std::mutex> lock(a.sync->mu);
+        a.sync->unattributed = true;
+    }
+}
+
+void sync_note_unchecked(Allocation& a, const char* call, void* caller)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->reported & unchecked) return;
+    s->reported |= unchecked;
+    std::fprintf(stderr,
+                 "stdcl: sync check: note: the allocation at %p (%zu bytes, made at %s) is not checked for lost "
+                 "updates (%s at %s): stdcl_mem handed out a device object of it, and no foreign command on it was "
+                 "announced; announce them with clforeign_begin and clforeign_end, and it is checked\n",
+                 (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str());
+    std::fflush(stderr);
+}
+
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
 {
     judge_pending(call, true);
@@ -652,25 +734,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             // may write, unless its host bytes hold at most two values (an output
             // the host initialised again).
             if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
-            if (d.known.empty() && !d.written) {
-                if (hash_bytes(a.lib(), a.size) != s->born) {
-                    kind = never_sent;
-                    finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
-                                        "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
-                                        "device's copy a value",
-                                        devnum, devnum);
-                }
-            } else {
-                for (const SyncRange& r : d.known) {
-                    if (r.off + r.len <= from) continue;  // before the kernel's view
-                    if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
-                    kind = stale;
-                    finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
-                                        "%zu to %zu of the allocation after they were last synced with device %u",
-                                        devnum, r.off, r.off + r.len - 1, devnum);
-                    break;
-                }
-            }
+            kind = read_finding(a, *s, d, devnum, from, &finding);
             if (!kind) continue;
             std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
             bool first = !(s->reported & kind);

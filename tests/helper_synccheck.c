@@ -36,7 +36,14 @@
  *   nowait_correct  the three, each after a stdcl_wait
  *   segv            forgot_download, then a real fault (NULL + 16)
  *   segv_own        the same with the program's own SIGSEGV handler, which
- *                   prints "own handler" and exits 7 */
+ *                   prints "own handler" and exits 7
+ *   foreign_correct the axpy as a plain OpenCL kernel on a queue of the
+ *                   program's own, announced (clforeign_begin: x read and
+ *                   written, y read), after both uploads; x brought back
+ *   foreign_forgot_download  the same, the host reads x[10] before bringing
+ *                   x back ("read: ...")
+ *   foreign_forgot_upload    the same without the upload of y ("begin: ok",
+ *                   or "begin: <message>" when the check fails the call) */
 #include <stdcl.h>
 
 #include <signal.h>
@@ -72,6 +79,42 @@ static void sync_back(float* p, unsigned d)
 }
 
 enum { N = 1024 };
+
+/* The foreign_* scenarios: axpy as a plain OpenCL kernel on a queue of the
+ * program's own, announced with clforeign_begin and clforeign_end. */
+static void foreign(const char* what, float* x, float* y)
+{
+    clmsync(g_cp, 0, x, CL_MEM_DEVICE);
+    if (strcmp(what, "foreign_forgot_upload")) clmsync(g_cp, 0, y, CL_MEM_DEVICE);
+    cl_int err;
+    cl_context ctx = stdcl_clcontext(g_cp);
+    cl_device_id dev = stdcl_device(g_cp, 0);
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    clBuildProgram(p, 1, &dev, "", NULL, NULL);
+    cl_kernel k = clCreateKernel(p, "axpy", &err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    struct clforeign_use uses[] = {{x, CL_MEM_RW}, {y, CL_MEM_RO}};
+    CLFOREIGN* f = clforeign_begin(g_cp, 0, q, uses, 2, 0);
+    printf("begin: %s\n", f ? "ok" : clerror());
+    if (f) {
+        cl_mem xm = stdcl_mem(g_cp, 0, x), ym = stdcl_mem(g_cp, 0, y);
+        int n = N;
+        size_t gs = N;
+        clSetKernelArg(k, 0, sizeof xm, &xm);
+        clSetKernelArg(k, 1, sizeof ym, &ym);
+        clSetKernelArg(k, 2, sizeof n, &n);
+        cl_event ev = NULL;
+        err = clEnqueueNDRangeKernel(q, k, 1, NULL, &gs, NULL, 0, NULL, &ev);
+        printf("end: %d\n", err == CL_SUCCESS ? clforeign_end(f, 1, &ev) : (int)err);
+        if (ev) clReleaseEvent(ev);
+    }
+    if (!strcmp(what, "foreign_forgot_download")) printf("read: %g\n", (double)x[10]);
+    sync_back(x, 0);
+    printf("result: %g\n", (double)x[10]);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(q);
+}
 
 static void launch(cl_kernel k, unsigned d, float* x, float* y, int n, int flags)
 {
@@ -113,6 +156,10 @@ int main(int argc, char** argv)
         launch(k, 0, x, y, N, !strcmp(what, "nowait") ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
         clmsync(g_cp, 0, x, back);
         printf("result: %g\n", (double)x[10]);
+        return 0;
+    }
+    if (!strncmp(what, "foreign_", 8)) {
+        foreign(what, x, y);
         return 0;
     }
     if (!strcmp(what, "segv_own")) {

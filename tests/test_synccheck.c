@@ -170,6 +170,49 @@ static void test_host_read_finding_under_error_fails_the_next_call(void** state)
     }
 }
 
+static void test_foreign_commands_announced_are_checked_like_kernels(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "foreign_correct", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "foreign_correct");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 0);
+        assert_contains(r.out, "begin: ok");
+        assert_contains(r.out, "end: 0");
+        assert_contains(r.out, "result: 21");
+        tu_proc_free(&r);
+
+        /* The host reads a foreign command's result never brought back. */
+        run(&r, "foreign_forgot_download", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: the host reads byte 40 of an allocation that a foreign command "
+                               "(announced by clforeign_begin at ");
+        assert_contains(r.err, ") changed on device 0 (");
+        assert_contains(r.out, "sync: ok");
+        assert_contains(r.out, "result: 21");
+        tu_proc_free(&r);
+
+        /* A foreign command reads an input never sent: reported at clforeign_begin,
+         * or clforeign_begin's error with the action "error". */
+        run(&r, "foreign_forgot_upload", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: a foreign command on device 0 (");
+        assert_contains(r.err, "reads uses[1] which was never sent to device 0");
+        assert_contains(r.err, "fix: clmsync(cp, 0, ptr, CL_MEM_DEVICE) after the host's last write to it and before "
+                               "clforeign_begin");
+        assert_contains(r.out, "begin: ok");
+        tu_proc_free(&r);
+        run(&r, "foreign_forgot_upload", "sync,error", zc);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "begin: clforeign_begin: sync check: a foreign command on device 0");
+        tu_proc_free(&r);
+    }
+}
+
 static void test_a_device_part_never_brought_back_names_that_device(void** state)
 {
     (void)state;
@@ -337,7 +380,8 @@ int main(void)
         cmocka_unit_test(test_action_abort_aborts_after_the_report),
         cmocka_unit_test(test_host_read_of_results_never_brought_back_is_reported),
         cmocka_unit_test(test_host_read_finding_under_error_fails_the_next_call),
-        cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
+        cmocka_unit_test(test_foreign_commands_announced_are_checked_like_kernels),
+    cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
         cmocka_unit_test(test_a_host_change_overwritten_unread_is_a_lost_update),
         cmocka_unit_test(test_host_access_while_a_nowait_command_is_pending_is_reported),
         cmocka_unit_test(test_real_faults_still_crash_or_reach_the_programs_handler),

@@ -6,8 +6,9 @@
 #     clmcopy, clreduce, the bdt_nbody loop, rand() after a build), with the
 #     transfer queue and with one queue per device (STDCL_OVERLAP=0);
 #   - test_stress's mix of every call on stdgpu, test_argtypes's scalar
-#     conversions and test_synccheck's seeded sync bugs (when CMocka was
-#     found);
+#     conversions, test_foreign's plain OpenCL commands between libstdcl's
+#     (with the transfer queue and without) and test_synccheck's seeded sync
+#     bugs (when CMocka was found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
 #     platform), once compiling its kernels in the process (STDCL_CACHE=0),
 #     once from a warm program cache, and once under STDCL_CHECK=sync,error
@@ -85,6 +86,13 @@ if [ -x "$build/tests/test_stress" ]; then
 fi
 if [ -x "$build/tests/test_argtypes" ]; then
     check "test_argtypes on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_argtypes
+fi
+if [ -x "$build/tests/test_foreign" ]; then
+    # Plain OpenCL kernels between libstdcl's NOWAIT transfers, both directions,
+    # on stdcl_queue and on queues of their own; with one queue per device too.
+    check "test_foreign on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_foreign
+    check "test_foreign on stdgpu, one queue" STDCL_TEST_CONTEXT=gpu STDCL_OVERLAP=0 STDCL_CACHE_DIR="$(cache)" -- \
+        ./test_foreign
 fi
 if [ -x "$build/tests/test_synccheck" ]; then
     check "test_synccheck on stdgpu (seeded sync bugs)" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- \

@@ -3,15 +3,17 @@
 # run_tests.sh: runs the test programs and counts their CMocka results.
 #
 #   tools/run_tests.sh                    every $BUILD_DIR/tests/test_* program,
-#                                         test_memory, test_launch, test_threads
-#                                         and test_errors again with
+#                                         test_memory, test_launch, test_threads,
+#                                         test_errors and test_foreign again with
 #                                         STDCL_OVERLAP=0 (one queue per device:
 #                                         the pass "pass_overlap"),
-#                                         test_launch, test_reduce, test_examples
-#                                         and test_compat under STDCL_CHECK=sync
+#                                         test_launch, test_reduce, test_examples,
+#                                         test_compat and test_foreign under
+#                                         STDCL_CHECK=sync
 #                                         (the pass "pass_sync"),
 #                                         test_memory, test_launch, test_reduce,
-#                                         test_stress and test_examples under the
+#                                         test_stress, test_examples and
+#                                         test_foreign under the
 #                                         ordering fuzzer in copy mode
 #                                         (TEST_ORDER_FUZZ=0: not),
 #                                         then tests/check_exports.sh,
@@ -201,7 +203,7 @@ done
 # The whole run: a second pass of the programs that order commands, with one
 # queue per device (STDCL_OVERLAP=0): the results must be the same.
 if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_overlap,* ]]; then
-    for name in test_memory test_launch test_threads test_errors; do
+    for name in test_memory test_launch test_threads test_errors test_foreign; do
         [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_OVERLAP=0"
     done
 fi
@@ -212,7 +214,7 @@ fi
 # never brought back gives the right numbers and only the check says so: with
 # the action "error" a finding fails the next call, and so the test.  test_synccheck runs the seeded bugs in both modes.
 if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_sync,* ]]; then
-    for name in test_launch test_reduce test_examples test_compat; do
+    for name in test_launch test_reduce test_examples test_compat test_foreign; do
         zc=0
         [ "$name" = test_compat ] && zc=1
         [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=$zc"
@@ -228,7 +230,7 @@ fi
 order_shim=$build/tests/order/ordercl_shim.so
 if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
     ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
-    for name in test_memory test_launch test_reduce test_stress test_examples; do
+    for name in test_memory test_launch test_reduce test_stress test_examples test_foreign; do
         [ -x "$build/tests/$name" ] &&
             run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done

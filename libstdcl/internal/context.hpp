@@ -33,6 +33,12 @@ struct EventList {
     cl_event marker = nullptr;  // enqueued after launch marker_seq (or null)
     std::uint64_t marker_seq = 0;
     std::atomic<std::uint64_t> flushed_ns{0};  // when the kernel queue was last flushed for them
+    // stdcl_queue handed the kernel queue to the program: its commands there keep
+    // their order with libstdcl's, so transfers go to the kernel queue from then on.
+    std::atomic<bool> queue_shared{false};
+    // clforeign_end noted commands on a queue of the program's own on this
+    // device's allocations: commands on the kernel queue wait for them too.
+    std::atomic<bool> other_queues{false};
     EventList() = default;
     EventList(const EventList&) = delete;
     EventList& operator=(const EventList&) = delete;

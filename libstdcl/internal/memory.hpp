@@ -64,6 +64,11 @@ struct Allocation {
     // stdcl_mem handed out a device object: commands libstdcl does not see may
     // write the memory (STDCL_CHECK=sync then reports no lost update for it).
     std::atomic<bool> handed_out{false};
+    // Tickets of foreign commands naming it (clforeign_begin to clforeign_end).
+    std::atomic<int> foreign_open{0};
+    // A foreign command on it was announced (clforeign_begin): the program tells
+    // the library of its commands, so the sync check judges it as before.
+    std::atomic<bool> announced{false};
     std::atomic<std::uint64_t> current{0};
 
     // Image shape, when flags has CL_MEM_IMAGE2D and clmctl set it.
@@ -249,6 +254,27 @@ void guard_init_device(Allocation& a, const Device& d, cl_mem m);
 // Throws STDCL_EOVERRUN (and restores the zone) when a zone of a was written: the
 // host's, and device devnum's (-1: every device).
 void guard_check(Allocation& a, int devnum, const char* call);
+
+// The allocation ptr points into, attached to cp (its offset in *offset); throws
+// a clear error, naming call, otherwise.
+std::shared_ptr<Allocation> attached(CLCONTEXT* cp, const void* ptr, const char* call, size_t* offset);
+
+// The queue for a transfer on device d (clmsync, clmcopy): the transfer queue,
+// or the kernel queue once the program holds it (stdcl_queue: foreign.cpp).
+inline cl_command_queue transfer_queue(const Device& d)
+{
+    return d.events->queue_shared.load(std::memory_order_acquire) ? d.queue : d.xfer;
+}
+// After a transfer ev was enqueued on queue q of device d: if the program took
+// the kernel queue meanwhile, the kernel queue waits for ev (foreign.cpp).
+void transfer_enqueued(const Device& d, cl_command_queue q, cl_event ev);
+// clfree, clmrealloc, clmdetach: refuses (STDCL_ESTATE) while a ticket of foreign
+// commands names a (clforeign_begin without clforeign_end).
+void foreign_check_closed(const Allocation& a, const char* call);
+// Before the memory of an allocation of owner goes, when the program took a
+// device object of it (stdcl_mem): waits for the kernel queues the program holds
+// (stdcl_queue), on which it may have enqueued commands using that object.
+void foreign_wait_queues(CLCONTEXT* owner) noexcept;
 
 // A range of an allocation to device devnum or back (memory.cpp): len bytes
 // from ptr, or to the end of the allocation when whole is true.

@@ -69,5 +69,16 @@ void sync_note_free(Allocation& a);
 // allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
 // nothing is noted; with "abort" the process aborts after the report.
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller);
+// Foreign commands (clforeign_begin, clforeign_end at caller): uses[use] reads
+// a on device devnum from byte from on (a copy never sent or older than the
+// host's is a finding, as for a kernel's const argument); a command wrote it.
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t use,
+                             const char* call, void* caller);
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, const char* call,
+                             void* caller);
+// A transfer back by call at caller of a, whose device object stdcl_mem handed
+// out and on which no foreign command was announced: lost updates are not
+// checked for it (commands not seen may change it), reported once, as a note.
+void sync_note_unchecked(Allocation& a, const char* call, void* caller);
 
 }  // namespace stdcl
