@@ -389,6 +389,14 @@ MPI_EXAMPLE_DIRS := $(filter %_mpi,$(EXAMPLE_DIRS))
 ifneq ($(HAVE_MPI),1)
 EXAMPLE_DIRS := $(filter-out $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS))
 endif
+# examples/blas uses CLBlast and examples/fft clFFT: built only when configure
+# found them (HAVE_CLBLAST=1, HAVE_CLFFT=1).
+ifneq ($(HAVE_CLBLAST),1)
+EXAMPLE_DIRS := $(filter-out examples/blas,$(EXAMPLE_DIRS))
+endif
+ifneq ($(HAVE_CLFFT),1)
+EXAMPLE_DIRS := $(filter-out examples/fft,$(EXAMPLE_DIRS))
+endif
 EXAMPLES :=
 comma := ,
 
@@ -442,6 +450,11 @@ $(foreach d,$(EXAMPLE_DIRS),$(if $(EXAMPLE_INC_$(d)),\
 # other folders they use are compiled as usual).
 $(foreach d,$(filter $(MPI_EXAMPLE_DIRS),$(EXAMPLE_DIRS)) $(filter $(MPI_COMPAT_DIRS),$(COMPAT_DIRS)),\
     $(eval $(BUILD)/$(d)/%: private CC = $$(MPICC)))
+# CLBlast's and clFFT's flags for their folder's objects, libraries for its program.
+$(BUILD)/examples/blas/%.o: DIR_CPPFLAGS += $(CLBLAST_CFLAGS)
+$(BUILD)/examples/blas/blas: private PROG_LIBS += $(CLBLAST_LIBS)
+$(BUILD)/examples/fft/%.o: DIR_CPPFLAGS += $(CLFFT_CFLAGS)
+$(BUILD)/examples/fft/fft: private PROG_LIBS += $(CLFFT_LIBS)
 
 # The STDCL 1.6 style programs link as COPRTHR's Makefiles do, through
 # -lclelf (the linker script that names libstdcl), without -lstdcl.
@@ -474,6 +487,10 @@ examples: $(EXAMPLES)
 BENCH_OPT ?= -O3
 BENCH_SRCS := $(wildcard bench/*.c bench/*.cpp)
 BENCHES := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRCS))))
+# bench_blas times CLBlast on libstdcl memory: built when configure found it.
+ifneq ($(HAVE_CLBLAST),1)
+BENCHES := $(filter-out $(BUILD)/bench/bench_blas,$(BENCHES))
+endif
 BENCH_CU := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 NVCCFLAGS ?= -O3
 
@@ -493,6 +510,8 @@ RAW_OPENCL_BENCHES = $(BUILD)/bench/startup_raw $(BUILD)/bench/subbuffer_order $
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private OPENMP_CFLAGS =
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private PNG_LINK =
 $(RAW_OPENCL_BENCHES): private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
+$(BUILD)/bench/bench_blas.o: DIR_CPPFLAGS += $(CLBLAST_CFLAGS)
+$(BUILD)/bench/bench_blas: private PROG_LIBS += $(CLBLAST_LIBS)
 
 .PHONY: bench bench-cuda
 bench: $(BENCHES)
@@ -509,7 +528,9 @@ NVCC_OMP = $(if $(OPENMP_CFLAGS),-Xcompiler $(OPENMP_CFLAGS) -lgomp)
 $(BENCH_CU): $(BUILD)/bench/%: bench/%.cu $(NBODY_COMMON)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Iinclude -Iexamples/nbody $(PNG_DEFS) $(NVCC_OMP) -o $@ $< \
-	    $(NBODY_COMMON) $(PNG_LINK) -lm
+	    $(NBODY_COMMON) $(PNG_LINK) $(CU_LIBS) -lm
+# cuBLAS's SGEMM, the baseline of bench_blas.
+$(BUILD)/bench/cublas_sgemm: private CU_LIBS = -lcublas
 
 # --------------------------------------------------------------------------
 # Fortran (configure found a compiler: HAVE_FC=1): fortran/ -> the module

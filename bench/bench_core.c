@@ -640,8 +640,11 @@ static void pick_context(void)
     dn = opt.devnum;
     ctx = stdcl_clcontext(cp);
     dev = stdcl_device(cp, dn);
-    q = stdcl_queue(cp, dn);
-    if (!ctx || !dev || !q) die("stdcl_clcontext/stdcl_device/stdcl_queue");
+    /* The raw side's queue is its own, as a raw program's is: taking the kernel
+     * queue (stdcl_queue) would move libstdcl's transfers onto it. */
+    cl_int err = CL_SUCCESS;
+    q = ctx && dev ? clCreateCommandQueue(ctx, dev, 0, &err) : NULL;
+    if (!ctx || !dev || !q) die("stdcl_clcontext/stdcl_device/clCreateCommandQueue");
 }
 
 static void print_machine(void)

@@ -258,8 +258,12 @@ static void pick_context(void)
         exit(1);
     }
     ctx = stdcl_clcontext(cp);
-    q = stdcl_queue(cp, opt.devnum);
-    if (!ctx || !q) die("stdcl_clcontext/stdcl_queue");
+    /* The raw side's queue is its own, as a raw program's is: taking the kernel
+     * queue (stdcl_queue) would move libstdcl's transfers onto it. */
+    cl_int err = CL_SUCCESS;
+    cl_device_id dev = stdcl_device(cp, opt.devnum);
+    q = ctx && dev ? clCreateCommandQueue(ctx, dev, 0, &err) : NULL;
+    if (!ctx || !q) die("stdcl_clcontext/clCreateCommandQueue");
 }
 
 /* ------------------------------------------------------------------------ */

@@ -15,8 +15,11 @@
  * kernel, 1.0 when they run one after the other.  Run it with STDCL_OVERLAP=0
  * beside it for the library's one-queue figure.  The copy is checked after the
  * last repetition.  A zero-copy device (PoCL) copies nothing: the figures say so.
+ * With -q the program takes the device's kernel queue first (stdcl_queue), as
+ * one that enqueues plain OpenCL commands there does: its transfers then go to
+ * the kernel queue too, and "both" shows what that costs.
  *
- *   bench_overlap [-c gpu|cpu|dev] [-d devnum] [-m MiB] [-r reps]
+ *   bench_overlap [-c gpu|cpu|dev] [-d devnum] [-m MiB] [-r reps] [-q]
  */
 #include <stdcl.h>
 
@@ -93,15 +96,16 @@ int main(int argc, char** argv)
 {
     const char* which = "gpu";
     long mib = 64;
-    int reps = 21, c;
-    while ((c = getopt(argc, argv, "c:d:m:r:h")) != -1) {
+    int reps = 21, c, take_queue = 0;
+    while ((c = getopt(argc, argv, "c:d:m:r:qh")) != -1) {
         switch (c) {
         case 'c': which = optarg; break;
         case 'd': dn = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'm': mib = strtol(optarg, NULL, 10); break;
         case 'r': reps = atoi(optarg); break;
+        case 'q': take_queue = 1; break;
         default:
-            fprintf(stderr, "usage: bench_overlap [-c gpu|cpu|dev] [-d devnum] [-m MiB] [-r reps]\n");
+            fprintf(stderr, "usage: bench_overlap [-c gpu|cpu|dev] [-d devnum] [-m MiB] [-r reps] [-q]\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -118,6 +122,8 @@ int main(int argc, char** argv)
         fprintf(stderr, "bench_overlap: std%s has %u device(s)\n", which, clgetndev(cp));
         return 1;
     }
+    if (take_queue && !stdcl_queue(cp, dn)) die("stdcl_queue");
+    if (take_queue) printf("the program holds the kernel queue (stdcl_queue): transfers go to it\n");
     void* h = clsopen(cp, src, CLLD_NOW);
     if (!h) die("clsopen");
     busy = clsym(cp, h, "busy", CLLD_NOW);
@@ -153,8 +159,11 @@ int main(int argc, char** argv)
 
     double kv[MAXREPS], cv[MAXREPS], bv[MAXREPS], rv[MAXREPS];
     cl_context ctx = stdcl_clcontext(cp);
-    cl_command_queue q = stdcl_queue(cp, dn);
+    /* The raw side's queue is its own: taking the kernel queue (stdcl_queue)
+     * would move libstdcl's transfers onto it, and nothing would overlap. */
     cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ctx, stdcl_device(cp, dn), 0, &err);
+    if (err != CL_SUCCESS) die("clCreateCommandQueue");
     cl_mem rawdst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, xbytes, NULL, &err);
     if (err != CL_SUCCESS) die("clCreateBuffer");
     cl_mem rawk = clCreateBuffer(ctx, CL_MEM_READ_WRITE, ITEMS * sizeof(float), NULL, &err);
@@ -200,6 +209,7 @@ int main(int argc, char** argv)
     clReleaseProgram(rp);
     clReleaseMemObject(rawk);
     clReleaseMemObject(rawdst);
+    clReleaseCommandQueue(q);
     clfree(xbuf);
     clfree(kbuf);
     clclose(cp, h);

@@ -10,7 +10,8 @@
 # before autoconf/configure; .ci/run runs it first of all.
 PACKAGES="gcc g++ gfortran make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo oclgrind nettle-dev libcmocka-dev libpng-dev valgrind
-mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev cmake abigail-tools"
+mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev cmake abigail-tools
+libclblast-dev libclfft-dev"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
 
