@@ -655,6 +655,10 @@ $(filter $(BUILD)/tests/fortran/%,$(FORT_TEST_PROGS)): private FCFLAGS += -I$(BU
 # fortran_threads runs OpenMP threads (when configure found OpenMP).
 $(BUILD)/tests/fortran/fortran_threads: private FCFLAGS += $(OPENMP_CFLAGS)
 
+# fortran_foreign makes OpenCL calls of its own (its interface blocks), as a
+# program handing its arrays to an OpenCL library does.
+$(BUILD)/tests/fortran/fortran_foreign: private FORT_PROG_LINK += $(OPENCL_LIBS)
+
 # fortran_embed links its kernel, embedded by clcc, as an object.
 $(BUILD)/tests/fortran/fortran_embed: $(BUILD)/tests/fortran/fortran_embed_cl.o
 $(BUILD)/tests/fortran/%_cl.o: tests/fortran/%.cl $(BUILD)/bin/clcc

@@ -39,6 +39,8 @@ static const struct constant constants[] = {
     I(CL_MEM_NOCOPY), I(CL_MEM_IMAGE2D), I(CL_MEM_NOFORCE), I(CL_MEM_DEVONLY), I(CL_MEM_ZERO),
     I(CL_MEM_CLBUF), I(CL_MEM_GLBUF), I(CL_MEM_GLTEX2D), I(CL_MEM_GLTEX3D),
     I(CL_MEM_GLRBUF), I(CL_MEM_HOST), I(CL_MEM_DEVICE),
+    /* Foreign commands */
+    I(CL_FOREIGN_WAITLIST),
     /* Events */
     I(CL_EVENT_WAIT), I(CL_EVENT_NOWAIT), I(CL_EVENT_RELEASE),
     I(CL_EVENT_NORELEASE), I(CL_EVENT_NOEVENT), I(CL_KERNEL_EVENT), I(CL_MEM_EVENT), I(CL_ALL_EVENT),
@@ -66,6 +68,7 @@ static const struct constant sizes[] = {
     { "STDCL_SIZEOF_CLSTAT_INFO", (long long)sizeof(struct clstat_info), K_SIZE },
     { "STDCL_SIZEOF_CLDEV_INFO", (long long)sizeof(struct cldev_info), K_SIZE },
     { "STDCL_SIZEOF_KERNEL_LIMITS", (long long)sizeof(struct stdcl_kernel_limits), K_SIZE },
+    { "STDCL_SIZEOF_FOREIGN_USE", (long long)sizeof(struct clforeign_use), K_SIZE },
 };
 
 static void print(const struct constant* c)

@@ -72,6 +72,15 @@ module stdcl_c
     integer(c_int64_t) :: device_local_mem_size
   end type
 
+  ! struct clforeign_use: one allocation that foreign commands use, ptr
+  ! anywhere in it (c_loc of a clallocate array, or of an element of one:
+  ! the commands use it from there to its end), access CL_MEM_RO, CL_MEM_WO
+  ! or CL_MEM_RW.
+  type, bind(C) :: clforeign_use
+    type(c_ptr) :: ptr
+    integer(c_int) :: access
+  end type
+
   ! ------------------------------------------------------------------
   ! The C calls, as they are (the public ones keep their C names).
   ! ------------------------------------------------------------------
@@ -193,6 +202,35 @@ module stdcl_c
       integer(c_int), value :: devnum
       type(stdcl_kernel_limits_t), intent(out) :: limits
       integer(c_int) :: stdcl_kernel_limits
+    end function
+    function clforeign_queue(f) bind(C, name="clforeign_queue")
+      import :: c_ptr
+      type(c_ptr), value :: f
+      type(c_ptr) :: clforeign_queue
+    end function
+    ! n = clforeign_waitlist(f [, list]): list gets the address of the n
+    ! events (a const cl_event*, to pass on as a wait list; c_f_pointer
+    ! makes it an array), c_null_ptr when there are none.
+    function clforeign_waitlist(f, list) bind(C, name="clforeign_waitlist")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: f
+      type(c_ptr), intent(out), optional :: list
+      integer(c_int) :: clforeign_waitlist
+    end function
+    ! rc = clforeign_end(f, nevents [, events]): events holds the nevents
+    ! events of the foreign commands ([ev] for one); nevents 0 without
+    ! events: a marker after everything enqueued on the ticket's queue so
+    ! far.  C's form as it is, not a Fortran one taking size(events):
+    ! gfortran (12 at least) checks the rank of type(c_ptr) arguments
+    ! neither in calls nor in generic resolution, and an assumed-shape
+    ! events given a lone ev would read a descriptor that is not there;
+    ! here a lone ev is passed by its address, as C's &ev.
+    function clforeign_end(f, nevents, events) bind(C, name="clforeign_end")
+      import :: c_ptr, c_int
+      type(c_ptr), value :: f
+      integer(c_int), value :: nevents
+      type(c_ptr), intent(in), optional :: events(*)
+      integer(c_int) :: clforeign_end
     end function
   end interface
 
@@ -331,6 +369,14 @@ module stdcl_c
       integer(c_int), value :: devnum
       type(c_ptr) :: c_stdcl_mem
     end function
+    function c_clforeign_begin(cp, devnum, queue, uses, nuses, flags) bind(C, name="clforeign_begin")
+      import :: c_ptr, c_int, c_size_t, clforeign_use
+      type(c_ptr), value :: cp, queue
+      integer(c_int), value :: devnum, flags
+      type(clforeign_use), intent(in), optional :: uses(*)
+      integer(c_size_t), value :: nuses
+      type(c_ptr) :: c_clforeign_begin
+    end function
     function c_stdcl_arg_set_global(cp, krn, argnum, ptr) bind(C, name="stdcl_arg_set_global")
       import :: c_ptr, c_int
       type(c_ptr), value :: cp, krn, ptr
@@ -468,7 +514,7 @@ module stdcl
              c_clmalloc, c_clmrealloc, c_clmadopt, c_clmsync, c_clmsyncn, c_clmcopy, &
              c_stdcl_mem, c_stdcl_arg_set_global, c_stdcl_arg_set_local, c_stdcl_arg_sett, &
              c_clfork, c_clndrange_fit, c_stdcl_forktv, c_clgetdevinfo, c_clreduce, &
-             c_stdcl_f_span, c_stdcl_f_mctl
+             c_stdcl_f_span, c_stdcl_f_mctl, c_clforeign_begin
 
   ! ------------------------------------------------------------------
   ! Generic names: STDCL 1.6's type(c_ptr) forms and the array forms.
@@ -540,6 +586,9 @@ module stdcl
   interface cllocal_per_item
     module procedure cllocal_per_item_i32, cllocal_per_item_i64
   end interface
+  interface clforeign_begin
+    module procedure clforeign_begin_uses, clforeign_begin_use
+  end interface
 
   ! The generic names of each element kind.
 #include "stdcl_kinds_spec.inc"
@@ -553,6 +602,7 @@ module stdcl
              ndr_init1d_i32, ndr_init1d_i64, ndr_init2d_i32, ndr_init2d_i64, &
              ndr_init3d_i32, ndr_init3d_i64, cllocal_i32, cllocal_i64, &
              cllocal_per_item_i32, cllocal_per_item_i64, &
+             clforeign_begin_uses, clforeign_begin_use, &
              c_string, cname, csource, fail, alloc_shape, free_array, array_span, put_arg, &
              copy_fits, opt_flags
 
@@ -944,6 +994,35 @@ contains
       return
     end if
     rc = clfree(base)
+  end function
+
+  ! ------------------------------------------------------------------
+  ! Foreign commands: plain OpenCL commands on clmalloc memory
+  ! ------------------------------------------------------------------
+
+  ! f = clforeign_begin(cp, devnum, queue, uses [, flags]): the ticket of
+  ! foreign commands on queue (c_null_ptr: the device's kernel queue) that
+  ! use the allocations of uses (an array of clforeign_use, all of it, or
+  ! one clforeign_use), or c_null_ptr (clerror() says why).
+  function clforeign_begin_uses(cp, devnum, queue, uses, flags) result(f)
+    type(c_ptr), intent(in) :: cp, queue
+    integer(c_int), intent(in) :: devnum
+    type(clforeign_use), intent(in) :: uses(:)
+    integer, intent(in), optional :: flags
+    type(c_ptr) :: f
+    if (size(uses) == 0) then
+      f = c_clforeign_begin(cp, devnum, queue, nuses=0_c_size_t, flags=opt_flags(flags))
+    else
+      f = c_clforeign_begin(cp, devnum, queue, uses, size(uses, kind=c_size_t), opt_flags(flags))
+    end if
+  end function
+  function clforeign_begin_use(cp, devnum, queue, uses, flags) result(f)
+    type(c_ptr), intent(in) :: cp, queue
+    integer(c_int), intent(in) :: devnum
+    type(clforeign_use), intent(in) :: uses
+    integer, intent(in), optional :: flags
+    type(c_ptr) :: f
+    f = c_clforeign_begin(cp, devnum, queue, [uses], 1_c_size_t, opt_flags(flags))
   end function
 
   ! ------------------------------------------------------------------

@@ -4,7 +4,8 @@
  * when configure found a Fortran compiler; skipped otherwise), each in
  * zero-copy and copy mode (STDCL_ZERO_COPY=0): strings and errors, arrays
  * of each kind and rank, argument kinds, launches, the rest of the API
- * (contexts, information, event times, clmadopt, clmcopy...), OpenMP
+ * (contexts, information, event times, clmadopt, clmcopy...), plain
+ * OpenCL commands announced by clforeign_begin/clforeign_end, OpenMP
  * threads, a kernel embedded by clcc; the STDCL 1.6 style
  * program of tests/compat/fortran/ on every device; a failing subroutine
  * without stat stopping with clerror()'s message; every constant of the
@@ -75,6 +76,10 @@ static void test_fortran_misc_zero_copy_profiled(void** state)
     run_fortran_test_env("fortran_misc", 0, "STDCL_PROFILE=1");
 }
 static void test_fortran_misc_copy_mode(void** state) { (void)state; run_fortran_test_env("fortran_misc", 1, "STDCL_PROFILE"); }
+
+/* Plain OpenCL commands on the module's arrays, announced by clforeign_*. */
+static void test_fortran_foreign_zero_copy(void** state) { (void)state; run_fortran_test("fortran_foreign", 0); }
+static void test_fortran_foreign_copy_mode(void** state) { (void)state; run_fortran_test("fortran_foreign", 1); }
 
 /* OpenMP threads calling the module at once. */
 static void test_fortran_threads_zero_copy(void** state) { (void)state; run_fortran_test("fortran_threads", 0); }
@@ -164,6 +169,7 @@ static const struct {
     {"CL_MEM_GLRBUF", (long long)(int)(CL_MEM_GLRBUF)},
     {"CL_MEM_HOST", (long long)(int)(CL_MEM_HOST)},
     {"CL_MEM_DEVICE", (long long)(int)(CL_MEM_DEVICE)},
+    {"CL_FOREIGN_WAITLIST", (long long)(int)(CL_FOREIGN_WAITLIST)},
     {"CL_EVENT_WAIT", (long long)(int)(CL_EVENT_WAIT)},
     {"CL_EVENT_NOWAIT", (long long)(int)(CL_EVENT_NOWAIT)},
     {"CL_EVENT_RELEASE", (long long)(int)(CL_EVENT_RELEASE)},
@@ -208,6 +214,7 @@ static const struct {
     {"sizeof(struct clstat_info)", (long long)sizeof(struct clstat_info)},
     {"sizeof(struct cldev_info)", (long long)sizeof(struct cldev_info)},
     {"sizeof(struct stdcl_kernel_limits)", (long long)sizeof(struct stdcl_kernel_limits)},
+    {"sizeof(struct clforeign_use)", (long long)sizeof(struct clforeign_use)},
     {"sizeof(stdcl_local_t)", (long long)sizeof(stdcl_local_t)},
     {"sizeof(cl_float4)", (long long)sizeof(cl_float4)},
     {"sizeof(cl_double2)", (long long)sizeof(cl_double2)},
@@ -342,6 +349,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_launch_copy_mode),
     cmocka_unit_test(test_fortran_misc_zero_copy_profiled),
     cmocka_unit_test(test_fortran_misc_copy_mode),
+    cmocka_unit_test(test_fortran_foreign_zero_copy),
+    cmocka_unit_test(test_fortran_foreign_copy_mode),
     cmocka_unit_test(test_fortran_threads_zero_copy),
     cmocka_unit_test(test_fortran_threads_copy_mode),
     cmocka_unit_test(test_fortran_embedded_kernel_runs),

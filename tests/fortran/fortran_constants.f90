@@ -9,6 +9,7 @@ program fortran_constants
   type(clstat_info) :: st
   type(cldev_info) :: di
   type(stdcl_kernel_limits_t) :: kl
+  type(clforeign_use) :: fu
   type(stdcl_local) :: lm
   type(cl_float4) :: f4
   type(cl_double2) :: d2
@@ -45,6 +46,7 @@ program fortran_constants
   print f, "CL_MEM_GLRBUF", CL_MEM_GLRBUF
   print f, "CL_MEM_HOST", CL_MEM_HOST
   print f, "CL_MEM_DEVICE", CL_MEM_DEVICE
+  print f, "CL_FOREIGN_WAITLIST", CL_FOREIGN_WAITLIST
   print f, "CL_EVENT_WAIT", CL_EVENT_WAIT
   print f, "CL_EVENT_NOWAIT", CL_EVENT_NOWAIT
   print f, "CL_EVENT_RELEASE", CL_EVENT_RELEASE
@@ -89,6 +91,7 @@ program fortran_constants
   print f, "sizeof(struct clstat_info)", c_sizeof(st)
   print f, "sizeof(struct cldev_info)", c_sizeof(di)
   print f, "sizeof(struct stdcl_kernel_limits)", c_sizeof(kl)
+  print f, "sizeof(struct clforeign_use)", c_sizeof(fu)
   print f, "sizeof(stdcl_local_t)", storage_size(lm) / 8
   print f, "sizeof(cl_float4)", storage_size(f4) / 8
   print f, "sizeof(cl_double2)", storage_size(d2) / 8
