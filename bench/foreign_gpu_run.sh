@@ -16,10 +16,13 @@
 # Needs the Debian packages in build-deps/debs (CMocka, nettle's headers,
 # CLBlast, clFFT: apt-get download them here) unpacked there; carry
 # build-deps.  Results go to $OUT (default /tmp/gpu-out).
+#
+#   bench/foreign_gpu_run.sh [check] [bench]        (default: both)
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 RES=${OUT:-/tmp/gpu-out}
 ROUNDS=${ROUNDS:-10}
+WHAT=" ${*:-check bench} "
 mkdir -p "$RES"
 for f in build-deps/debs/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -34,6 +37,7 @@ gpu_build lib tools tests examples bench > "$RES/build.log" 2>&1 || {
 grep -A16 '^configure: *$' "$RES/build.log" | head -18
 make build/bench/cublas_sgemm >> "$RES/build.log" 2>&1 || echo "cublas_sgemm: not built"
 
+if [[ $WHAT == *" check "* ]]; then
 {
     echo "== test_foreign on stdgpu, $ROUNDS runs each"
     for ov in 1 0; do
@@ -62,6 +66,8 @@ make build/bench/cublas_sgemm >> "$RES/build.log" 2>&1 || echo "cublas_sgemm: no
 make check-gpu > "$RES/check-gpu.log" 2>&1
 tail -3 "$RES/check-gpu.log"
 grep -h "failed" build/check-gpu/*.log 2>/dev/null | head -5
+fi
+[[ $WHAT == *" bench "* ]] || exit 0
 
 {
     for r in 1 2; do

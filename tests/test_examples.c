@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* test_examples.c: the example programs (examples/nbody_tile,
- * mixed_pointers, template_reduce, tiled_conv) with --check on small sizes
- * whose sides are not powers of two, and a bad command line each. */
+ * mixed_pointers, template_reduce, tiled_conv, blas, fft) with --check on
+ * small sizes whose sides are not powers of two, and a bad command line
+ * each.  blas and fft are built only with CLBlast and clFFT (configure's
+ * HAVE_CLBLAST, HAVE_CLFFT): skipped without them.  blas runs SGEMM only:
+ * CLBlast builds its GEMM kernels for each precision, 20 to 30 s on PoCL
+ * with a cold cache (the second run finds them in PoCL's cache). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,11 +83,35 @@ static void test_tiled_conv_check_passes_async_and_plain(void** state)
     expect_usage("tiled_conv");
 }
 
+static void test_blas_check_passes_over_two_devices(void** state)
+{
+    (void)state;
+    /* 101 and 102 rows: the second block starts at no aligned offset. */
+    const char* a1[] = {"-n", "203", "-p", "s", "-r", "2", "--check", NULL};
+    expect_pass("blas", a1, "check sgemm n=203 over 2 device(s)");
+    /* beta 0: C is only written, and not uploaded. */
+    const char* a2[] = {"-n", "97", "-p", "s", "-b", "0", "-r", "1", "--check", NULL};
+    expect_pass("blas", a2, "beta 0,");
+    expect_usage("blas");
+}
+
+static void test_fft_check_passes(void** state)
+{
+    (void)state;
+    const char* a1[] = {"-w", "60", "-h", "42", "-r", "2", "--check", NULL};
+    expect_pass("fft", a1, "check 60x42 convolution");
+    const char* a2[] = {"-w", "48", "-h", "48", "-r", "1", "--check", NULL};
+    expect_pass("fft", a2, "check 48x48 convolution");
+    expect_usage("fft");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_nbody_tile_check_passes_with_a_chosen_local_size),
     cmocka_unit_test(test_mixed_pointers_check_passes_over_two_devices),
     cmocka_unit_test(test_template_reduce_check_passes),
     cmocka_unit_test(test_tiled_conv_check_passes_async_and_plain),
+    cmocka_unit_test(test_blas_check_passes_over_two_devices),
+    cmocka_unit_test(test_fft_check_passes),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "examples", tests, NULL, NULL); }
