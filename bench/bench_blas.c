@@ -79,7 +79,7 @@ static double run_plain(cl_command_queue q, cl_mem a, cl_mem b, cl_mem c, size_t
 /* One run on clmalloc memory, announced: seconds, or -1. */
 static double run_stdcl(CLCONTEXT* cp, unsigned d, float* a, float* b, float* c, size_t n)
 {
-    struct clforeign_use uses[] = {{a, CL_MEM_RO}, {b, CL_MEM_RO}, {c, CL_MEM_WO}};
+    struct clforeign_use uses[] = {{a, CL_MEM_RO, 0}, {b, CL_MEM_RO, 0}, {c, CL_MEM_WO, 0}};
     double t0 = now();
     CLFOREIGN* f = clforeign_begin(cp, d, NULL, uses, 3, 0);
     if (!f) {

@@ -73,12 +73,13 @@ module stdcl_c
   end type
 
   ! struct clforeign_use: one allocation that foreign commands use, ptr
-  ! anywhere in it (c_loc of a clallocate array, or of an element of one:
-  ! the commands use it from there to its end), access CL_MEM_RO, CL_MEM_WO
-  ! or CL_MEM_RW.
+  ! anywhere in it (c_loc of a clallocate array, or of an element of one),
+  ! access CL_MEM_RO, CL_MEM_WO or CL_MEM_RW, and size the bytes used from
+  ! ptr (0, the default: to the end of the allocation).
   type, bind(C) :: clforeign_use
     type(c_ptr) :: ptr
     integer(c_int) :: access
+    integer(c_size_t) :: size = 0
   end type
 
   ! ------------------------------------------------------------------

@@ -507,12 +507,15 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr);
  * another queue does, and an announced write also tells clfree, CL_MEM_NOFORCE
  * and STDCL_CHECK=sync that the device's copy changed. */
 
-/* One allocation a foreign command uses: ptr anywhere in it (the command
- * uses it from ptr to its end) and access, one of CL_MEM_RO (read),
- * CL_MEM_WO (written) and CL_MEM_RW (read and written). */
+/* One allocation a foreign command uses: ptr anywhere in it, access, one
+ * of CL_MEM_RO (read), CL_MEM_WO (written) and CL_MEM_RW (read and
+ * written), and size, the bytes used from ptr (0: to the allocation's end).
+ * Commands are ordered by whole allocation; size narrows what the sync
+ * check takes as read and written (a device's part of a split array). */
 struct clforeign_use {
     void* ptr;
     int access;
+    size_t size;
 };
 
 /* clforeign_begin flag: hand the events to wait for to the program

@@ -23,6 +23,7 @@ struct stdcl_foreign {
     std::vector<stdcl::AllocUse> uses;  // claims: clfree in another thread waits for clforeign_end
     std::vector<int> access;  // per use
     std::vector<size_t> offset;  // per use: where in its allocation the commands start
+    std::vector<size_t> length;  // per use: and how many bytes they use
     std::vector<cl_event> waits;  // CL_FOREIGN_WAITLIST: retained
     bool open = false;  // each allocation's foreign_open counts this ticket
 
@@ -140,6 +141,7 @@ STDCL_API CLFOREIGN* clforeign_begin(CLCONTEXT* cp, unsigned int devnum, cl_comm
         f->uses.reserve(nuses);
         f->access.reserve(nuses);
         f->offset.reserve(nuses);
+        f->length.reserve(nuses);
         for (size_t i = 0; i < nuses; ++i) {
             int acc = uses[i].access;
             if (acc != CL_MEM_RO && acc != CL_MEM_WO && acc != CL_MEM_RW)
@@ -154,9 +156,16 @@ STDCL_API CLFOREIGN* clforeign_begin(CLCONTEXT* cp, unsigned int devnum, cl_comm
                      "clforeign_begin: uses[%zu]: the allocation at %p was made CL_MEM_RO: its device objects are "
                      "read-only, so no command may write it",
                      i, (void*)a->host);
+            size_t len = uses[i].size ? uses[i].size : a->size - off;
+            if (len > a->size - off)
+                fail(STDCL_EINVAL,
+                     "clforeign_begin: uses[%zu].size: %zu bytes from offset %zu pass the end of the %zu-byte "
+                     "allocation at %p by %zu bytes",
+                     i, len, off, a->size, (void*)a->host, len - (a->size - off));
             f->uses.emplace_back(std::move(a));
             f->access.push_back(acc);
             f->offset.push_back(off);
+            f->length.push_back(len);
         }
         // Nothing is changed above this line.  The device objects exist before the
         // program asks for them (stdcl_mem), and the sync check sees the reads.
@@ -164,13 +173,13 @@ STDCL_API CLFOREIGN* clforeign_begin(CLCONTEXT* cp, unsigned int devnum, cl_comm
             Allocation& a = *f->uses[i];
             a.device_mem(devnum, 0);
             if (a.sync && f->access[i] != CL_MEM_WO)
-                sync_check_foreign_read(cp, devnum, a, f->offset[i], i, call, caller);
+                sync_check_foreign_read(cp, devnum, a, f->offset[i], f->length[i], i, call, caller);
         }
         // The writes are noted before the commands, as a kernel's: the check learns
         // what the device's copy held before them.
         for (size_t i = 0; i < nuses; ++i)
             if (f->uses[i]->sync && f->access[i] != CL_MEM_RO)
-                sync_note_foreign_write(cp, devnum, *f->uses[i], f->offset[i], call, caller);
+                sync_note_foreign_write(cp, devnum, *f->uses[i], f->offset[i], f->length[i], call, caller);
         {
             CommandOrder order(d, devnum, f->uses.data(), f->uses.size(), f->queue);
             if (order.count()) {

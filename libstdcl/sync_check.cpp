@@ -247,14 +247,15 @@ void learn_device_pages(Allocation& a, const SyncState& s, SyncDevice& d, Device
     }
 }
 
-// A kernel or copy on device dn may change bytes from `from` on: the program's
-// view of those pages is protected until they are brought back.
-void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn, size_t from, std::string writer)
+// A kernel or copy on device dn may change bytes [from, from + len): the
+// program's view of those pages is protected until they are brought back.
+void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn, size_t from, size_t len,
+                        std::string writer)
 {
     if (s.legit.empty()) return;
     size_pages(s, d);
     size_t first, end;
-    pages_touched(a, s, from, a.size - from, &first, &end);
+    pages_touched(a, s, from, len, &first, &end);
     CLCONTEXT* cp = a.cp.load();
     if (cp && dn < cp->devs.size() && !a.zero_copy_on(cp->devs[dn]))
         learn_device_pages(a, s, d, cp->devs[dn], dn, first, end);
@@ -611,23 +612,25 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
 
-void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer)
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len)
 {
     SyncState* s = a.sync.get();
     if (!s) return;
+    len = std::min(len, a.size - from);
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
-    d.known.clear();
+    forget(d, from, len);
     d.written = true;
-    note_pages_written(a, *s, d, devnum, from, std::move(writer));
+    note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
 }
 
 namespace {
 
 // A command on device devnum reads a (s, d: its state, locked) from byte from
-// on: never_sent or stale, with *finding saying why; 0 when the copy is right.
+// on (len bytes, when given): never_sent or stale, with *finding saying why; 0
+// when the copy is right.
 unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
-                      std::string* finding)
+                      std::string* finding, size_t len = SIZE_MAX)
 {
     if (d.known.empty() && !d.written) {
         if (hash_bytes(a.lib(), a.size) == s.born) return 0;
@@ -638,7 +641,7 @@ unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice&
         return never_sent;
     }
     for (const SyncRange& r : d.known) {
-        if (r.off + r.len <= from) continue;  // before the command's view
+        if (r.off + r.len <= from || (r.off >= from && r.off - from >= len)) continue;  // outside its view
         if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
         *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
                              "%zu to %zu of the allocation after they were last synced with device %u",
@@ -650,7 +653,7 @@ unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice&
 
 }  // namespace
 
-void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t use,
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
                              const char* call, void* caller)
 {
     judge_pending(call, true);
@@ -659,7 +662,7 @@ void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
     std::string finding;
-    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding);
+    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len);
     if (!kind || ((s->reported & kind) && action() == 0)) return;
     s->reported |= kind;
     std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
@@ -673,12 +676,12 @@ void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
            call, true);
 }
 
-void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, const char* call,
-                             void* caller)
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller)
 {
     if (!a.sync) return;
     sync_note_device_write(a, devnum, from,
-                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()));
+                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len);
     if (a.zero_copy_on(cp->devs[devnum])) {
         std::lock_guard<std::mutex> lock(a.sync->mu);
         a.sync->unattributed = true;

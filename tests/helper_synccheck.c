@@ -93,7 +93,7 @@ static void foreign(const char* what, float* x, float* y)
     clBuildProgram(p, 1, &dev, "", NULL, NULL);
     cl_kernel k = clCreateKernel(p, "axpy", &err);
     cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
-    struct clforeign_use uses[] = {{x, CL_MEM_RW}, {y, CL_MEM_RO}};
+    struct clforeign_use uses[] = {{x, CL_MEM_RW, 0}, {y, CL_MEM_RO, 0}};
     CLFOREIGN* f = clforeign_begin(g_cp, 0, q, uses, 2, 0);
     printf("begin: %s\n", f ? "ok" : clerror());
     if (f) {

@@ -149,8 +149,10 @@ static void own_queue_round(unsigned d, cl_command_queue q, int how, float* x, f
     fill(x, y, round);
     assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
     assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
-    struct clforeign_use uses[] = {{x, CL_MEM_RO}, {y, CL_MEM_RW}};
-    CLFOREIGN* f = clforeign_begin(g_cp, d, q, uses, 2, how == WAITLIST ? CL_FOREIGN_WAITLIST : 0);
+    /* y named as its two halves (the size of a use), x whole. */
+    struct clforeign_use uses[] = {
+        {x, CL_MEM_RO, 0}, {y, CL_MEM_RW, N / 2 * sizeof(float)}, {y + N / 2, CL_MEM_RW, N / 2 * sizeof(float)}};
+    CLFOREIGN* f = clforeign_begin(g_cp, d, q, uses, 3, how == WAITLIST ? CL_FOREIGN_WAITLIST : 0);
     if (!f) fail_msg("clforeign_begin: %s", clerror());
     assert_ptr_equal(clforeign_queue(f), q);
     const cl_event* wl = NULL;
@@ -225,7 +227,7 @@ static void test_clfree_waits_for_an_announced_command(void** state)
         cl_command_queue q =
             clCreateCommandQueue(stdcl_clcontext(g_cp), stdcl_device(g_cp, d), 0, &err);
         assert_int_equal(err, CL_SUCCESS);
-        struct clforeign_use uses[] = {{x, CL_MEM_RO}, {y, CL_MEM_RW}};
+        struct clforeign_use uses[] = {{x, CL_MEM_RO, 0}, {y, CL_MEM_RW, 0}};
         CLFOREIGN* f = clforeign_begin(g_cp, d, q, uses, 2, 0);
         assert_non_null(f);
         cl_event ev[4];
@@ -261,7 +263,7 @@ static void test_noforce_transfers_after_an_announced_write(void** state)
     assert_non_null(clmsync(g_cp, 0, x, CL_MEM_DEVICE));
     assert_non_null(clmsync(g_cp, 0, y, CL_MEM_DEVICE));
     assert_int_equal(clmctl(y, CL_MCTL_MARK_CLEAN), 0); /* the host's y is the device's */
-    struct clforeign_use uses[] = {{x, CL_MEM_RO}, {y, CL_MEM_WO}};
+    struct clforeign_use uses[] = {{x, CL_MEM_RO, 0}, {y, CL_MEM_WO, 0}};
     CLFOREIGN* f = clforeign_begin(g_cp, 0, NULL, uses, 2, 0);
     assert_non_null(f);
     clReleaseEvent(plain_axpy(0, clforeign_queue(f), 2.0f, x, y, 0, NULL));
@@ -280,7 +282,7 @@ static void test_bad_arguments_fail_with_a_message_and_change_nothing(void** sta
     assert_non_null(x);
     assert_non_null(ro);
     float local[4];
-    struct clforeign_use good = {x, CL_MEM_RW};
+    struct clforeign_use good = {x, CL_MEM_RW, 0};
     assert_null(clforeign_begin(NULL, 0, NULL, &good, 1, 0));
     assert_null(clforeign_begin(g_cp, clgetndev(g_cp), NULL, &good, 1, 0));
     assert_contains(clerror(), "clforeign_begin");
@@ -288,15 +290,21 @@ static void test_bad_arguments_fail_with_a_message_and_change_nothing(void** sta
     assert_contains(clerror(), "clforeign_begin: uses is NULL, with nuses 1");
     assert_null(clforeign_begin(g_cp, 0, NULL, &good, 1, 0x80));
     assert_contains(clerror(), "clforeign_begin: unknown flags 0x80");
-    struct clforeign_use foreign[] = {{x, CL_MEM_RW}, {local, CL_MEM_RO}};
+    struct clforeign_use foreign[] = {{x, CL_MEM_RW, 0}, {local, CL_MEM_RO, 0}};
     assert_null(clforeign_begin(g_cp, 0, NULL, foreign, 2, 0));
     const char* e = clerror();
     assert_contains(e, "clforeign_begin: uses[1].ptr: 0x");
     assert_contains(e, "is not memory returned by clmalloc");
-    struct clforeign_use mode[] = {{x, CL_MEM_RO | CL_MEM_WO}};
+    struct clforeign_use mode[] = {{x, CL_MEM_RO | CL_MEM_WO, 0}};
     assert_null(clforeign_begin(g_cp, 0, NULL, mode, 1, 0));
     assert_contains(clerror(), "clforeign_begin: uses[0].access is 0x600: give one of CL_MEM_RO, CL_MEM_WO and");
-    struct clforeign_use readonly[] = {{ro, CL_MEM_WO}};
+    struct clforeign_use past[] = {{x, CL_MEM_RO, 4097}, {x + 1000, CL_MEM_RO, 100}};
+    assert_null(clforeign_begin(g_cp, 0, NULL, past, 1, 0));
+    assert_contains(clerror(), "clforeign_begin: uses[0].size: 4097 bytes from offset 0 pass the end of the "
+                               "4096-byte allocation at 0x");
+    assert_null(clforeign_begin(g_cp, 0, NULL, past + 1, 1, 0));
+    assert_contains(clerror(), "uses[0].size: 100 bytes from offset 4000 pass the end of the 4096-byte allocation");
+    struct clforeign_use readonly[] = {{ro, CL_MEM_WO, 0}};
     assert_null(clforeign_begin(g_cp, 0, NULL, readonly, 1, 0));
     e = clerror();
     assert_contains(e, "uses[0]: the allocation at 0x");
@@ -332,7 +340,7 @@ static void test_bad_arguments_fail_with_a_message_and_change_nothing(void** sta
     assert_int_equal(clfree(x), 0);
     assert_int_equal(clfree(ro), 0);
     /* A freed allocation. */
-    struct clforeign_use freed = {x, CL_MEM_RO};
+    struct clforeign_use freed = {x, CL_MEM_RO, 0};
     assert_null(clforeign_begin(g_cp, 0, NULL, &freed, 1, 0));
     assert_contains(clerror(), "uses[0].ptr");
 }

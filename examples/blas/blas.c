@@ -63,9 +63,10 @@ static int gemm_rows(CLCONTEXT* cp, unsigned d, int dbl, size_t n, size_t first,
                      void* b, double beta, void* c)
 {
     size_t es = dbl ? sizeof(double) : sizeof(float), off = first * n;
-    /* The uses start at the device's rows (a use runs to the allocation's end). */
-    struct clforeign_use uses[] = {
-        {(char*)a + off * es, CL_MEM_RO}, {b, CL_MEM_RO}, {(char*)c + off * es, beta != 0 ? CL_MEM_RW : CL_MEM_WO}};
+    /* The device's rows of A and C, and all of B. */
+    struct clforeign_use uses[] = {{(char*)a + off * es, CL_MEM_RO, rows * n * es},
+                                   {b, CL_MEM_RO, 0},
+                                   {(char*)c + off * es, beta != 0 ? CL_MEM_RW : CL_MEM_WO, rows * n * es}};
     CLFOREIGN* f = clforeign_begin(cp, d, NULL, uses, 3, 0);
     if (!f) {
         fprintf(stderr, "clforeign_begin on device %u: %s\n", d, clerror());

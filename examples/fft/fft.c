@@ -89,7 +89,7 @@ static int make_plan(CLCONTEXT* cp, cl_command_queue q, size_t w, size_t h, fft_
  * temporary buffer).  0 or 1. */
 static int transform(CLCONTEXT* cp, cl_command_queue q, const fft_plan* p, clfftDirection dir, void* in, void* out)
 {
-    struct clforeign_use uses[] = {{in, CL_MEM_RO}, {out, CL_MEM_WO}, {p->tmp, CL_MEM_WO}};
+    struct clforeign_use uses[] = {{in, CL_MEM_RO, 0}, {out, CL_MEM_WO, 0}, {p->tmp, CL_MEM_WO, 0}};
     CLFOREIGN* f = clforeign_begin(cp, 0, q, uses, p->tmp ? 3 : 2, CL_FOREIGN_WAITLIST);
     if (!f) {
         fprintf(stderr, "clforeign_begin: %s\n", clerror());

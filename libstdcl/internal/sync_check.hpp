@@ -29,7 +29,8 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
                         const char* call, void* caller);
 // A command on device devnum (a kernel, clmcopy's copy) may change a's copy
 // there from byte `from` on; writer says which, for the reports.
-void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer);
+// Only len bytes from there when len is given (a foreign command's use).
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len = SIZE_MAX);
 // Before a call enqueues commands: judges the program's accesses to protected
 // pages recorded since (host reads of results never brought back).  With the
 // action "error" a finding is this call's error (STDCL_ESYNC).
@@ -69,13 +70,13 @@ void sync_note_free(Allocation& a);
 // allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
 // nothing is noted; with "abort" the process aborts after the report.
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller);
-// Foreign commands (clforeign_begin, clforeign_end at caller): uses[use] reads
-// a on device devnum from byte from on (a copy never sent or older than the
-// host's is a finding, as for a kernel's const argument); a command wrote it.
-void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t use,
+// Foreign commands (clforeign_begin at caller): uses[use] reads bytes [from,
+// from + len) of a on device devnum (a copy never sent or older than the
+// host's is a finding, as for a kernel's const argument); a command writes them.
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
                              const char* call, void* caller);
-void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, const char* call,
-                             void* caller);
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller);
 // A transfer back by call at caller of a, whose device object stdcl_mem handed
 // out and on which no foreign command was announced: lost updates are not
 // checked for it (commands not seen may change it), reported once, as a note.
