@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdcl.h>
+
 typedef struct {
     const char* name; /* "-n", "--check"; NULL ends the table */
     const char* meta; /* what the value is, for the usage line; NULL: a flag */
@@ -119,6 +121,22 @@ static inline int example_args(int argc, char** argv, const example_opt* opts)
             *o->ival = (int)x;
     }
     return 1;
+}
+
+/* The default context a "-c cpu|gpu|dev" option names: stdcpu, stdgpu or
+ * stddev.  NULL after a message on stderr when the name is none of the three
+ * (*bad_name set: a usage error) or the context has no device. */
+static inline CLCONTEXT* example_context(const char* name, int* bad_name)
+{
+    *bad_name = strcmp(name, "cpu") && strcmp(name, "gpu") && strcmp(name, "dev");
+    if (*bad_name) return NULL;
+    CLCONTEXT* cp = !strcmp(name, "cpu") ? stdcpu : !strcmp(name, "gpu") ? stdgpu : stddev;
+    if (!cp || clgetndev(cp) == 0) {
+        const char* why = clerror();
+        fprintf(stderr, "no OpenCL device in std%s: %s\n", name, why ? why : "empty context");
+        return NULL;
+    }
+    return cp;
 }
 
 #endif /* EXAMPLE_ARGS_H */

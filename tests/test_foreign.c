@@ -72,6 +72,21 @@ static cl_event plain_axpy(unsigned d, cl_command_queue q, float a, float* x, fl
     return ev;
 }
 
+/* Two allocations of N floats, and their release. */
+static void alloc_pair(float** x, float** y)
+{
+    *x = clmalloc(g_cp, N * sizeof(float), 0);
+    *y = clmalloc(g_cp, N * sizeof(float), 0);
+    assert_non_null(*x);
+    assert_non_null(*y);
+}
+
+static void free_pair(float* x, float* y)
+{
+    assert_int_equal(clfree(x), 0);
+    assert_int_equal(clfree(y), 0);
+}
+
 static void fill(float* x, float* y, int round)
 {
     for (size_t i = 0; i < N; i++) {
@@ -95,10 +110,8 @@ static void expect_axpy(const float* y, int round, int rep)
 static void test_a_kernel_on_stdcl_queue_runs_after_nowait_uploads(void** state)
 {
     (void)state;
-    float* x = clmalloc(g_cp, N * sizeof(float), 0);
-    float* y = clmalloc(g_cp, N * sizeof(float), 0);
-    assert_non_null(x);
-    assert_non_null(y);
+    float *x, *y;
+    alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++)
         for (int round = 0; round < ROUNDS; round++) {
             fill(x, y, round);
@@ -109,17 +122,14 @@ static void test_a_kernel_on_stdcl_queue_runs_after_nowait_uploads(void** state)
             assert_non_null(clmsync(g_cp, d, y, CL_MEM_HOST));
             expect_axpy(y, round, 1);
         }
-    assert_int_equal(clfree(x), 0);
-    assert_int_equal(clfree(y), 0);
+    free_pair(x, y);
 }
 
 static void test_transfers_after_a_kernel_on_stdcl_queue_see_its_results(void** state)
 {
     (void)state;
-    float* x = clmalloc(g_cp, N * sizeof(float), 0);
-    float* y = clmalloc(g_cp, N * sizeof(float), 0);
-    assert_non_null(x);
-    assert_non_null(y);
+    float *x, *y;
+    alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++)
         for (int round = 0; round < ROUNDS; round++) {
             fill(x, y, round);
@@ -137,8 +147,7 @@ static void test_transfers_after_a_kernel_on_stdcl_queue_see_its_results(void** 
             assert_non_null(clwait(g_cp, d, CL_MEM_EVENT));
             expect_axpy(y, round, 2);
         }
-    assert_int_equal(clfree(x), 0);
-    assert_int_equal(clfree(y), 0);
+    free_pair(x, y);
 }
 
 /* Foreign commands on a queue of the program's own, announced three ways. */
@@ -177,10 +186,8 @@ static void own_queue_round(unsigned d, cl_command_queue q, int how, float* x, f
 static void test_announced_commands_on_a_queue_of_their_own_keep_their_order(void** state)
 {
     (void)state;
-    float* x = clmalloc(g_cp, N * sizeof(float), 0);
-    float* y = clmalloc(g_cp, N * sizeof(float), 0);
-    assert_non_null(x);
-    assert_non_null(y);
+    float *x, *y;
+    alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++) {
         cl_int err;
         cl_command_queue q =
@@ -189,17 +196,14 @@ static void test_announced_commands_on_a_queue_of_their_own_keep_their_order(voi
         for (int round = 0; round < ROUNDS; round++) own_queue_round(d, q, round % 3, x, y, round);
         clReleaseCommandQueue(q);
     }
-    assert_int_equal(clfree(x), 0);
-    assert_int_equal(clfree(y), 0);
+    free_pair(x, y);
 }
 
 static void test_announced_commands_on_stdcl_queue(void** state)
 {
     (void)state;
-    float* x = clmalloc(g_cp, N * sizeof(float), 0);
-    float* y = clmalloc(g_cp, N * sizeof(float), 0);
-    assert_non_null(x);
-    assert_non_null(y);
+    float *x, *y;
+    alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++) {
         /* NULL: the kernel queue, which the ticket names; no allocation. */
         CLFOREIGN* f = clforeign_begin(g_cp, d, NULL, NULL, 0, 0);
@@ -208,18 +212,15 @@ static void test_announced_commands_on_stdcl_queue(void** state)
         assert_int_equal(clforeign_end(f, 0, NULL), 0);
         for (int round = 0; round < 3; round++) own_queue_round(d, stdcl_queue(g_cp, d), round, x, y, round);
     }
-    assert_int_equal(clfree(x), 0);
-    assert_int_equal(clfree(y), 0);
+    free_pair(x, y);
 }
 
 static void test_clfree_waits_for_an_announced_command(void** state)
 {
     (void)state;
     for (unsigned d = 0; d < ndev(); d++) {
-        float* x = clmalloc(g_cp, N * sizeof(float), 0);
-        float* y = clmalloc(g_cp, N * sizeof(float), 0);
-        assert_non_null(x);
-        assert_non_null(y);
+        float *x, *y;
+        alloc_pair(&x, &y);
         fill(x, y, 0);
         assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE));
         assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE));
@@ -255,10 +256,8 @@ static void test_clfree_waits_for_an_announced_command(void** state)
 static void test_noforce_transfers_after_an_announced_write(void** state)
 {
     (void)state;
-    float* x = clmalloc(g_cp, N * sizeof(float), 0);
-    float* y = clmalloc(g_cp, N * sizeof(float), 0);
-    assert_non_null(x);
-    assert_non_null(y);
+    float *x, *y;
+    alloc_pair(&x, &y);
     fill(x, y, 1);
     assert_non_null(clmsync(g_cp, 0, x, CL_MEM_DEVICE));
     assert_non_null(clmsync(g_cp, 0, y, CL_MEM_DEVICE));
@@ -270,8 +269,7 @@ static void test_noforce_transfers_after_an_announced_write(void** state)
     assert_int_equal(clforeign_end(f, 0, NULL), 0);
     assert_non_null(clmsync(g_cp, 0, y, CL_MEM_HOST | CL_MEM_NOFORCE)); /* must not be skipped */
     expect_axpy(y, 1, 1);
-    assert_int_equal(clfree(x), 0);
-    assert_int_equal(clfree(y), 0);
+    free_pair(x, y);
 }
 
 static void test_bad_arguments_fail_with_a_message_and_change_nothing(void** state)

@@ -204,16 +204,14 @@ int main(int argc, char** argv)
     if (!example_args(argc, argv, opts)) return 2;
     char* end;
     double beta = strtod(beta_s, &end);
-    if (end == beta_s || *end || !isfinite(beta) || (strcmp(ctx, "cpu") && strcmp(ctx, "gpu") && strcmp(ctx, "dev")) ||
+    int bad_ctx;
+    CLCONTEXT* cp = example_context(ctx, &bad_ctx);
+    if (bad_ctx || end == beta_s || *end || !isfinite(beta) ||
         (strcmp(prec, "s") && strcmp(prec, "d") && strcmp(prec, "sd"))) {
         example_usage(argv[0], opts);
         return 2;
     }
-    CLCONTEXT* cp = !strcmp(ctx, "cpu") ? stdcpu : !strcmp(ctx, "gpu") ? stdgpu : stddev;
-    if (!cp || clgetndev(cp) == 0) {
-        fprintf(stderr, "no OpenCL device in std%s: %s\n", ctx, clerror() ? clerror() : "empty context");
-        return 1;
-    }
+    if (!cp) return 1;
     unsigned ndev = clgetndev(cp), nfp64 = 0;
     unsigned* all = calloc(ndev, sizeof *all);
     unsigned* fp64 = calloc(ndev, sizeof *fp64);

@@ -148,15 +148,13 @@ int main(int argc, char** argv)
         EXAMPLE_INT("-h", "height", &h, 1, 1 << 14), EXAMPLE_INT("-r", "repeats", &repeats, 1, INT_MAX),
         EXAMPLE_FLAG("--check", &checking),          EXAMPLE_END};
     if (!example_args(argc, argv, opts)) return 2;
-    if (strcmp(ctx, "cpu") && strcmp(ctx, "gpu") && strcmp(ctx, "dev")) {
+    int bad_ctx;
+    CLCONTEXT* cp = example_context(ctx, &bad_ctx);
+    if (bad_ctx) {
         example_usage(argv[0], opts);
         return 2;
     }
-    CLCONTEXT* cp = !strcmp(ctx, "cpu") ? stdcpu : !strcmp(ctx, "gpu") ? stdgpu : stddev;
-    if (!cp || clgetndev(cp) == 0) {
-        fprintf(stderr, "no OpenCL device in std%s: %s\n", ctx, clerror() ? clerror() : "empty context");
-        return 1;
-    }
+    if (!cp) return 1;
     size_t n = (size_t)w * h, bytes = n * 2 * sizeof(float);
     void* lib = clopen(cp, "fft.cl", CLLD_NOW);
     cl_kernel cmul = lib ? clsym(cp, lib, "cmul", 0) : NULL;
