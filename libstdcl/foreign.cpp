@@ -69,9 +69,9 @@ void check_queue(CLCONTEXT* cp, const Device& d, unsigned devnum, cl_command_que
 {
     cl_context c = nullptr;
     cl_device_id id = nullptr;
-    if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS ||
-        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, nullptr) != CL_SUCCESS)
-        fail(STDCL_EINVAL, "clforeign_begin: queue %p is not an OpenCL command queue", (void*)q);
+    cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof c, &c, nullptr);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, nullptr);
+    if (err != CL_SUCCESS) fail_cl(err, "clforeign_begin: clGetCommandQueueInfo of the queue");
     if (c != cp->ctx)
         fail(STDCL_EINVAL, "clforeign_begin: the queue belongs to another OpenCL context than %s's (stdcl_clcontext)",
              cp->label.c_str());
@@ -225,8 +225,9 @@ STDCL_API int clforeign_end(CLFOREIGN* f, cl_uint nevents, const cl_event* event
         if (nevents && !events) fail(STDCL_EINVAL, "clforeign_end: events is NULL, with nevents %u", nevents);
         for (cl_uint i = 0; i < nevents; ++i) {
             cl_context c = nullptr;
-            if (!events[i] || clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
-                fail(STDCL_EINVAL, "clforeign_end: events[%u] is not an OpenCL event", i);
+            if (!events[i]) fail(STDCL_EINVAL, "clforeign_end: events[%u] is NULL", i);
+            cl_int err = clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof c, &c, nullptr);
+            if (err != CL_SUCCESS) fail_cl(err, "clforeign_end: clGetEventInfo of events[%u]", i);
             if (c != f->cp->ctx)
                 fail(STDCL_EINVAL, "clforeign_end: events[%u] belongs to another OpenCL context than %s's", i,
                      f->cp->label.c_str());

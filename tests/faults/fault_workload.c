@@ -11,7 +11,9 @@
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
- * clmcopy, an image allocation synced both ways and read by a kernel, 4096
+ * clmcopy, a foreign command announced on a queue of the workload's own
+ * after a NOWAIT upload (clforeign_begin/end) and stdcl_queue's hand-over of
+ * a kernel queue, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
  * libstdcl chooses (clGetKernelWorkGroupInfo), clevent_times of a kept event
  * (without STDCL_PROFILE its "does not profile" error is the expected
@@ -251,6 +253,38 @@ static int run_round(CLCONTEXT* cp)
     }
     if (!clmsync(cp, 0, dup, CL_MEM_HOST | CL_EVENT_WAIT)) {
         rc = failed("clmsync(dup, host)");
+        goto done;
+    }
+    /* A foreign command on a queue of the workload's own on device 1, after a
+     * NOWAIT upload there (a barrier waits for it); then stdcl_queue hands
+     * device 1's kernel queue over, and dup comes back unchanged. */
+    if (!clmsync(cp, 1, dup, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) {
+        rc = failed("clmsync(dup, device 1)");
+        goto done;
+    }
+    {
+        cl_int qerr;
+        cl_command_queue q = clCreateCommandQueue(stdcl_clcontext(cp), stdcl_device(cp, 1), 0, &qerr);
+        struct clforeign_use use = {dup, CL_MEM_RW, 0};
+        CLFOREIGN* f = q ? clforeign_begin(cp, 1, q, &use, 1, 0) : NULL;
+        int frc = ROUND_OK;
+        if (!f) frc = q ? failed("clforeign_begin") : wrong("clCreateCommandQueue", 0, qerr, 0);
+        if (f && clforeign_end(f, 0, NULL) != 0) {
+            frc = failed("clforeign_end");
+            if (clforeign_end(f, 0, NULL) != 0) frc = wrong("clforeign_end again", 0, 1, 0);
+        }
+        if (q) clReleaseCommandQueue(q);
+        if (frc != ROUND_OK) {
+            rc = frc;
+            goto done;
+        }
+    }
+    if (!stdcl_queue(cp, 1)) {
+        rc = failed("stdcl_queue");
+        goto done;
+    }
+    if (!clmsync(cp, 1, dup, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(dup, host, device 1)");
         goto done;
     }
     if (stdcl_wait(cp, 0, CL_ALL_EVENT) != 0) {

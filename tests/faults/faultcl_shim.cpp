@@ -714,6 +714,7 @@ DECLARE_REAL(clCreateImage);
 DECLARE_REAL(clRetainMemObject);
 DECLARE_REAL(clReleaseMemObject);
 DECLARE_REAL(clGetMemObjectInfo);
+DECLARE_REAL(clGetCommandQueueInfo);
 DECLARE_REAL(clCreateProgramWithSource);
 DECLARE_REAL(clCreateProgramWithBinary);
 DECLARE_REAL(clRetainProgram);
@@ -942,6 +943,14 @@ SHIM_API cl_int clReleaseMemObject(cl_mem m)
 {
     if (from_stdcl(RA)) ledger_released(m, kMem, "clReleaseMemObject", RA);
     return REAL(clReleaseMemObject)(m);
+}
+
+SHIM_API cl_int clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info what, size_t sz, void* v,
+                                      size_t* ret)
+{
+    cl_int e;
+    if (inject("clGetCommandQueueInfo", RA, kHost, &e)) return e;
+    return REAL(clGetCommandQueueInfo)(q, what, sz, v, ret);
 }
 
 SHIM_API cl_int clGetMemObjectInfo(cl_mem m, cl_mem_info what, size_t sz, void* v, size_t* ret)
