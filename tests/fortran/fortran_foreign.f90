@@ -147,7 +147,7 @@ program fortran_foreign
   call check(c_associated(f), "clforeign_begin with flags 0: " // clerror())
   rc = clforeign_end(f, 1, [c_null_ptr])
   msg = clerror()
-  call check(rc == STDCL_EINVAL .and. index(msg, "clforeign_end: events[0] is not an OpenCL event") > 0, &
+  call check(rc == STDCL_EINVAL .and. index(msg, "clforeign_end: events[0] is NULL") > 0, &
              "clforeign_end with a null event is refused: " // msg)
   call check(clforeign_end(f, 0) == 0, "clforeign_end with no events, after a refusal: " // clerror())
   f = clforeign_begin(cp, 0, c_null_ptr, [clforeign_use ::])
