@@ -25,7 +25,15 @@ static void run_example(tu_proc* r, const char* name, const char* const* args)
         print_message("%s is not built: skipped\n", path);
         skip();
     }
-    tu_spawn(r, path, args, NULL, dir, 240);
+    /* clFFT 2.12.2's clfftTeardown deletes an object through a pointer of
+     * another type (FFTRepo::releaseResources): under AddressSanitizer that one
+     * check is off for fft, whose own code is checked as every example's is. */
+    char asan[1024];
+    const char* env[] = {asan, NULL};
+    const char* inherited = getenv("ASAN_OPTIONS");
+    snprintf(asan, sizeof asan, "ASAN_OPTIONS=%s%snew_delete_type_mismatch=0", inherited ? inherited : "",
+             inherited && *inherited ? ":" : "");
+    tu_spawn(r, path, args, strcmp(name, "fft") ? NULL : env, dir, 240);
 }
 
 static void expect_pass(const char* name, const char* const* args, const char* also)
