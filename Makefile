@@ -59,9 +59,10 @@
 # the environment: no package check).
 #
 # Sources are found by wildcard, so new files need no edit here:
-#   libstdcl/*.cpp           the library (internal headers libstdcl/internal/)
+#   libstdcl/<owner>/*.cpp   the library, a folder per owner (HACKING.md),
+#                            each with its private headers
 #   src/<tool>.c|.cpp        build/bin/<tool> (linked with libstdcl.a instead
-#                            of libstdcl.so if it includes libstdcl/internal/)
+#                            of libstdcl.so if it includes ../libstdcl/)
 #   tests/test_*.c           build/tests/test_* (CMocka, one program per area)
 #   tests/helper_*.c         build/tests/helper_* (programs the tests spawn)
 #   examples/<name>/*.c|.cpp build/examples/<name>/<name>: every source of the
@@ -186,7 +187,7 @@ endif
 # --------------------------------------------------------------------------
 # The library
 # --------------------------------------------------------------------------
-LIB_SRCS := $(wildcard libstdcl/*.cpp libstdcl/cache/*.cpp)
+LIB_SRCS := $(wildcard libstdcl/*/*.cpp)
 LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/%.o)
 SONAME = libstdcl.so.$(STDCL_MAJOR)
 LIB_REAL = $(BUILD)/lib/libstdcl.so.$(PACKAGE_VERSION)
@@ -205,14 +206,14 @@ BUILD_HEADERS = $(BUILD)/include/stdcl.h $(BUILD)/include/stdcl_version.h $(BUIL
 lib: $(LIB_REAL) $(LIB_SONAME_LINK) $(LIB_SO) $(LIB_A) $(LIB_PC) $(LIB_CLELF) $(BUILD_HEADERS)
 
 # Kernels that include <stdcl.h> get -I the header folder found from the loaded
-# library at run time (libstdcl/compat.cpp): <library's folder>/INCLUDE_FROM_LIB,
+# library at run time (libstdcl/extras/compat.cpp): <library's folder>/INCLUDE_FROM_LIB,
 # the relative path from libdir to includedir (../include, or ../../include for
 # a multiarch libdir), so an installed tree can move; then <library's
 # folder>/../include (build/include holds copies of the headers for the
 # uninstalled tree); then the configured includedir.
 INCLUDE_FROM_LIB := $(shell realpath -m --relative-to='$(libdir)' '$(includedir)' 2>/dev/null || echo ../include)
 LIB_DEFS =
-$(BUILD)/libstdcl/loader.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"' -DSTDCL_INCLUDE_FROM_LIB='"$(INCLUDE_FROM_LIB)"'
+$(BUILD)/libstdcl/programs/loader.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedir)"' -DSTDCL_INCLUDE_FROM_LIB='"$(INCLUDE_FROM_LIB)"'
 
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
@@ -317,19 +318,19 @@ $(BUILD)/bin/%: $(BUILD)/src/%.o $(LIB_SO)
 	@mkdir -p $(@D)
 	$(LINK_PROG)
 
-# A tool that includes the library's internal headers (libstdcl/internal/)
+# A tool that includes the library's internal headers (../libstdcl/<owner>/)
 # needs symbols the shared library does not export: it links the static
 # archive instead (only the archive members it uses).
 TOOLS_INTERNAL := $(addprefix $(BUILD)/bin/,$(basename $(notdir \
-    $(shell grep -l 'libstdcl/internal/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
+    $(shell grep -l '"\.\./libstdcl/' $(TOOL_SRCS) /dev/null 2>/dev/null))))
 $(TOOLS_INTERNAL): $(LIB_A)
 $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthread -ldl $(LIBS)
 
 # stdcl-cache reads and writes the program cache only: it links the cache's own
 # objects instead of the library, so it makes no OpenCL context and needs no
 # OpenCL platform.
-CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,cache/cache_api.o cache/cache_store.o digest.o fsutil.o \
-                   config.o diag.o)
+CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,builds/cache_api.o builds/cache_store.o helpers/digest.o \
+                   helpers/fsutil.o config/config.o helpers/diag.o)
 $(BUILD)/bin/stdcl-cache: $(CACHE_TOOL_OBJS)
 $(BUILD)/bin/stdcl-cache: PROG_LIBS = $(NETTLE_LIBS) -lpthread $(LIBS)
 

@@ -29,7 +29,7 @@
 // (libstdcl's builds pass -I its installed include folder and -D
 // __stdcl_kernel__).  Which lines are #includes and which file each names is
 // decided by the code the program cache uses for its key
-// (libstdcl/internal/include_scan.hpp), so the two always agree.  Uses no
+// (libstdcl/helpers/include_scan.hpp), so the two always agree.  Uses no
 // OpenCL (it links those parts of libstdcl.a only).
 //
 // Linking: an object in a static archive (.a) is only linked when something
@@ -37,8 +37,8 @@
 // shared library holding only clcc objects is dropped by linkers running
 // with --as-needed unless the program calls into it: link it between
 // -Wl,--no-as-needed and -Wl,--as-needed.
-#include "../libstdcl/internal/fsutil.hpp"
-#include "../libstdcl/internal/include_scan.hpp"
+#include "../libstdcl/helpers/fsutil.hpp"
+#include "../libstdcl/helpers/include_scan.hpp"
 
 #include <spawn.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // fuzz_cache_entry.cpp: the program cache's entry decoder
-// (libstdcl/cache_store.cpp: decode_entry, read_entry_header) and the key
+// (libstdcl/builds/cache_store.cpp: decode_entry, read_entry_header) and the key
 // text every entry carries (cache_key.cpp: describe_key_change,
 // key_source_digest), fed the bytes of one cache file: what a damaged,
 // truncated or planted <64 hex>.clbin in the cache folder holds.
@@ -21,9 +21,9 @@
 //   - describe_key_change of a key text with itself is empty.
 #include "fuzz_common.hpp"
 
-#include "internal/cache_key.hpp"
-#include "internal/cache_store.hpp"
-#include "internal/digest.hpp"
+#include "builds/cache_key.hpp"
+#include "builds/cache_store.hpp"
+#include "helpers/digest.hpp"
 
 #include <cstdint>
 #include <cstring>

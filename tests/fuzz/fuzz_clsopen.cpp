@@ -2,8 +2,8 @@
 // fuzz_clsopen.cpp: what the library does with a clsopen source before (and
 // around) the OpenCL compiler.  clsopen itself only stores the text; the
 // build (loader.cpp) turns it into a BuildRequest and calls build_program()
-// (libstdcl/cache/program_cache.cpp), which this target calls directly:
-//   - the option string (cache/compile.cpp: render_options, the -I folders
+// (libstdcl/builds/program_cache.cpp), which this target calls directly:
+//   - the option string (builds/compile.cpp: render_options, the -I folders
 //     of the program's and STDCL_BUILD_OPTIONS' options, key_options);
 //   - the program cache's key (cache_key.cpp: the #include scan of the
 //     source and of every header it reaches, digests, the key text);
@@ -40,8 +40,8 @@
 #include "fake_opencl.hpp"
 #include "fuzz_common.hpp"
 
-#include "internal/include_scan.hpp"
-#include "internal/program_build.hpp"
+#include "helpers/include_scan.hpp"
+#include "builds/program_build.hpp"
 
 #include <sys/stat.h>
 

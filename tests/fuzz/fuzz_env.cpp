@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// fuzz_env.cpp: the environment reader (libstdcl/config.cpp, internal/config.hpp:
+// fuzz_env.cpp: the environment reader (libstdcl/config/config.cpp, config/config.hpp:
 // parse_switch, parse_uint, parse_size, env_switch, env_setting, env_values) and
 // the program cache's settings built on it (cache_store.cpp:
 // cache_config_from_env), fed an environment.
@@ -38,8 +38,8 @@
 // category list (parse_trace_mask in diag.cpp); see tests/fuzz/README.
 #include "fuzz_common.hpp"
 
-#include "internal/cache_store.hpp"
-#include "internal/config.hpp"
+#include "builds/cache_store.hpp"
+#include "config/config.hpp"
 
 #include <strings.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// fuzz_include_scan.cpp: the #include scanner (libstdcl/include_scan.cpp:
+// fuzz_include_scan.cpp: the #include scanner (libstdcl/helpers/include_scan.cpp:
 // find_includes, resolve_include), fed one OpenCL C text: a kernel file, a
 // header it includes, or a clsopen string.  The program cache's key (which
 // headers a program depends on) and clcc (which headers it inlines) both
@@ -23,8 +23,8 @@
 //     tab are blanks inside a directive too, as clang takes them).
 #include "fuzz_common.hpp"
 
-#include "internal/fsutil.hpp"
-#include "internal/include_scan.hpp"
+#include "helpers/fsutil.hpp"
+#include "helpers/include_scan.hpp"
 
 #include <sys/stat.h>
 

@@ -11,8 +11,8 @@
 // written by PoCL) is decoded and written again as real-<n>.clbin.  The
 // origin of every seed (a free-text field that is not part of the key) names
 // the license, which tests/check_spdx.sh asks of every file in the tree.
-#include "internal/cache_key.hpp"
-#include "internal/cache_store.hpp"
+#include "builds/cache_key.hpp"
+#include "builds/cache_store.hpp"
 
 #include <cstdio>
 #include <fstream>

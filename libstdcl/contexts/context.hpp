@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// context.hpp: devices and contexts (context.cpp), and what every owner uses.
+#pragma once
+
+#include <stdcl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace stdcl {
+
+struct Allocation;
+struct Program;
+struct KernelInfo;
+struct ContextProfile;  // profile.cpp
+
+// Events of one device that clwait joins.  No fixed capacity.
+struct EventList {
+    std::mutex mu;
+    std::vector<cl_event> kernel;
+    std::vector<cl_event> mem;
+    // Launches enqueued on the kernel queue without an event (CL_EVENT_NOEVENT),
+    // numbered from 1.  What must wait for one gets a marker enqueued after it
+    // (noevent_marker); the newest marker is kept for the next such wait.
+    // The number of the last one enqueued: raised after its enqueue, without mu
+    // (a marker made once it reads n comes after launches 1 to n).
+    std::atomic<std::uint64_t> noev_seq{0};
+    std::uint64_t noev_joined = 0;  // clwait has joined those up to this one
+    cl_event marker = nullptr;  // enqueued after launch marker_seq (or null)
+    std::uint64_t marker_seq = 0;
+    std::atomic<std::uint64_t> flushed_ns{0};  // when the kernel queue was last flushed for them
+    // stdcl_queue handed the kernel queue to the program: its commands there keep
+    // their order with libstdcl's, so transfers go to the kernel queue from then on.
+    std::atomic<bool> queue_shared{false};
+    // clforeign_end noted commands on a queue of the program's own on this
+    // device's allocations: commands on the kernel queue wait for them too.
+    std::atomic<bool> other_queues{false};
+    EventList() = default;
+    EventList(const EventList&) = delete;
+    EventList& operator=(const EventList&) = delete;
+    ~EventList()
+    {
+        if (marker) clReleaseEvent(marker);
+    }
+};
+
+struct Device {
+    cl_device_id id = nullptr;
+    cl_command_queue queue = nullptr;  // kernels (and all commands of a zero-copy device)
+    // Transfers (clmsync, clmcopy): on a device with memory of its own a second queue,
+    // so that copies overlap kernels; else (or STDCL_OVERLAP=0) the same as queue.
+    // With two queues every command waits for the last command on each allocation it
+    // uses (Allocation::last), which keeps the order one in-order queue gives.
+    cl_command_queue xfer = nullptr;
+    cl_device_type type = 0;
+    std::string name;
+    std::string vendor_macro;  // e.g. "__POCL__"
+    bool zero_copy = false;  // host memory is the device's memory (probed)
+    cl_uint base_align = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
+    cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    cl_ulong global_mem = 0;
+    bool image_support = false;
+    int group = 0;  // index of its device-type group in the context
+    std::unique_ptr<EventList> events{new EventList};
+};
+
+}  // namespace stdcl
+
+// The public CLCONTEXT.
+struct stdcl_context {
+    std::string label;  // "stddev", "stdcpu", ... or "user"
+    std::string why;  // how it was chosen (stdcl_context_why)
+    bool is_default = false;
+    cl_platform_id platform = nullptr;
+    std::string platform_name;
+    cl_context ctx = nullptr;  // held (retained) by each default context over the same devices
+    std::vector<stdcl::Device> devs;
+    // The alignment, in bytes, an interior pointer given to a kernel must have:
+    // the largest CL_DEVICE_MEM_BASE_ADDR_ALIGN of devs, a power of two
+    // (stdcl_mem_align).
+    size_t mem_align = 1;
+    // Device-type groups: devices that share build options (one cl_program each).
+    std::vector<std::vector<cl_device_id>> groups;
+
+    // Loader state.
+    std::mutex load_mu;
+    std::vector<std::shared_ptr<stdcl::Program>> programs;
+
+    // The profile at exit (STDCL_PROFILE): null when it is off.  Shared with the
+    // list of profiles printed at exit, which outlives the context.
+    std::shared_ptr<stdcl::ContextProfile> prof;
+};
+
+namespace stdcl {
+
+// Records msg ("label: msg") in the load report that a call given a NULL default
+// context quotes; is_failure also warns once on stderr.  Load time only.
+void note_load(const char* label, const std::string& msg, bool is_failure) noexcept;
+
+// Context helpers.
+// Throw on a NULL or unknown context (context_device: or a bad devnum); the
+// message starts with "call: " when call is given.
+CLCONTEXT* context_check(CLCONTEXT* cp, const char* call = nullptr);
+Device& context_device(CLCONTEXT* cp, unsigned devnum, const char* call = nullptr);
+// The context of c; nullptr if not ours.  Of default contexts that share c, the
+// first of stddev, stdcpu, stdgpu, stdacc.
+CLCONTEXT* context_of_cl(cl_context c);
+void context_release_programs(CLCONTEXT* cp);
+// Releases clreduce's kernels and partial-value buffers of cp (reduce.cpp).
+void reduce_forget_context(CLCONTEXT* cp) noexcept;
+
+}  // namespace stdcl

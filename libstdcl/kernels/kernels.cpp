@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+// kernels.cpp: the kernel record's whole life: made (kernel_create, or a kernel
+// the program made itself, described on first use), tabled by its cl_kernel
+// handles, locked (KernelLock, the fast path's table), and destroyed.
+#include "kernels/kernel.hpp"
+#include "helpers/cl_util.hpp"
+#include "helpers/diag.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace stdcl {
+
+// The fast path's table and the kernel table's generation (kernel.hpp).
+std::atomic<KernelSlot*> g_fast_kernels[1u << kFastKernelBits];  // constant-initialised: usable during exit
+std::atomic<uint64_t> g_kernel_gen{1};
+
+namespace {
+
+// The number of k's arguments and, where the build kept argument information,
+// their address qualifiers and type names.  A failing query throws when strict,
+// else leaves the arguments undescribed (a kernel the program made itself).
+void describe_args(KernelInfo& ki, cl_kernel k, bool strict, const TypedefTable* typedefs)
+{
+    check_cl(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof ki.nargs, &ki.nargs, nullptr),
+             "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+    ki.set_nargs(ki.nargs);
+    std::vector<cl_kernel_arg_address_qualifier> q(ki.nargs);
+    std::vector<std::string> names(ki.nargs);
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof q[i], &q[i], nullptr);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE || (err != CL_SUCCESS && !strict))
+            return;  // arguments are classified by value
+        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_ADDRESS_QUALIFIER)");
+        err = cl_string(
+            [&](size_t n, void* v, size_t* r) { return clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, n, v, r); },
+            &names[i]);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE || (err != CL_SUCCESS && !strict)) continue;  // only for messages
+        check_cl(err, "clGetKernelArgInfo(CL_KERNEL_ARG_TYPE_NAME)");
+    }
+    // size_t and its kin are as wide as the device's addresses.
+    size_t addr_bytes = sizeof(void*);
+    cl_program prog = nullptr;
+    cl_device_id dev = nullptr;
+    cl_uint bits = 0;
+    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, nullptr) == CL_SUCCESS &&
+        clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(dev, CL_DEVICE_ADDRESS_BITS, sizeof bits, &bits, nullptr) == CL_SUCCESS && bits)
+        addr_bytes = bits / 8;
+    std::vector<cl_kernel_arg_type_qualifier> tq(ki.nargs, 0);
+    for (cl_uint i = 0; i < ki.nargs; ++i)
+        if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof tq[i], &tq[i], nullptr) != CL_SUCCESS)
+            tq[i] = 0;  // only the sync check uses it: a query that fails means "may write"
+    std::vector<ParamType> types(ki.nargs);
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        if (q[i] != CL_KERNEL_ARG_ADDRESS_PRIVATE) {
+            types[i].cls = ParamType::pointer;
+            types[i].size = addr_bytes;
+        } else if (!names[i].empty()) {
+            types[i] = param_type(names[i], typedefs, addr_bytes);
+        }
+    }
+    ki.qual = std::move(q);
+    ki.type_names = std::move(names);
+    ki.ptypes = std::move(types);
+    ki.tqual = std::move(tq);
+}
+
+struct KernelTable {
+    std::shared_mutex mu;
+    std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
+    std::atomic<uint64_t>& gen = g_kernel_gen;  // bumped (under mu) at every change of by_kernel
+};
+__attribute__((always_inline)) inline KernelTable& kernels()
+{
+    static KernelTable* t = new KernelTable;  // never destroyed: usable during exit
+    return *t;
+}
+
+// Remembers k -> ki at generation gen (read under the kernel table's lock).
+void fast_store(cl_kernel k, uint64_t gen, KernelInfo* ki)
+{
+    KernelSlot* s = ki->mu.slot();
+    s->lock();
+    s->k = k;
+    s->gen = gen;
+    s->ki = ki;
+    s->unlock();
+    fast_entry(k).store(s, std::memory_order_release);
+}
+
+// Kernel lock slots: allocated in blocks that are never freed, reused through a list.
+struct SlotPool {
+    std::mutex mu;
+    KernelSlot* free = nullptr;
+};
+SlotPool& slot_pool()
+{
+    static SlotPool* p = new SlotPool;  // never destroyed: usable during exit
+    return *p;
+}
+
+std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
+{
+    auto ki = std::make_shared<KernelInfo>();
+    ki->external = true;
+    cl_context c = nullptr;
+    if (clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
+        fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
+    ki->ctx = c;
+    ki->cp = context_of_cl(c);
+    check_cl(
+        cl_string([&](size_t n, void* v, size_t* r) { return clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, v, r); },
+                  &ki->name),
+        "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
+    describe_args(*ki, k, false, nullptr);
+    ki->per_group.push_back(k);
+    return ki;
+}
+
+}  // namespace
+
+// The kernel's record, checked against the caller's context (cp may be NULL).
+std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* call)
+{
+    if (!k) {
+        // Most often the NULL of a clsym that failed: its reason, if nobody read it.
+        std::string why = unread_error();
+        if (!why.empty())
+            fail(STDCL_EINVAL, "%s: the kernel is NULL (this thread's last failure, unread: %s)", call, why.c_str());
+        fail(STDCL_EINVAL, "%s: the kernel is NULL", call);
+    }
+    if (cp) context_check(cp, call);
+    auto ki = kernel_find(k);
+    if (ki->closed)
+        fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
+             ki->name.c_str());
+    if (cp && ki->cp && !kernel_usable_in(*ki, cp))
+        fail(STDCL_EINVAL, "%s: kernel '%s' belongs to %s, not to %s", call, ki->name.c_str(), ki->cp->label.c_str(),
+             cp->label.c_str());
+    if (!ki->cp) fail(STDCL_EINVAL, "%s: kernel '%s' does not belong to a libstdcl context", call, ki->name.c_str());
+    return ki;
+}
+
+std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name, const std::vector<cl_program>& progs,
+                                          const TypedefTable* typedefs)
+{
+    auto ki = std::make_shared<KernelInfo>();  // releases what it holds if we throw
+    ki->cp = cp;
+    ki->name = name;
+    ki->per_group.reserve(progs.size());
+    for (cl_program prog : progs) {
+        cl_int err = CL_SUCCESS;
+        cl_kernel k = clCreateKernel(prog, name.c_str(), &err);
+        check_cl(err, "clCreateKernel");
+        ki->per_group.push_back(k);
+    }
+    describe_args(*ki, ki->per_group[0], true, typedefs);
+    kernel_register(ki);
+    return ki;
+}
+
+std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
+{
+    auto& t = kernels();
+    {
+        std::shared_lock<std::shared_mutex> lock(t.mu);
+        auto it = t.by_kernel.find(k);
+        if (it != t.by_kernel.end()) {
+            // The generation changes only under the unique lock.
+            fast_store(k, t.gen.load(std::memory_order_relaxed), it->second.get());
+            return it->second;
+        }
+    }
+    auto ki = describe_external(k);
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    auto res = t.by_kernel.emplace(k, ki);
+    if (res.second) t.gen.fetch_add(1, std::memory_order_release);
+    return res.first->second;
+}
+
+void kernel_register(const std::shared_ptr<KernelInfo>& ki)
+{
+    auto& t = kernels();
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    t.gen.fetch_add(1, std::memory_order_release);  // first: a throw below leaves no cache trusted
+    for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
+}
+
+void kernel_unregister(const KernelInfo& ki) noexcept
+{
+    // A tombstone per kernel: a cl_kernel used after clclose gets a clear error
+    // instead of a driver call on a released object.  A tombstone is replaced when
+    // the driver hands out the same address for a new kernel.
+    std::shared_ptr<KernelInfo> tomb;
+    try {
+        tomb = std::make_shared<KernelInfo>();
+        tomb->closed = true;
+        tomb->external = true;  // owns nothing
+        tomb->name = ki.name;
+    } catch (...) {
+        tomb.reset();  // out of memory: forget the kernels without a tombstone
+    }
+    auto& t = kernels();
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    // First: a record must be out of the fast table before its last reference
+    // can go (with_kernel checks the generation under the record's lock, and
+    // ~KernelInfo takes that lock).
+    t.gen.fetch_add(1, std::memory_order_release);
+    for (cl_kernel k : ki.per_group) {
+        auto it = t.by_kernel.find(k);
+        if (it == t.by_kernel.end()) continue;
+        if (tomb)
+            it->second = tomb;  // no allocation: the entry exists
+        else
+            t.by_kernel.erase(it);
+    }
+}
+
+void kernel_unbind(const Allocation& a) noexcept
+{
+    if (!a.in_kernel.load(std::memory_order_relaxed)) return;
+    // Under the table's shared lock, each record's lock in turn (the order
+    // kernel_find takes them in): no copy of the table, so nothing to allocate.
+    auto& t = kernels();
+    std::shared_lock<std::shared_mutex> lock(t.mu);
+    for (auto& entry : t.by_kernel) {
+        KernelInfo& ki = *entry.second;
+        // One group per entry: the group whose kernel object is the entry's key.
+        size_t g = 0;
+        while (g < ki.per_group.size() && ki.per_group[g] != entry.first) ++g;
+        if (g >= ki.per_group.size() || g >= 8) continue;
+        ki.mu.lock();
+        for (cl_uint i = 0; i < cl_uint(ki.held.size()); ++i) {
+            KernelInfo::Held& h = ki.held[i][g];
+            if (h.alloc != &a) continue;
+            cl_mem none = nullptr;
+            cl_int err = clSetKernelArg(entry.first, i, sizeof none, &none);
+            if (err != CL_SUCCESS)
+                trace(Trace::mem, "kernel '%s' argument %u: clSetKernelArg(NULL) before a release failed (%s)",
+                      ki.name.c_str(), i, cl_error_name(err));
+            h = {};
+        }
+        ki.mu.unlock();
+    }
+}
+
+void KernelInfo::set_nargs(cl_uint n)
+{
+    nargs = n;
+    args.assign(n, KernelArg{});
+    held.assign(n, {});
+}
+
+KernelLock::KernelLock()
+{
+    SlotPool& p = slot_pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (!p.free) {
+        constexpr size_t n = 64;
+        KernelSlot* block = new KernelSlot[n];  // never freed: a stale fast path may lock it
+        for (size_t i = 0; i < n; ++i) block[i].next_free = i + 1 < n ? &block[i + 1] : nullptr;
+        p.free = block;
+    }
+    slot_ = p.free;
+    p.free = slot_->next_free;
+    slot_->next_free = nullptr;
+}
+
+KernelLock::~KernelLock()
+{
+    SlotPool& p = slot_pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    slot_->next_free = p.free;
+    p.free = slot_;
+}
+
+void KernelSlot::lock_slow()
+{
+    for (unsigned n = 0;; ++n) {
+        if (word.load(std::memory_order_relaxed) == 0 && word.exchange(1, std::memory_order_acquire) == 0) return;
+        if (n < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (n < 256) {
+            std::this_thread::yield();
+        } else {
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+}
+
+KernelInfo::~KernelInfo()
+{
+    // A with_kernel fast path that checked this record before it left the table may
+    // still hold its lock: wait for it.  Any later one finds the generation changed.
+    mu.lock();
+    mu.unlock();
+    if (external) return;
+    for (cl_kernel k : per_group)
+        if (k) clReleaseKernel(k);
+}
+
+}  // namespace stdcl

@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+// sync_check.cpp: which copy of an allocation is current, per device, and the
+// sync-check mode's findings at each launch (sync_check.hpp).
+#include "memory/sync_check.hpp"
+
+#include "helpers/cl_util.hpp"
+#include "config/config.hpp"
+#include "helpers/diag.hpp"
+#include "memory/watch.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace stdcl {
+
+// Bytes [off, off + len) of the host copy as they were sent to a device (or
+// brought back from it): what the device's copy holds there.
+struct SyncRange {
+    size_t off, len;
+    std::uint64_t hash;
+};
+
+struct SyncDevice {
+    std::vector<SyncRange> known;  // what the device's copy holds, where known
+    bool written = false;  // a kernel or copy there may have changed it outside `known`
+    std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
+    // Watched memory (Backing::watched), per page of the block: the hash of the
+    // bytes this device's copy holds there (0: unknown), and whether a kernel or
+    // copy here may have changed them since they were last brought back.
+    std::vector<std::uint64_t> pages;
+    std::vector<char> dirty;
+    std::string writer;  // the last command here that may have written it
+    size_t from = 0;  // ... and the first byte it was given
+};
+
+struct SyncState {
+    std::mutex mu;
+    std::string where;  // where the allocation was made
+    // Hash of the host bytes when the host program last had not written them: at
+    // clmalloc, then after each waited transfer back from a device.
+    std::uint64_t born = 0;
+    // The host bytes may have been changed by a device since: a kernel that may
+    // write them on a device that works on host memory, or a transfer back not
+    // yet waited for.  Host writes and device writes cannot be told apart then:
+    // no finding until a waited transfer back, or a whole transfer to a device.
+    bool unattributed = false;
+    std::vector<SyncDevice> dev;
+    unsigned reported = 0;  // the kinds reported (once per allocation and kind)
+    // Watched memory: the page size, the bytes of the block before the host
+    // memory, and per page the hash of the whole page when the host last had it
+    // rightly (a sync either way; a launch that found no device's changes
+    // pending there); 0: unknown.  On a device that works on host memory a page
+    // whose bytes differ from it holds a kernel's results not brought back.
+    size_t ps = 0, lead = 0;
+    std::vector<std::uint64_t> legit;
+    // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
+    // the host must not write them (nor, where the command writes them, read).
+    struct Pending {
+        cl_event ev;  // retained
+        size_t first, end;  // pages of the block
+        bool host_written;  // a transfer back: the command writes the host memory
+        unsigned dev;
+        std::string what;
+    };
+    std::vector<Pending> pending;
+};
+
+namespace {
+
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16, unchecked = 32 };
+
+// "main+0x2b (./prog)", or the address.
+std::string code_at(void* addr)
+{
+    if (!addr) return "an unknown place";
+    Dl_info info{};
+    if (dladdr(addr, &info) && info.dli_fname) {
+        const char* file = std::strrchr(info.dli_fname, '/');
+        file = file ? file + 1 : info.dli_fname;
+        if (info.dli_sname)
+            return strprintf("%s+0x%zx (%s)", info.dli_sname, size_t((char*)addr - (char*)info.dli_saddr), file);
+        return strprintf("%p (%s+0x%zx)", addr, file, size_t((char*)addr - (char*)info.dli_fbase));
+    }
+    return strprintf("%p", addr);
+}
+
+SyncDevice& device_state(SyncState& s, unsigned devnum)
+{
+    if (s.dev.size() <= devnum) s.dev.resize(devnum + 1);
+    return s.dev[devnum];
+}
+
+// Drops what is known of [off, off + len) (it is about to change, or did).
+void forget(SyncDevice& d, size_t off, size_t len)
+{
+    size_t k = 0;
+    for (const SyncRange& r : d.known)
+        if (r.off + r.len <= off || off + len <= r.off) d.known[k++] = r;
+    d.known.resize(k);
+}
+
+int action() { return settings().check_action; }
+
+// A finding: printed, or (action "error", where the call may fail) the call's
+// error, or printed and the process aborted.
+void report(const std::string& text, const char* call, bool may_fail)
+{
+    if (action() == 1 && may_fail) fail(STDCL_ESYNC, "%s: %s", call, text.c_str());
+    std::fprintf(stderr, "stdcl: %s\n", text.c_str());
+    std::fflush(stderr);
+    if (action() == 2) std::abort();
+}
+
+// Watched memory, page P of the block: the allocation's bytes there
+// ([*off, *off + *len) of the allocation).
+void page_span(const Allocation& a, const SyncState& s, size_t P, size_t* off, size_t* len)
+{
+    size_t lo = std::max(P * s.ps, s.lead), hi = std::min((P + 1) * s.ps, s.lead + a.size);
+    *off = lo - s.lead;
+    *len = hi > lo ? hi - lo : 0;
+}
+
+// The hash of the whole page (as the fault handler takes it) and of the
+// allocation's bytes in it (as a device's copy holds them).
+std::uint64_t page_hash(const Allocation& a, const SyncState& s, size_t P)
+{
+    return hash_bytes(a.lib() - s.lead + P * s.ps, s.ps);
+}
+
+std::uint64_t span_hash(const Allocation& a, const SyncState& s, size_t P)
+{
+    size_t off, len;
+    page_span(a, s, P, &off, &len);
+    return hash_bytes(a.lib() + off, len);
+}
+
+// Pages [first, end) of the block that bytes [off, off + len) of the allocation touch.
+void pages_touched(const Allocation& a, const SyncState& s, size_t off, size_t len, size_t* first, size_t* end)
+{
+    (void)a;
+    *first = (s.lead + off) / s.ps;
+    *end = (s.lead + off + len + s.ps - 1) / s.ps;
+}
+
+bool covers_page(const Allocation& a, const SyncState& s, size_t P, size_t off, size_t len)
+{
+    size_t po, pl;
+    page_span(a, s, P, &po, &pl);
+    return off <= po && po + pl <= off + len;
+}
+
+void size_pages(SyncState& s, SyncDevice& d)
+{
+    if (d.pages.size() != s.legit.size()) {
+        d.pages.resize(s.legit.size(), 0);
+        d.dirty.resize(s.legit.size(), 0);
+    }
+}
+
+bool dirty_anywhere(const SyncState& s, size_t P)
+{
+    for (const SyncDevice& d : s.dev)
+        if (P < d.dirty.size() && d.dirty[P]) return true;
+    return false;
+}
+
+// The program's access to page P: none where a device may have changed it or a
+// pending transfer back writes it, read only where a pending command reads it.
+Access page_access(const SyncState& s, size_t P)
+{
+    if (dirty_anywhere(s, P)) return Access::none;
+    Access a = Access::open;
+    for (const SyncState::Pending& g : s.pending)
+        if (g.first <= P && P < g.end) {
+            if (g.host_written) return Access::none;
+            a = Access::read;
+        }
+    return a;
+}
+
+// Sets the program's access to the pages of [first, end) as they stand.
+void apply_access(Allocation& a, const SyncState& s, size_t first, size_t end)
+{
+    if (a.watch < 0 || first >= end) return;
+    size_t run = first;
+    Access cur = page_access(s, first);
+    for (size_t P = first + 1; P <= end; ++P) {
+        Access next = P < end ? page_access(s, P) : cur;
+        if (P < end && next == cur) continue;
+        watch_protect(a.watch, run, P - run, cur);
+        run = P;
+        cur = next;
+    }
+}
+
+// Bytes [off, off + len) went to device devnum's copy, or came back from it.
+void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, size_t len, bool to_device, bool waited)
+{
+    if (s.legit.empty()) return;
+    size_pages(s, d);
+    size_t first, end;
+    pages_touched(a, s, off, len, &first, &end);
+    for (size_t P = first; P < end; ++P) {
+        // A page only partly synced is no longer watched for this device: the
+        // check is page by page, and silence is the safe side.
+        d.dirty[P] = 0;
+        if (covers_page(a, s, P, off, len) && (to_device || waited)) {
+            d.pages[P] = span_hash(a, s, P);
+            s.legit[P] = page_hash(a, s, P);
+        } else {
+            d.pages[P] = 0;
+            if (!to_device) s.legit[P] = 0;
+        }
+    }
+    apply_access(a, s, first, end);
+}
+
+// What device dn's copy (its own memory) holds in the pages of [first, end)
+// where that is not known: read back once, so that a page the kernel does not
+// write (another device's part, never sent here) is no finding later.
+void learn_device_pages(Allocation& a, const SyncState& s, SyncDevice& d, Device& dev, unsigned dn, size_t first,
+                        size_t end)
+{
+    size_t lo = first;
+    while (lo < end && d.pages[lo]) ++lo;
+    if (lo == end) return;
+    size_t off, len, hoff, hlen;
+    page_span(a, s, lo, &off, &len);
+    page_span(a, s, end - 1, &hoff, &hlen);
+    len = hoff + hlen - off;
+    if (len == 0) return;
+    cl_mem m = a.device_mem(dn, 0);
+    std::vector<char> copy(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    if (clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS) return;
+    for (size_t P = lo; P < end; ++P) {
+        if (d.pages[P]) continue;
+        size_t po, pl;
+        page_span(a, s, P, &po, &pl);
+        d.pages[P] = hash_bytes(copy.data() + (po - off), pl);
+    }
+}
+
+// A kernel or copy on device dn may change bytes [from, from + len): the
+// program's view of those pages is protected until they are brought back.
+void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn, size_t from, size_t len,
+                        std::string writer)
+{
+    if (s.legit.empty()) return;
+    size_pages(s, d);
+    size_t first, end;
+    pages_touched(a, s, from, len, &first, &end);
+    CLCONTEXT* cp = a.cp.load();
+    if (cp && dn < cp->devs.size() && !a.zero_copy_on(cp->devs[dn]))
+        learn_device_pages(a, s, d, cp->devs[dn], dn, first, end);
+    for (size_t P = first; P < end; ++P) {
+        if (!dirty_anywhere(s, P)) s.legit[P] = page_hash(a, s, P);
+        d.dirty[P] = 1;
+    }
+    d.writer = std::move(writer);
+    d.from = from;
+    apply_access(a, s, first, end);
+}
+
+// Whether device dn's copy of page P differs from what it held before the
+// kernel (or, not known, from the host's bytes) and from what the host holds
+// there now (the same bytes, brought back from another device, do no harm):
+// read back from the device.
+bool device_copy_changed(Allocation& a, const SyncState& s, const SyncDevice& d, Device& dev, unsigned dn, size_t P)
+{
+    cl_mem m = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(a.mu);
+        if (dn < a.mem.size()) m = a.mem[dn];
+    }
+    size_t off, len;
+    page_span(a, s, P, &off, &len);
+    if (!m || len == 0) return false;
+    std::vector<char> copy(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    if (clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        return false;
+    std::uint64_t host = hash_bytes(a.lib() + off, len), now = hash_bytes(copy.data(), len);
+    return now != (d.pages[P] ? d.pages[P] : host) && now != host;
+}
+
+// The stack of a fault from the faulting instruction out: "f+0x1 (prog) < main+0x2 (prog)".
+std::string fault_stack(const WatchFault& f)
+{
+    int from = 0;
+    for (int i = 0; i < f.nframes; ++i)
+        if (f.frames[i] == f.pc) from = i;  // the frames before are the handler's
+    std::string out;
+    for (int i = from; i < f.nframes && i < from + 6; ++i) {
+        if (!out.empty()) out += " < ";
+        out += code_at(f.frames[i]);
+    }
+    return out.empty() ? std::string("not known") : out;
+}
+
+// A recorded access of the program to a protected page: a finding if a device
+// that may have written the page really changed it.
+void judge(const WatchFault& f, const char* call, bool may_fail)
+{
+    Allocation& a = *static_cast<Allocation*>(f.owner);
+    SyncState* s = a.sync.get();
+    CLCONTEXT* cp = a.cp.load();
+    if (!s || !cp) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t P = f.offset / s->ps;
+    if (P >= s->legit.size()) return;
+    size_t byte = f.offset >= s->lead ? f.offset - s->lead : 0;
+    for (const SyncState::Pending& g : s->pending) {
+        if (P < g.first || P >= g.end || (!f.write && !g.host_written)) continue;
+        if (s->reported & nowait_race) break;
+        s->reported |= nowait_race;
+        std::string text = strprintf(
+            "sync check: the host %s byte %zu of an allocation while %s is still pending: the command may %s it "
+            "before or after this access\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the access: the instruction at %s\n"
+            "  backtrace: %s\n"
+            "  fix: wait for the command (clwait(cp, %u, CL_ALL_EVENT), or a call with CL_EVENT_WAIT on device %u) "
+            "before the host touches the memory",
+            f.write ? "writes" : "reads", byte, g.what.c_str(), g.host_written ? "write" : "read", (void*)a.host,
+            a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), g.dev, g.dev);
+        report(text, call, may_fail);
+        break;
+    }
+    // The devices that may have changed the page, the one given the narrowest
+    // view that holds the byte first: on shared host memory the change itself
+    // cannot be told apart, and that device is the likeliest writer.
+    std::vector<unsigned> devs;
+    for (unsigned dn = 0; dn < s->dev.size() && dn < cp->devs.size(); ++dn)
+        if (P < s->dev[dn].dirty.size() && s->dev[dn].dirty[P]) devs.push_back(dn);
+    std::stable_sort(devs.begin(), devs.end(), [&](unsigned x, unsigned y) {
+        bool hx = s->dev[x].from <= byte, hy = s->dev[y].from <= byte;
+        if (hx != hy) return hx;
+        return s->dev[x].from > s->dev[y].from;
+    });
+    for (unsigned dn : devs) {
+        SyncDevice& d = s->dev[dn];
+        d.dirty[P] = 0;  // the handler gave the page back to the program
+        Device& dev = cp->devs[dn];
+        bool changed =
+            a.zero_copy_on(dev) ? s->legit[P] && f.page_hash != s->legit[P] : device_copy_changed(a, *s, d, dev, dn, P);
+        if (!changed || (s->reported & host_access)) continue;
+        s->reported |= host_access;
+        std::string text =
+            strprintf("sync check: the host %s byte %zu of an allocation that %s changed on device %u (%s); no "
+                      "clmsync(..., CL_MEM_HOST) from device %u brought it back\n"
+                      "  allocation: %p, %zu bytes, made at %s\n"
+                      "  the access: the instruction at %s\n"
+                      "  backtrace: %s\n"
+                      "  last sync with device %u: %s\n"
+                      "  fix: clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its results "
+                      "(clmsyncn for this device's part only)",
+                      f.write ? "writes" : "reads", byte, d.writer.c_str(), dn, dev.name.c_str(), dn, (void*)a.host,
+                      a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), dn,
+                      d.last_sync.empty() ? "none" : d.last_sync.c_str(), dn);
+        report(text, call, may_fail);
+    }
+}
+
+std::mutex& judge_mu()
+{
+    static auto* mu = new std::mutex;  // usable during exit
+    return *mu;
+}
+
+void judge_pending(const char* call, bool may_fail)
+{
+    if (!watch_pending()) return;
+    std::lock_guard<std::mutex> lock(judge_mu());
+    WatchFault f[16];
+    while (size_t n = watch_take(f, 16))
+        for (size_t i = 0; i < n; ++i) judge(f[i], call, may_fail);
+}
+
+void judge_at_exit() { judge_pending("exit", false); }
+
+// Whether the n bytes at p hold at most two distinct 4-byte values: an output the
+// host initialised (-1 or 0, and memory beyond what it used), not data.
+bool output_like(const char* p, size_t n)
+{
+    std::uint32_t v[2];
+    int seen = 0;
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        std::uint32_t w;
+        std::memcpy(&w, p + i, 4);
+        if ((seen > 0 && w == v[0]) || (seen > 1 && w == v[1])) continue;
+        if (seen == 2) return false;
+        v[seen++] = w;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool sync_check_on() { return settings().check_sync; }
+
+void sync_note_alloc(Allocation& a, void* caller)
+{
+    if (a.backing == Backing::devonly) return;  // no host copy to fall behind
+    auto s = std::make_shared<SyncState>();
+    s->where = code_at(caller);
+    if (a.host) s->born = hash_bytes(a.lib(), a.size);
+    if (a.backing == Backing::watched) {
+        s->ps = size_t(sysconf(_SC_PAGESIZE));
+        s->lead = size_t(a.host - a.block);
+        s->legit.assign(a.block_bytes / s->ps, 0);
+        a.watch = watch_add(a.block, a.lib() - s->lead, a.block_bytes, &a);
+        if (a.watch < 0) {
+            s->legit.clear();
+            trace(Trace::mem, "STDCL_CHECK=sync: too many allocations to watch; host reads of %p are not checked",
+                  (void*)a.host);
+        }
+        static std::once_flag once;
+        std::call_once(once, [] { std::atexit(judge_at_exit); });
+    } else {
+        trace(Trace::mem, "STDCL_CHECK=sync: %p (%s) cannot be protected: host reads of it are not checked",
+              (void*)a.host,
+              a.backing == Backing::adopted    ? "the program's memory"
+                  : (a.flags & CL_MEM_NOCOPY)  ? "CL_MEM_NOCOPY"
+                  : (a.flags & CL_MEM_IMAGE2D) ? "an image"
+                                               : "not mapped twice");
+    }
+    a.sync = std::move(s);
+}
+
+void sync_check_before(const char* call) { judge_pending(call, true); }
+
+void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
+                         void* caller)
+{
+    judge_pending(call, true);
+    SyncState* s = a.sync.get();
+    // Memory the program has a device object of may be written by commands not
+    // seen here: its host bytes changing is no sign of a host write.
+    if (to_device || !s) return;
+    if (a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
+        sync_note_unchecked(a, call, caller);
+        return;
+    }
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->unattributed || (s->reported & lost_update)) return;  // host bytes a device may have changed
+    SyncDevice& d = device_state(*s, devnum);
+    for (const SyncRange& r : d.known) {
+        // Only bytes this transfer overwrites whole, and still what the device holds.
+        if (r.off < off || r.off + r.len > off + len) continue;
+        if (hash_bytes(a.lib() + r.off, r.len) == r.hash || output_like(a.lib() + r.off, r.len)) continue;
+        s->reported |= lost_update;
+        CLCONTEXT* cp = a.cp.load();
+        std::string text = strprintf(
+            "sync check: %s from device %u (%s) overwrites host changes nobody read: the host changed bytes %zu to "
+            "%zu of the allocation after they were last synced with device %u, and the device's copy does not "
+            "have them (a lost update)\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the transfer back: %s at %s\n"
+            "  last sync with device %u: %s\n"
+            "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change if the device should see it, or "
+            "bring the device's copy back before the host changes it",
+            call, devnum, cp && devnum < cp->devs.size() ? cp->devs[devnum].name.c_str() : "?", r.off,
+            r.off + r.len - 1, devnum, (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str(), devnum,
+            d.last_sync.empty() ? "none" : d.last_sync.c_str(), devnum);
+        report(text, call, true);
+        return;
+    }
+}
+
+bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t len)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return false;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->unattributed || devnum >= s->dev.size()) return false;
+    for (const SyncRange& r : s->dev[devnum].known)
+        if (r.off <= off && off + len <= r.off + r.len) return hash_bytes(a.lib() + r.off, r.len) == r.hash;
+    return false;
+}
+
+namespace {
+
+// The allocations with pending commands noted (sync_note_pending).
+std::mutex& pending_mu()
+{
+    static auto* mu = new std::mutex;
+    return *mu;
+}
+std::vector<Allocation*>& pending_allocs()
+{
+    static auto* v = new std::vector<Allocation*>;
+    return *v;
+}
+
+// Forgets a's pending commands that are complete (all, with every), and gives
+// their pages back (pending_mu held).
+void settle(Allocation& a, bool every)
+{
+    SyncState* s = a.sync.get();
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t k = 0, first = SIZE_MAX, end = 0;
+    std::vector<SyncState::Pending> done;
+    for (SyncState::Pending& g : s->pending) {
+        cl_int st = CL_COMPLETE;
+        if (!every && clGetEventInfo(g.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS)
+            st = CL_COMPLETE;
+        if (st == CL_COMPLETE || st < 0) {
+            clReleaseEvent(g.ev);
+            first = std::min(first, g.first);
+            end = std::max(end, g.end);
+        } else {
+            s->pending[k++] = std::move(g);
+        }
+    }
+    s->pending.resize(k);
+    if (end) apply_access(a, *s, first, end);
+}
+
+}  // namespace
+
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
+                       std::string what)
+{
+    SyncState* s = a.sync.get();
+    if (!s || s->legit.empty() || !ev || len == 0) return;
+    std::lock_guard<std::mutex> plock(pending_mu());
+    std::vector<Allocation*>& all = pending_allocs();
+    if (std::find(all.begin(), all.end(), &a) == all.end()) all.push_back(&a);
+    if (clRetainEvent(ev) != CL_SUCCESS) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    size_t first, end;
+    pages_touched(a, *s, off, len, &first, &end);
+    s->pending.push_back(SyncState::Pending{ev, first, end, host_written, devnum, std::move(what)});
+    apply_access(a, *s, first, end);
+}
+
+void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
+                              void* caller)
+{
+    std::string site;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc || !arg.alloc->sync || arg.alloc->dead) continue;
+        Allocation& a = *arg.alloc;
+        bool reads_only = (a.flags & CL_MEM_RO) || ki.read_only_arg(i);
+        if (!reads_only || (a.flags & CL_MEM_WO)) continue;  // one it may write is protected whole already
+        if (site.empty()) site = code_at(caller);
+        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, ev,
+                          strprintf("kernel '%s' on device %u (%s, argument %u, launched with CL_EVENT_NOWAIT by %s at "
+                                    "%s)",
+                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()));
+    }
+}
+
+void sync_settle(const char* call)
+{
+    judge_pending(call, true);  // an access recorded while the commands were pending
+    std::lock_guard<std::mutex> plock(pending_mu());
+    std::vector<Allocation*>& all = pending_allocs();
+    size_t k = 0;
+    for (Allocation* a : all) {
+        settle(*a, false);
+        std::lock_guard<std::mutex> lock(a->sync->mu);
+        if (!a->sync->pending.empty()) all[k++] = a;
+    }
+    all.resize(k);
+}
+
+void sync_note_free(Allocation& a)
+{
+    std::lock_guard<std::mutex> lock(judge_mu());
+    WatchFault f[16];
+    while (size_t n = watch_take(f, 16))
+        for (size_t i = 0; i < n; ++i) judge(f[i], "clfree", false);
+    {
+        std::lock_guard<std::mutex> plock(pending_mu());
+        std::vector<Allocation*>& all = pending_allocs();
+        all.erase(std::remove(all.begin(), all.end(), &a), all.end());
+        if (a.sync) settle(a, true);  // clfree waited for every command on it
+    }
+    watch_remove(a.watch);
+    a.watch = -1;
+}
+
+void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, bool waited,
+                        const char* call, void* caller)
+{
+    SyncState* s = a.sync.get();
+    if (!s || !a.host) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    forget(d, off, len);
+    bool whole = off == 0 && len == a.size;
+    if (to_device && whole) d.written = false;  // the whole copy is the host's now
+    if ((!to_device && waited) || (to_device && whole && s->unattributed)) {
+        s->born = hash_bytes(a.lib(), a.size);
+        s->unattributed = false;
+    }
+    if (!to_device && !waited) s->unattributed = true;
+    // Sent: the host bytes now are what the device gets.  Brought back and
+    // complete: the host bytes are the device's.  A NOWAIT transfer back is not
+    // complete yet: its bytes stay unknown.
+    if (to_device || waited) d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
+    note_pages_synced(a, *s, d, off, len, to_device, waited);
+    d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
+}
+
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return;
+    len = std::min(len, a.size - from);
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    forget(d, from, len);
+    d.written = true;
+    note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
+}
+
+namespace {
+
+// A command on device devnum reads a (s, d: its state, locked) from byte from
+// on (len bytes, when given): never_sent or stale, with *finding saying why; 0
+// when the copy is right.
+unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
+                      std::string* finding, size_t len = SIZE_MAX)
+{
+    if (d.known.empty() && !d.written) {
+        if (hash_bytes(a.lib(), a.size) == s.born) return 0;
+        *finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
+                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
+                             "device's copy a value",
+                             devnum, devnum);
+        return never_sent;
+    }
+    for (const SyncRange& r : d.known) {
+        if (r.off + r.len <= from || (r.off >= from && r.off - from >= len)) continue;  // outside its view
+        if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
+        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
+                             "%zu to %zu of the allocation after they were last synced with device %u",
+                             devnum, r.off, r.off + r.len - 1, devnum);
+        return stale;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
+                             const char* call, void* caller)
+{
+    judge_pending(call, true);
+    SyncState* s = a.sync.get();
+    if (!s || !a.host) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    std::string finding;
+    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len);
+    if (!kind || ((s->reported & kind) && action() == 0)) return;
+    s->reported |= kind;
+    std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+    report(strprintf("sync check: a foreign command on device %u (%s) reads uses[%zu] %s\n"
+                     "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
+                     "  announced by %s at %s\n"
+                     "  last sync with device %u: %s\n"
+                     "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
+                     devnum, cp->devs[devnum].name.c_str(), use, finding.c_str(), (void*)a.host, a.size,
+                     s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, call),
+           call, true);
+}
+
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller)
+{
+    if (!a.sync) return;
+    sync_note_device_write(a, devnum, from,
+                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len);
+    if (a.zero_copy_on(cp->devs[devnum])) {
+        std::lock_guard<std::mutex> lock(a.sync->mu);
+        a.sync->unattributed = true;
+    }
+}
+
+void sync_note_unchecked(Allocation& a, const char* call, void* caller)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->reported & unchecked) return;
+    s->reported |= unchecked;
+    std::fprintf(stderr,
+                 "stdcl: sync check: note: the allocation at %p (%zu bytes, made at %s) is not checked for lost "
+                 "updates (%s at %s): stdcl_mem handed out a device object of it, and no foreign command on it was "
+                 "announced; announce them with clforeign_begin and clforeign_end, and it is checked\n",
+                 (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str());
+    std::fflush(stderr);
+}
+
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
+{
+    judge_pending(call, true);
+    const bool described = !ki.qual.empty();
+    struct Write {
+        Allocation* a;
+        size_t from;
+        unsigned arg;
+    };
+    std::vector<Write> writes;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc) continue;
+        Allocation& a = *arg.alloc;
+        SyncState* s = a.sync.get();
+        if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
+        bool is_const = ki.read_only_arg(i);
+        bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
+        bool may_read = !(a.flags & CL_MEM_WO);
+        if (may_write) writes.push_back(Write{&a, arg.offset, i});
+        if (!may_read) continue;
+        std::string finding;
+        unsigned kind = 0;
+        size_t from = arg.offset;
+        {
+            std::lock_guard<std::mutex> lock(s->mu);
+            SyncDevice& d = device_state(*s, devnum);
+            if (s->unattributed) continue;
+            // Kernels often only write an argument they may write: whether they read
+            // it is not known.  A copy never sent is reported only for one they
+            // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
+            // may write, unless its host bytes hold at most two values (an output
+            // the host initialised again).
+            if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
+            kind = read_finding(a, *s, d, devnum, from, &finding);
+            if (!kind) continue;
+            std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+            bool first = !(s->reported & kind);
+            s->reported |= kind;
+            if (!first && action() == 0) continue;  // reported once per allocation and kind
+            std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
+            std::string text = strprintf(
+                "sync check: kernel '%s' on device %u (%s) reads argument %u (%s) %s\n"
+                "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
+                "  launched by %s at %s\n"
+                "  last sync with device %u: %s\n"
+                "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before this launch"
+                "%s%s",
+                ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
+                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, "",
+                described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
+            report(text, call, true);
+        }
+    }
+    std::string site = code_at(caller);
+    for (const Write& w : writes) {
+        std::string type =
+            w.arg < ki.type_names.size() && !ki.type_names[w.arg].empty() ? ki.type_names[w.arg] : "__global";
+        sync_note_device_write(*w.a, devnum, w.from,
+                               strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
+                                         type.c_str(), call, site.c_str()));
+        if (w.a->zero_copy_on(cp->devs[devnum])) {
+            std::lock_guard<std::mutex> lock(w.a->sync->mu);
+            w.a->sync->unattributed = true;
+        }
+    }
+}
+
+}  // namespace stdcl

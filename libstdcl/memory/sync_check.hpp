@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// sync_check.hpp: which copy of an allocation is current, and the sync-check
+// mode, STDCL_CHECK=sync (sync_check.cpp).  For each allocation and device the
+// library keeps what that device's copy holds as far as the program's syncs
+// say: the content hash of the host bytes last sent to it (clmsync or clmsyncn
+// to the device, or brought back from it), or "unknown" once a kernel there may
+// have written it.  At a launch, every __global argument whose host bytes differ
+// from what the device was last given is a kernel reading a device copy older
+// than the host's: a forgotten clmsync(..., CL_MEM_DEVICE).  The bookkeeping is
+// the same on a device that works on host memory (zero-copy) as on one with its
+// own memory, so a program that passes on a laptop's CPU has no such mistake on
+// a GPU.  Off by default; when off none of these is called (no hashing).
+#pragma once
+
+#include "kernels/kernel.hpp"
+
+namespace stdcl {
+
+// The mode: STDCL_CHECK holds "sync" (or "all").
+bool sync_check_on();
+
+// A new allocation (clmalloc, clmrealloc): where it was made (the caller's return
+// address) and what its host memory holds now.
+void sync_note_alloc(Allocation& a, void* caller);
+// A transfer of bytes [off, off + len) of a between the host and device devnum
+// (to_device, or back to the host), enqueued by `call` at caller; waited: the
+// transfer has completed (a NOWAIT one to the host is noted when it is known).
+void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, bool waited,
+                        const char* call, void* caller);
+// A command on device devnum (a kernel, clmcopy's copy) may change a's copy
+// there from byte `from` on; writer says which, for the reports.
+// Only len bytes from there when len is given (a foreign command's use).
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len = SIZE_MAX);
+// Before a call enqueues commands: judges the program's accesses to protected
+// pages recorded since (host reads of results never brought back).  With the
+// action "error" a finding is this call's error (STDCL_ESYNC).
+void sync_check_before(const char* call);
+// Before a transfer of bytes [off, off + len) of a with device devnum is
+// enqueued: sync_check_before, then, for a transfer back to the host, host
+// changes it would overwrite unread (a lost update: the host changed bytes
+// after they were last synced with that device, and no kernel wrote them since).
+void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
+                         void* caller);
+// A CL_EVENT_NOWAIT command ev that uses bytes [off, off + len) of a on device
+// devnum: a transfer to the device (reads the host memory) or back (writes
+// it), or a kernel that reads but cannot write it.  Until ev is seen complete
+// (sync_settle), host writes to those pages (and, for a transfer back, reads)
+// are findings: the command may see them or not.
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
+                       std::string what);
+// Before kernel ki's NOWAIT launch ev is tracked: notes its read-only arguments
+// (sync_note_pending).
+void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
+                              void* caller);
+// After `call` waited for commands: judges what was recorded while they were
+// pending (sync_check_before), then forgets the pending commands now complete
+// and gives their pages back.
+void sync_settle(const char* call);
+// CL_MEM_NOFORCE: whether a transfer of bytes [off, off + len) with device
+// devnum would move nothing new (the device's copy and the host's agree there,
+// as the hashes say).  For a transfer to the device that is not skipped, the
+// same answer is the profile's "sent, already there".
+bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t len);
+// Before a's memory is released: judges what is recorded (a finding is
+// reported, never an error: clfree frees) and stops watching a.
+void sync_note_free(Allocation& a);
+// Before kernel ki is launched on device devnum by `call` at caller, with its
+// arguments set: checks each __global argument the kernel may read, then notes
+// the ones it may write.  A finding is reported on standard error once per
+// allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
+// nothing is noted; with "abort" the process aborts after the report.
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller);
+// Foreign commands (clforeign_begin at caller): uses[use] reads bytes [from,
+// from + len) of a on device devnum (a copy never sent or older than the
+// host's is a finding, as for a kernel's const argument); a command writes them.
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
+                             const char* call, void* caller);
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller);
+// A transfer back by call at caller of a, whose device object stdcl_mem handed
+// out and on which no foreign command was announced: lost updates are not
+// checked for it (commands not seen may change it), reported once, as a note.
+void sync_note_unchecked(Allocation& a, const char* call, void* caller);
+
+}  // namespace stdcl

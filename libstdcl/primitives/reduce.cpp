@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+// reduce.cpp: clreduce, the sum, minimum or maximum of an array of float, double,
+// int or long over one device or all devices of a context.
+//
+// Two layouts, chosen by device type, because each is several times slower on the
+// other kind of device (PoCL on two cores: 2.1 GB/s strided, 25 GB/s chunked):
+// - chunked (CPUs): each work-item reduces one contiguous chunk with 8-wide vector
+//   loads, one work-item per group; a core streams through its own memory.
+// - strided (GPUs): work-item i reads i, i + G, i + 2G ... (G the global size) so
+//   that consecutive work-items read consecutive elements (coalesced), four loads
+//   in flight each, then a tree in __local memory gives one value per group.
+// Either way each device writes a few hundred partial values, which the host
+// reads back and combines.  STDCL_REDUCE_LAYOUT=chunked|strided forces one (for
+// tests and measurements).
+//
+// The kernels are built once per context (float, int and long at the first call,
+// double at the first double call, through clsopen_named and so the program
+// cache) and kept with their partial-value buffers in a per-context state; calls
+// on one context are serialized by its mutex.
+#include "events/events.hpp"
+#include "kernels/kernel.hpp"
+#include "config/config.hpp"
+#include "helpers/diag.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace stdcl {
+
+namespace {
+
+// The kernels: DEF(T, T8, name, op name, op, identity) makes both layouts.
+const char* const kReduceSource = R"CLC(
+#define R_SUM(a, b) ((a) + (b))
+#define R_MIN(a, b) min((a), (b))
+#define R_MAX(a, b) max((a), (b))
+#define R_FOLD8(OP, v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
+#define DEF(T, T8, NAME, OPN, OP, ID) \
+__kernel void stdcl_reduce_##NAME##_##OPN##_chunked(__global const T* x, ulong off, ulong n, ulong chunk, \
+                                                   __global T* part, __local T* scratch) \
+{ \
+    (void)scratch; \
+    x += off; \
+    ulong gid = get_global_id(0); \
+    ulong b = gid * chunk, e = min(b + chunk, n); \
+    T8 v0 = (T8)(ID), v1 = (T8)(ID); \
+    ulong i = b; \
+    for (; i + 16 <= e; i += 16) { \
+        v0 = OP(v0, vload8(0, x + i)); \
+        v1 = OP(v1, vload8(0, x + i + 8)); \
+    } \
+    v0 = OP(v0, v1); \
+    T a = R_FOLD8(OP, v0); \
+    for (; i < e; ++i) a = OP(a, x[i]); \
+    part[gid] = a; \
+} \
+__kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong off, ulong n, ulong chunk, \
+                                                   __global T* part, __local T* scratch) \
+{ \
+    (void)chunk; \
+    x += off; \
+    ulong gs = get_global_size(0); \
+    ulong i = get_global_id(0); \
+    T a0 = ID, a1 = ID, a2 = ID, a3 = ID; \
+    for (; i + 3 * gs < n; i += 4 * gs) { \
+        a0 = OP(a0, x[i]); \
+        a1 = OP(a1, x[i + gs]); \
+        a2 = OP(a2, x[i + 2 * gs]); \
+        a3 = OP(a3, x[i + 3 * gs]); \
+    } \
+    for (; i < n; i += gs) a0 = OP(a0, x[i]); \
+    uint lid = get_local_id(0); \
+    scratch[lid] = OP(OP(a0, a1), OP(a2, a3)); \
+    barrier(CLK_LOCAL_MEM_FENCE); \
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) { \
+        if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]); \
+        barrier(CLK_LOCAL_MEM_FENCE); \
+    } \
+    if (lid == 0) part[get_group_id(0)] = scratch[0]; \
+}
+#define DEF3(T, T8, NAME, LO, HI) \
+    DEF(T, T8, NAME, sum, R_SUM, (T)0) DEF(T, T8, NAME, min, R_MIN, HI) DEF(T, T8, NAME, max, R_MAX, LO)
+)CLC";
+
+const char* const kReduceBasic = R"CLC(
+DEF3(float, float8, float, (-INFINITY), INFINITY)
+DEF3(int, int8, int, INT_MIN, INT_MAX)
+DEF3(long, long8, long, LONG_MIN, LONG_MAX)
+)CLC";
+
+const char* const kReduceDouble = R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+DEF3(double, double8, double, (-(double)INFINITY), (double)INFINITY)
+)CLC";
+
+constexpr size_t kMaxParts = 4096;  // partial values per device at most
+
+struct TypeInfo {
+    const char* name;
+    size_t size;
+};
+const TypeInfo kTypes[5] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}};
+const char* const kOps[4] = {"", "sum", "min", "max"};
+
+struct DeviceState {
+    cl_uint units = 1;
+    cl_mem parts = nullptr;  // kMaxParts * 8 bytes
+};
+
+struct ReduceState {
+    CLCONTEXT* cp = nullptr;
+    cl_context ctx = nullptr;  // with cp: the context this state is for
+    std::mutex mu;  // one clreduce at a time per context
+    void* basic = nullptr;  // clsopen_named handles (nullptr: not built)
+    void* dbl = nullptr;
+    std::vector<DeviceState> devs;
+    ~ReduceState()
+    {
+        for (auto& d : devs)
+            if (d.parts) clReleaseMemObject(d.parts);
+    }
+};
+
+std::mutex g_states_mu;
+std::vector<std::shared_ptr<ReduceState>>& states()
+{
+    static auto* v = new std::vector<std::shared_ptr<ReduceState>>;  // usable during exit
+    return *v;
+}
+
+bool handle_open(CLCONTEXT* cp, void* h)
+{
+    if (!h) return false;
+    std::lock_guard<std::mutex> lock(cp->load_mu);
+    for (auto& p : cp->programs)
+        if (p.get() == h) return true;
+    return false;
+}
+
+void forget_state(CLCONTEXT* cp)
+{
+    std::shared_ptr<ReduceState> gone;  // released after the lock (clReleaseMemObject)
+    std::lock_guard<std::mutex> lock(g_states_mu);
+    auto& v = states();
+    for (size_t i = 0; i < v.size(); ++i)
+        if (v[i]->cp == cp) {
+            gone = std::move(v[i]);
+            v.erase(v.begin() + long(i));
+            break;
+        }
+}
+
+std::shared_ptr<ReduceState> state_of(CLCONTEXT* cp)
+{
+    std::lock_guard<std::mutex> lock(g_states_mu);
+    auto& v = states();
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (v[i]->cp != cp) continue;
+        if (v[i]->ctx == cp->ctx) return v[i];
+        v.erase(v.begin() + long(i));  // a destroyed context's address, reused
+        break;
+    }
+    auto s = std::make_shared<ReduceState>();
+    s->cp = cp;
+    s->ctx = cp->ctx;
+    v.push_back(s);
+    return s;
+}
+
+void* open_kernels(CLCONTEXT* cp, bool dbl)
+{
+    std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
+    void* h = clsopen_named(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl", CLLD_NOW);
+    if (!h) fail(STDCL_EBUILD, "clreduce: building the reduction kernels: %s", take_error("(no message)").c_str());
+    return h;
+}
+
+// The layout for device d: true for strided.
+bool strided_for(const Device& d)
+{
+    const char* v = env_value("STDCL_REDUCE_LAYOUT");
+    if (v && *v) {
+        if (std::strcmp(v, "strided") == 0) return true;
+        if (std::strcmp(v, "chunked") == 0) return false;
+        warn_once("STDCL_REDUCE_LAYOUT", "STDCL_REDUCE_LAYOUT='%s' is not chunked or strided; ignored", v);
+    }
+    return (d.type & CL_DEVICE_TYPE_CPU) == 0;
+}
+
+template <class T> T add(T a, T b) { return a + b; }
+template <> cl_int add(cl_int a, cl_int b) { return cl_int(cl_uint(a) + cl_uint(b)); }  // wraps, as the kernels do
+template <> cl_long add(cl_long a, cl_long b) { return cl_long(cl_ulong(a) + cl_ulong(b)); }
+
+template <class T> T combine(int op, T a, T b)
+{
+    if (op == CL_REDUCE_MIN) return b < a ? b : a;
+    if (op == CL_REDUCE_MAX) return b > a ? b : a;
+    return add(a, b);
+}
+
+template <class T> void fold(int op, const std::vector<std::vector<char>>& parts, void* result)
+{
+    bool first = true;
+    T acc{};
+    for (const auto& p : parts)
+        for (size_t i = 0; i + sizeof(T) <= p.size(); i += sizeof(T)) {
+            T v;
+            std::memcpy(&v, p.data() + i, sizeof v);
+            acc = first ? v : combine(op, acc, v);
+            first = false;
+        }
+    std::memcpy(result, &acc, sizeof acc);
+}
+
+// The array a clreduce call reduces, checked: its allocation, and the offset of
+// ptr in it (*off).
+std::shared_ptr<Allocation> checked_array(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, int op,
+                                          const void* result, size_t* off)
+{
+    context_check(cp, "clreduce");
+    if (devnum != CL_ALL_DEVICES) context_device(cp, devnum, "clreduce");
+    if (type < CL_REDUCE_FLOAT || type > CL_REDUCE_LONG)
+        fail(STDCL_EINVAL, "clreduce: unknown element type %d (CL_REDUCE_FLOAT, _DOUBLE, _INT or _LONG)", type);
+    if (op < CL_REDUCE_SUM || op > CL_REDUCE_MAX)
+        fail(STDCL_EINVAL, "clreduce: unknown operation %d (CL_REDUCE_SUM, _MIN or _MAX)", op);
+    if (!result) fail(STDCL_EINVAL, "clreduce: the result pointer is NULL");
+    if (!ptr) fail(STDCL_EINVAL, "clreduce: the array pointer is NULL");
+    if (n == 0) fail(STDCL_EINVAL, "clreduce: 0 elements: nothing to reduce");
+    const size_t es = kTypes[type].size;
+    auto alloc = registry_find(ptr, off);
+    if (!alloc) fail(STDCL_ENOENT, "clreduce: %p is not memory returned by clmalloc (or it was freed)", ptr);
+    if (alloc->cp != cp)
+        fail(STDCL_EINVAL, "clreduce: the allocation at %p is %s", (void*)alloc->host,
+             alloc->cp ? "attached to another context" : "detached (clmattach it first)");
+    if (*off % es)
+        fail(STDCL_EINVAL, "clreduce: %p is not aligned to its %zu-byte %s elements", ptr, es, kTypes[type].name);
+    size_t room = (alloc->size - *off) / es;
+    if (n > room)
+        fail(STDCL_EINVAL, "clreduce: %zu %s elements from %p pass the end of the allocation (%zu fit)", n,
+             kTypes[type].name, ptr, room);
+    if (alloc->is_image) fail(STDCL_EINVAL, "clreduce: the allocation at %p is an image", (void*)alloc->host);
+    return alloc;
+}
+
+// Fails unless every device of cp has double precision.
+void check_double(CLCONTEXT* cp)
+{
+    for (size_t i = 0; i < cp->devs.size(); ++i) {
+        cl_device_fp_config fp = 0;
+        check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
+                 "clreduce: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)");
+        if (!fp)
+            fail(STDCL_ESTATE,
+                 "clreduce: device %zu (%s) of %s has no double precision (cl_khr_fp64): double "
+                 "arrays cannot be reduced in this context",
+                 i, cp->devs[i].name.c_str(), cp->label.c_str());
+    }
+}
+
+// One clreduce call: the kernels it enqueues per device, their partial values,
+// and the events it waits for.
+struct Reduction {
+    CLCONTEXT* cp;
+    int type, op;
+    size_t n, off;
+    std::shared_ptr<Allocation> alloc;
+    ReduceState* st;
+    void* handle;
+    std::vector<unsigned> devs;
+    std::vector<cl_event> events;
+    std::vector<std::vector<char>> parts;
+    struct Launched {  // for the profile at exit (STDCL_PROFILE)
+        cl_event ev;
+        unsigned dn;
+        std::string name;
+    };
+    std::vector<Launched> launched;
+
+    ~Reduction()
+    {
+        for (cl_event e : events) clReleaseEvent(e);
+    }
+
+    // Enqueues the part of device devs[k] (its kernel, then the read of its
+    // partial values), after the pending commands on the array.
+    void enqueue_part(size_t k, AllocUse& use)
+    {
+        const size_t es = kTypes[type].size;
+        unsigned dn = devs[k];
+        Device& d = cp->devs[dn];
+        DeviceState& ds = st->devs[dn];
+        size_t first = n / devs.size() * k + std::min(k, n % devs.size());
+        size_t count = n / devs.size() + (k < n % devs.size() ? 1 : 0);
+        if (count == 0) return;
+        bool strided = strided_for(d);
+        std::string kname =
+            strprintf("stdcl_reduce_%s_%s_%s", kTypes[type].name, kOps[op], strided ? "strided" : "chunked");
+        cl_kernel k0 = clsym(cp, handle, kname.c_str(), 0);
+        if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), take_error("(no message)").c_str());
+        auto ki = kernel_find(k0);
+        size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
+        cl_kernel kern = ki->per_group[g];
+        if (!ds.parts) {
+            cl_int err = CL_SUCCESS;
+            ds.parts = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE, kMaxParts * 8, nullptr, &err);
+            check_cl(err, "clreduce: clCreateBuffer for the partial values");
+        }
+        size_t local = 1, groups = 0, chunk = 0;
+        if (strided) {
+            size_t kmax = 256;
+            check_cl(clGetKernelWorkGroupInfo(kern, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, nullptr),
+                     "clreduce: clGetKernelWorkGroupInfo");
+            local = 1;
+            while (local * 2 <= std::min<size_t>(kmax, 256)) local *= 2;
+            groups = std::min<size_t>({size_t(ds.units) * 8, kMaxParts, (count + local - 1) / local});
+        } else {
+            size_t want = std::min<size_t>(size_t(ds.units) * 8, kMaxParts);
+            chunk = (count + want - 1) / want;
+            chunk = (chunk + 15) / 16 * 16;  // whole vector steps
+            groups = (count + chunk - 1) / chunk;
+        }
+        groups = std::max<size_t>(groups, 1);
+        // The kernel's lock from the arguments to the enqueue, as clfork's; the
+        // array is recorded as held by argument 0 (kernel_unbind).
+        std::lock_guard<KernelLock> klock(ki->mu);
+        std::uint64_t serial = 0;
+        cl_mem in = alloc->device_mem(dn, 0, &serial);
+        cl_ulong a_off = (off / es) + first, a_n = count, a_chunk = chunk;
+        alloc->in_kernel.store(true, std::memory_order_relaxed);
+        cl_int err = clSetKernelArg(kern, 0, sizeof in, &in);
+        if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial, dn, 0};
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof a_chunk, &a_chunk);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 4, sizeof ds.parts, &ds.parts);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 5, local * es, nullptr);
+        check_cl(err, "clreduce: clSetKernelArg");
+        size_t global = groups * local;
+        cl_event kev = nullptr;
+        {
+            // After the pending commands on the array (a NOWAIT clmsync or kernel
+            // on the other queue); the partial values follow on the same queue.
+            CommandOrder order(d, dn, {&*use}, d.queue);
+            check_cl(
+                clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(), &kev),
+                strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
+        }
+        events.push_back(kev);
+        if (cp->prof) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
+        parts[k].assign(groups * es, 0);
+        cl_event rev = nullptr;
+        check_cl(clEnqueueReadBuffer(d.queue, ds.parts, CL_FALSE, 0, groups * es, parts[k].data(), 0, nullptr, &rev),
+                 "clreduce: clEnqueueReadBuffer of the partial values");
+        events.push_back(rev);
+        clFlush(d.queue);
+        trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
+              kTypes[type].name, kOps[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
+              strided ? "" : strprintf(", chunks of %zu", chunk).c_str());
+    }
+
+    // Waits for every part; the first failure's status is thrown.
+    void wait()
+    {
+        if (events.empty()) return;
+        cl_int err = clWaitForEvents(cl_uint(events.size()), events.data());
+        if (err != CL_SUCCESS) {
+            cl_int worst = err;
+            for (cl_event e : events) {
+                cl_int s = CL_COMPLETE;
+                clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+                if (s < 0) worst = s;
+            }
+            fail_cl(worst, "clreduce: the reduction failed on the device");
+        }
+        for (const Launched& l : launched)
+            profile_command(cp, l.dn, l.ev, CommandTag{CommandTag::kernel, &l.name, 0, true}, true);
+    }
+};
+
+int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, int op, void* result)
+{
+    size_t off = 0;
+    auto alloc = checked_array(cp, devnum, ptr, n, type, op, result, &off);
+    std::vector<unsigned> devs;
+    if (devnum == CL_ALL_DEVICES)
+        for (unsigned i = 0; i < cp->devs.size(); ++i) devs.push_back(i);
+    else
+        devs.push_back(devnum);
+    bool dbl = type == CL_REDUCE_DOUBLE;
+    if (dbl) check_double(cp);
+
+    auto st = state_of(cp);
+    std::lock_guard<std::mutex> lock(st->mu);
+    void*& handle = dbl ? st->dbl : st->basic;
+    if (!handle_open(cp, handle)) handle = open_kernels(cp, dbl);
+    if (st->devs.size() != cp->devs.size()) {
+        std::vector<DeviceState> nd(cp->devs.size());
+        for (size_t i = 0; i < cp->devs.size(); ++i)
+            check_cl(
+                clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof nd[i].units, &nd[i].units, nullptr),
+                "clreduce: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+        st->devs.swap(nd);
+    }
+    AllocUse use(alloc);  // clfree waits for this call
+    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, std::vector<std::vector<char>>(devs.size()),
+                {}};
+    try {
+        for (size_t k = 0; k < devs.size(); ++k) r.enqueue_part(k, use);
+        r.wait();
+    } catch (...) {
+        if (!r.events.empty()) clWaitForEvents(cl_uint(r.events.size()), r.events.data());  // parts outlive them
+        throw;
+    }
+    switch (type) {
+    case CL_REDUCE_FLOAT: fold<cl_float>(op, r.parts, result); break;
+    case CL_REDUCE_DOUBLE: fold<cl_double>(op, r.parts, result); break;
+    case CL_REDUCE_INT: fold<cl_int>(op, r.parts, result); break;
+    default: fold<cl_long>(op, r.parts, result); break;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void reduce_forget_context(CLCONTEXT* cp) noexcept
+{
+    try {
+        forget_state(cp);
+    } catch (...) {
+        // std::mutex::lock failed: the state stays listed; state_of replaces it
+        // when the address comes back.
+    }
+}
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr, size_t n, int type, int op, void* result)
+{
+    return guarded_int([&] { return reduce(cp, devnum, ptr, n, type, op, result); });
+}
+
+}  // extern "C"

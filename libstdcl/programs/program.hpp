@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// program.hpp: programs opened with clopen/clsopen (loader.cpp).
+#pragma once
+
+#include "kernels/kernel.hpp"
+
+#include <unordered_map>
+
+namespace stdcl {
+
+// A program handle returned by clopen/clsopen.
+struct Program {
+    CLCONTEXT* cp = nullptr;
+    std::string name;  // file name or "<source>" for messages
+    std::vector<std::string> sources;  // one per unit (embedded: several)
+    std::vector<std::string> unit_names;
+    std::vector<std::string> origins;  // per unit: file path or embedded name (cache traces)
+    std::string dir;  // the kernel file's directory ("" for source)
+    std::string key;  // identity for reuse, with user_options: content (and folder)
+    bool embedded = false;  // the kernels linked into the program (clcc)
+    int flags = 0;
+    int refs = 1;
+    std::mutex build_mu;  // one build at a time; guards cl and kernels
+    std::atomic<bool> built{false};
+    std::atomic<bool> nobuild_pending{false};  // opened with CLLD_NOBUILD, not yet built
+    std::string user_options;  // clopen_opt's, clsopen_opt's or clbuild's options
+    // [unit][group] built programs.
+    std::vector<std::vector<cl_program>> cl;
+    std::map<std::string, std::shared_ptr<KernelInfo>> kernels;
+    // [unit]: the typedefs of its source and includes, scanned at its first clsym.
+    std::map<size_t, TypedefTable> typedefs;
+    // [unit][device of cp]: the compiler's log of a successful build (clbuildlog).
+    std::vector<std::vector<std::string>> logs;
+    std::vector<std::string> joined_logs;  // per device: what clbuildlog returns
+};
+
+// The folder holding the installed stdcl.h that kernels include (every build gets
+// -I it): <the library's folder>/../include when stdcl.h is there, else the
+// configured includedir when it is there, else "" (no -I).  Found once.
+const std::string& kernel_include_dir();
+
+}  // namespace stdcl
