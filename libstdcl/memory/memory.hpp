@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// memory.hpp: allocations, their registry, guard zones and command order (memory.cpp,
-// registry.cpp, guard.cpp).
+// memory.hpp: allocations, their registry, guard zones, transfers and command order
+// (memory.cpp, registry.cpp, guard.cpp, transfer.cpp, order.cpp).
 #pragma once
 
 #include "contexts/context.hpp"
@@ -276,7 +276,7 @@ void foreign_check_closed(const Allocation& a, const char* call);
 // (stdcl_queue), on which it may have enqueued commands using that object.
 void foreign_wait_queues(CLCONTEXT* owner) noexcept;
 
-// A range of an allocation to device devnum or back (memory.cpp): len bytes
+// A range of an allocation to device devnum or back (transfer.cpp): len bytes
 // from ptr, or to the end of the allocation when whole is true.
 cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool whole, int flags, const char* call,
                      void* caller = nullptr);
