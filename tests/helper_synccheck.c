@@ -43,7 +43,9 @@
  *   foreign_forgot_download  the same, the host reads x[10] before bringing
  *                   x back ("read: ...")
  *   foreign_forgot_upload    the same without the upload of y ("begin: ok",
- *                   or "begin: <message>" when the check fails the call) */
+ *                   or "begin: <message>" when the check fails the call)
+ *   foreign_unannounced      the plain kernel on stdcl_queue's queue, not
+ *                   announced (right, and unchecked); x brought back twice */
 #include <stdcl.h>
 
 #include <signal.h>
@@ -84,6 +86,7 @@ enum { N = 1024 };
  * program's own, announced with clforeign_begin and clforeign_end. */
 static void foreign(const char* what, float* x, float* y)
 {
+    int announced = strcmp(what, "foreign_unannounced") != 0;
     clmsync(g_cp, 0, x, CL_MEM_DEVICE);
     if (strcmp(what, "foreign_forgot_upload")) clmsync(g_cp, 0, y, CL_MEM_DEVICE);
     cl_int err;
@@ -92,11 +95,11 @@ static void foreign(const char* what, float* x, float* y)
     cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     clBuildProgram(p, 1, &dev, "", NULL, NULL);
     cl_kernel k = clCreateKernel(p, "axpy", &err);
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_command_queue q = announced ? clCreateCommandQueue(ctx, dev, 0, &err) : stdcl_queue(g_cp, 0);
     struct clforeign_use uses[] = {{x, CL_MEM_RW, 0}, {y, CL_MEM_RO, 0}};
-    CLFOREIGN* f = clforeign_begin(g_cp, 0, q, uses, 2, 0);
-    printf("begin: %s\n", f ? "ok" : clerror());
-    if (f) {
+    CLFOREIGN* f = announced ? clforeign_begin(g_cp, 0, q, uses, 2, 0) : NULL;
+    if (announced) printf("begin: %s\n", f ? "ok" : clerror());
+    if (f || !announced) {
         cl_mem xm = stdcl_mem(g_cp, 0, x), ym = stdcl_mem(g_cp, 0, y);
         int n = N;
         size_t gs = N;
@@ -105,15 +108,16 @@ static void foreign(const char* what, float* x, float* y)
         clSetKernelArg(k, 2, sizeof n, &n);
         cl_event ev = NULL;
         err = clEnqueueNDRangeKernel(q, k, 1, NULL, &gs, NULL, 0, NULL, &ev);
-        printf("end: %d\n", err == CL_SUCCESS ? clforeign_end(f, 1, &ev) : (int)err);
+        if (announced) printf("end: %d\n", err == CL_SUCCESS ? clforeign_end(f, 1, &ev) : (int)err);
         if (ev) clReleaseEvent(ev);
     }
     if (!strcmp(what, "foreign_forgot_download")) printf("read: %g\n", (double)x[10]);
     sync_back(x, 0);
+    if (!announced) sync_back(x, 0);
     printf("result: %g\n", (double)x[10]);
     clReleaseKernel(k);
     clReleaseProgram(p);
-    clReleaseCommandQueue(q);
+    if (announced) clReleaseCommandQueue(q);
 }
 
 static void launch(cl_kernel k, unsigned d, float* x, float* y, int n, int flags)

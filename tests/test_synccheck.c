@@ -210,6 +210,18 @@ static void test_foreign_commands_announced_are_checked_like_kernels(void** stat
         assert_int_equal(r.status, 0);
         assert_contains(r.out, "begin: clforeign_begin: sync check: a foreign command on device 0");
         tu_proc_free(&r);
+
+        /* Memory a plain command on stdcl_queue's queue wrote, never announced: the
+         * result is right, and a note says once that it is not checked. */
+        run(&r, "foreign_unannounced", "sync,error", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "stdcl: sync check: note: the allocation at 0x");
+        assert_contains(r.err, "is not checked for lost updates (clmsync at ");
+        assert_contains(r.err, "stdcl_mem handed out a device object of it, and no foreign command on it was announced");
+        assert_int_equal(count(r.out, "sync: ok"), 2);
+        assert_contains(r.out, "result: 21");
+        tu_proc_free(&r);
     }
 }
 
