@@ -329,7 +329,7 @@ $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthr
 # stdcl-cache reads and writes the program cache only: it links the cache's own
 # objects instead of the library, so it makes no OpenCL context and needs no
 # OpenCL platform.
-CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,builds/cache_api.o builds/cache_store.o helpers/digest.o \
+CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,builds/cache_api.o builds/cache_store.o builds/cache_entry.o helpers/digest.o \
                    helpers/fsutil.o config/config.o helpers/diag.o)
 $(BUILD)/bin/stdcl-cache: $(CACHE_TOOL_OBJS)
 $(BUILD)/bin/stdcl-cache: PROG_LIBS = $(NETTLE_LIBS) -lpthread $(LIBS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // fuzz_cache_entry.cpp: the program cache's entry decoder
-// (libstdcl/builds/cache_store.cpp: decode_entry, read_entry_header) and the key
+// (libstdcl/builds/cache_entry.cpp: decode_entry; cache_store.cpp: read_entry_header) and the key
 // text every entry carries (cache_key.cpp: describe_key_change,
 // key_source_digest), fed the bytes of one cache file: what a damaged,
 // truncated or planted <64 hex>.clbin in the cache folder holds.
