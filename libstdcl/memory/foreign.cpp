@@ -246,9 +246,9 @@ STDCL_API int clforeign_end(CLFOREIGN* f, cl_uint nevents, const cl_event* event
         }
         clFlush(f->queue);  // libstdcl's commands on other queues may wait for it
         if (f->queue != d.queue && f->queue != d.xfer) d.events->other_queues.store(true);
-        {
-            CommandOrder order(d, devnum, f->uses.data(), f->uses.size(), f->queue);
-            order.enqueued(done, CL_EVENT_NOWAIT);
+        for (auto& u : f->uses) {  // noted as CommandOrder::enqueued notes a command; nothing to wait for
+            std::lock_guard<std::mutex> lock(u->order);
+            u->note_event(devnum, done, f->queue);
         }
         bool checked = false;  // STDCL_CHECK=sync watches a copy the commands write
         for (size_t i = 0; i < f->uses.size(); ++i) {
