@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // sync_check.cpp: which copy of an allocation is current, per device, and the
-// sync-check mode's findings at each launch (sync_check.hpp).
+// sync-check mode's findings at host accesses and transfers (sync_check.hpp);
+// the findings at a launch or a foreign command are sync_launch.cpp's.
 #include "memory/sync_check.hpp"
+#include "memory/sync_state.hpp"
 
 #include "helpers/cl_util.hpp"
 #include "config/config.hpp"
@@ -18,61 +20,8 @@
 
 namespace stdcl {
 
-// Bytes [off, off + len) of the host copy as they were sent to a device (or
-// brought back from it): what the device's copy holds there.
-struct SyncRange {
-    size_t off, len;
-    std::uint64_t hash;
-};
 
-struct SyncDevice {
-    std::vector<SyncRange> known;  // what the device's copy holds, where known
-    bool written = false;  // a kernel or copy there may have changed it outside `known`
-    std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
-    // Watched memory (Backing::watched), per page of the block: the hash of the
-    // bytes this device's copy holds there (0: unknown), and whether a kernel or
-    // copy here may have changed them since they were last brought back.
-    std::vector<std::uint64_t> pages;
-    std::vector<char> dirty;
-    std::string writer;  // the last command here that may have written it
-    size_t from = 0;  // ... and the first byte it was given
-};
-
-struct SyncState {
-    std::mutex mu;
-    std::string where;  // where the allocation was made
-    // Hash of the host bytes when the host program last had not written them: at
-    // clmalloc, then after each waited transfer back from a device.
-    std::uint64_t born = 0;
-    // The host bytes may have been changed by a device since: a kernel that may
-    // write them on a device that works on host memory, or a transfer back not
-    // yet waited for.  Host writes and device writes cannot be told apart then:
-    // no finding until a waited transfer back, or a whole transfer to a device.
-    bool unattributed = false;
-    std::vector<SyncDevice> dev;
-    unsigned reported = 0;  // the kinds reported (once per allocation and kind)
-    // Watched memory: the page size, the bytes of the block before the host
-    // memory, and per page the hash of the whole page when the host last had it
-    // rightly (a sync either way; a launch that found no device's changes
-    // pending there); 0: unknown.  On a device that works on host memory a page
-    // whose bytes differ from it holds a kernel's results not brought back.
-    size_t ps = 0, lead = 0;
-    std::vector<std::uint64_t> legit;
-    // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
-    // the host must not write them (nor, where the command writes them, read).
-    struct Pending {
-        cl_event ev;  // retained
-        size_t first, end;  // pages of the block
-        bool host_written;  // a transfer back: the command writes the host memory
-        unsigned dev;
-        std::string what;
-    };
-    std::vector<Pending> pending;
-};
-
-namespace {
-
-enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16, unchecked = 32 };
+namespace sync {
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr)
@@ -115,6 +64,12 @@ void report(const std::string& text, const char* call, bool may_fail)
     std::fflush(stderr);
     if (action() == 2) std::abort();
 }
+
+}  // namespace sync
+
+using namespace sync;
+
+namespace {
 
 // Watched memory, page P of the block: the allocation's bytes there
 // ([*off, *off + *len) of the allocation).
@@ -373,6 +328,12 @@ std::mutex& judge_mu()
     return *mu;
 }
 
+void judge_at_exit() { sync::judge_pending("exit", false); }
+
+}  // namespace
+
+namespace sync {
+
 void judge_pending(const char* call, bool may_fail)
 {
     if (!watch_pending()) return;
@@ -382,10 +343,6 @@ void judge_pending(const char* call, bool may_fail)
         for (size_t i = 0; i < n; ++i) judge(f[i], call, may_fail);
 }
 
-void judge_at_exit() { judge_pending("exit", false); }
-
-// Whether the n bytes at p hold at most two distinct 4-byte values: an output the
-// host initialised (-1 or 0, and memory beyond what it used), not data.
 bool output_like(const char* p, size_t n)
 {
     std::uint32_t v[2];
@@ -400,7 +357,7 @@ bool output_like(const char* p, size_t n)
     return true;
 }
 
-}  // namespace
+}  // namespace sync
 
 bool sync_check_on() { return settings().check_sync; }
 
@@ -540,24 +497,6 @@ void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, b
     apply_access(a, *s, first, end);
 }
 
-void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
-                              void* caller)
-{
-    std::string site;
-    for (cl_uint i = 0; i < ki.nargs; ++i) {
-        const KernelArg& arg = ki.args[i];
-        if (arg.kind != KernelArg::global || !arg.alloc || !arg.alloc->sync || arg.alloc->dead) continue;
-        Allocation& a = *arg.alloc;
-        bool reads_only = (a.flags & CL_MEM_RO) || ki.read_only_arg(i);
-        if (!reads_only || (a.flags & CL_MEM_WO)) continue;  // one it may write is protected whole already
-        if (site.empty()) site = code_at(caller);
-        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, ev,
-                          strprintf("kernel '%s' on device %u (%s, argument %u, launched with CL_EVENT_NOWAIT by %s at "
-                                    "%s)",
-                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()));
-    }
-}
-
 void sync_settle(const char* call)
 {
     judge_pending(call, true);  // an access recorded while the commands were pending
@@ -621,153 +560,6 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     forget(d, from, len);
     d.written = true;
     note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
-}
-
-namespace {
-
-// A command on device devnum reads a (s, d: its state, locked) from byte from
-// on (len bytes, when given): never_sent or stale, with *finding saying why; 0
-// when the copy is right.
-unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
-                      std::string* finding, size_t len = SIZE_MAX)
-{
-    if (d.known.empty() && !d.written) {
-        if (hash_bytes(a.lib(), a.size) == s.born) return 0;
-        *finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
-                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
-                             "device's copy a value",
-                             devnum, devnum);
-        return never_sent;
-    }
-    for (const SyncRange& r : d.known) {
-        if (r.off + r.len <= from || (r.off >= from && r.off - from >= len)) continue;  // outside its view
-        if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
-        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
-                             "%zu to %zu of the allocation after they were last synced with device %u",
-                             devnum, r.off, r.off + r.len - 1, devnum);
-        return stale;
-    }
-    return 0;
-}
-
-}  // namespace
-
-void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
-                             const char* call, void* caller)
-{
-    judge_pending(call, true);
-    SyncState* s = a.sync.get();
-    if (!s || !a.host) return;
-    std::lock_guard<std::mutex> lock(s->mu);
-    SyncDevice& d = device_state(*s, devnum);
-    std::string finding;
-    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len);
-    if (!kind || ((s->reported & kind) && action() == 0)) return;
-    s->reported |= kind;
-    std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
-    report(strprintf("sync check: a foreign command on device %u (%s) reads uses[%zu] %s\n"
-                     "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
-                     "  announced by %s at %s\n"
-                     "  last sync with device %u: %s\n"
-                     "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
-                     devnum, cp->devs[devnum].name.c_str(), use, finding.c_str(), (void*)a.host, a.size,
-                     s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, call),
-           call, true);
-}
-
-void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
-                             const char* call, void* caller)
-{
-    if (!a.sync) return;
-    sync_note_device_write(a, devnum, from,
-                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len);
-    if (a.zero_copy_on(cp->devs[devnum])) {
-        std::lock_guard<std::mutex> lock(a.sync->mu);
-        a.sync->unattributed = true;
-    }
-}
-
-void sync_note_unchecked(Allocation& a, const char* call, void* caller)
-{
-    SyncState* s = a.sync.get();
-    if (!s) return;
-    std::lock_guard<std::mutex> lock(s->mu);
-    if (s->reported & unchecked) return;
-    s->reported |= unchecked;
-    std::fprintf(stderr,
-                 "stdcl: sync check: note: the allocation at %p (%zu bytes, made at %s) is not checked for lost "
-                 "updates (%s at %s): stdcl_mem handed out a device object of it, and no foreign command on it was "
-                 "announced; announce them with clforeign_begin and clforeign_end, and it is checked\n",
-                 (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str());
-    std::fflush(stderr);
-}
-
-void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
-{
-    judge_pending(call, true);
-    const bool described = !ki.qual.empty();
-    struct Write {
-        Allocation* a;
-        size_t from;
-        unsigned arg;
-    };
-    std::vector<Write> writes;
-    for (cl_uint i = 0; i < ki.nargs; ++i) {
-        const KernelArg& arg = ki.args[i];
-        if (arg.kind != KernelArg::global || !arg.alloc) continue;
-        Allocation& a = *arg.alloc;
-        SyncState* s = a.sync.get();
-        if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
-        bool is_const = ki.read_only_arg(i);
-        bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
-        bool may_read = !(a.flags & CL_MEM_WO);
-        if (may_write) writes.push_back(Write{&a, arg.offset, i});
-        if (!may_read) continue;
-        std::string finding;
-        unsigned kind = 0;
-        size_t from = arg.offset;
-        {
-            std::lock_guard<std::mutex> lock(s->mu);
-            SyncDevice& d = device_state(*s, devnum);
-            if (s->unattributed) continue;
-            // Kernels often only write an argument they may write: whether they read
-            // it is not known.  A copy never sent is reported only for one they
-            // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
-            // may write, unless its host bytes hold at most two values (an output
-            // the host initialised again).
-            if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
-            kind = read_finding(a, *s, d, devnum, from, &finding);
-            if (!kind) continue;
-            std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
-            bool first = !(s->reported & kind);
-            s->reported |= kind;
-            if (!first && action() == 0) continue;  // reported once per allocation and kind
-            std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
-            std::string text = strprintf(
-                "sync check: kernel '%s' on device %u (%s) reads argument %u (%s) %s\n"
-                "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
-                "  launched by %s at %s\n"
-                "  last sync with device %u: %s\n"
-                "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before this launch"
-                "%s%s",
-                ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
-                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, "",
-                described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
-            report(text, call, true);
-        }
-    }
-    std::string site = code_at(caller);
-    for (const Write& w : writes) {
-        std::string type =
-            w.arg < ki.type_names.size() && !ki.type_names[w.arg].empty() ? ki.type_names[w.arg] : "__global";
-        sync_note_device_write(*w.a, devnum, w.from,
-                               strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
-                                         type.c_str(), call, site.c_str()));
-        if (w.a->zero_copy_on(cp->devs[devnum])) {
-            std::lock_guard<std::mutex> lock(w.a->sync->mu);
-            w.a->sync->unattributed = true;
-        }
-    }
 }
 
 }  // namespace stdcl

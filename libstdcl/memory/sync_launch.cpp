@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// sync_launch.cpp: the sync check at a launch and at a foreign command: an
+// argument or a use whose device copy was never sent or is older than the
+// host's, and what the command may write (sync_check.hpp).
+#include "memory/sync_check.hpp"
+#include "memory/sync_state.hpp"
+
+#include "helpers/diag.hpp"
+#include "memory/watch.hpp"
+
+#include <cstdio>
+
+namespace stdcl {
+
+using namespace sync;
+
+void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
+                              void* caller)
+{
+    std::string site;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc || !arg.alloc->sync || arg.alloc->dead) continue;
+        Allocation& a = *arg.alloc;
+        bool reads_only = (a.flags & CL_MEM_RO) || ki.read_only_arg(i);
+        if (!reads_only || (a.flags & CL_MEM_WO)) continue;  // one it may write is protected whole already
+        if (site.empty()) site = code_at(caller);
+        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, ev,
+                          strprintf("kernel '%s' on device %u (%s, argument %u, launched with CL_EVENT_NOWAIT by %s at "
+                                    "%s)",
+                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()));
+    }
+}
+
+namespace {
+
+// A command on device devnum reads a (s, d: its state, locked) from byte from
+// on (len bytes, when given): never_sent or stale, with *finding saying why; 0
+// when the copy is right.
+unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
+                      std::string* finding, size_t len = SIZE_MAX)
+{
+    if (d.known.empty() && !d.written) {
+        if (hash_bytes(a.lib(), a.size) == s.born) return 0;
+        *finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
+                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
+                             "device's copy a value",
+                             devnum, devnum);
+        return never_sent;
+    }
+    for (const SyncRange& r : d.known) {
+        if (r.off + r.len <= from || (r.off >= from && r.off - from >= len)) continue;  // outside its view
+        if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
+        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
+                             "%zu to %zu of the allocation after they were last synced with device %u",
+                             devnum, r.off, r.off + r.len - 1, devnum);
+        return stale;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
+                             const char* call, void* caller)
+{
+    judge_pending(call, true);
+    SyncState* s = a.sync.get();
+    if (!s || !a.host) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    std::string finding;
+    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len);
+    if (!kind || ((s->reported & kind) && action() == 0)) return;
+    s->reported |= kind;
+    std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+    report(strprintf("sync check: a foreign command on device %u (%s) reads uses[%zu] %s\n"
+                     "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
+                     "  announced by %s at %s\n"
+                     "  last sync with device %u: %s\n"
+                     "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
+                     devnum, cp->devs[devnum].name.c_str(), use, finding.c_str(), (void*)a.host, a.size,
+                     s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, call),
+           call, true);
+}
+
+void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller)
+{
+    if (!a.sync) return;
+    sync_note_device_write(a, devnum, from,
+                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len);
+    if (a.zero_copy_on(cp->devs[devnum])) {
+        std::lock_guard<std::mutex> lock(a.sync->mu);
+        a.sync->unattributed = true;
+    }
+}
+
+void sync_note_unchecked(Allocation& a, const char* call, void* caller)
+{
+    SyncState* s = a.sync.get();
+    if (!s) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->reported & unchecked) return;
+    s->reported |= unchecked;
+    std::fprintf(stderr,
+                 "stdcl: sync check: note: the allocation at %p (%zu bytes, made at %s) is not checked for lost "
+                 "updates (%s at %s): stdcl_mem handed out a device object of it, and no foreign command on it was "
+                 "announced; announce them with clforeign_begin and clforeign_end, and it is checked\n",
+                 (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str());
+    std::fflush(stderr);
+}
+
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
+{
+    judge_pending(call, true);
+    const bool described = !ki.qual.empty();
+    struct Write {
+        Allocation* a;
+        size_t from;
+        unsigned arg;
+    };
+    std::vector<Write> writes;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc) continue;
+        Allocation& a = *arg.alloc;
+        SyncState* s = a.sync.get();
+        if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
+        bool is_const = ki.read_only_arg(i);
+        bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
+        bool may_read = !(a.flags & CL_MEM_WO);
+        if (may_write) writes.push_back(Write{&a, arg.offset, i});
+        if (!may_read) continue;
+        std::string finding;
+        unsigned kind = 0;
+        size_t from = arg.offset;
+        {
+            std::lock_guard<std::mutex> lock(s->mu);
+            SyncDevice& d = device_state(*s, devnum);
+            if (s->unattributed) continue;
+            // Kernels often only write an argument they may write: whether they read
+            // it is not known.  A copy never sent is reported only for one they
+            // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
+            // may write, unless its host bytes hold at most two values (an output
+            // the host initialised again).
+            if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
+            kind = read_finding(a, *s, d, devnum, from, &finding);
+            if (!kind) continue;
+            std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+            bool first = !(s->reported & kind);
+            s->reported |= kind;
+            if (!first && action() == 0) continue;  // reported once per allocation and kind
+            std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
+            std::string text = strprintf(
+                "sync check: kernel '%s' on device %u (%s) reads argument %u (%s) %s\n"
+                "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
+                "  launched by %s at %s\n"
+                "  last sync with device %u: %s\n"
+                "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before this launch"
+                "%s%s",
+                ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
+                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, "",
+                described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
+            report(text, call, true);
+        }
+    }
+    std::string site = code_at(caller);
+    for (const Write& w : writes) {
+        std::string type =
+            w.arg < ki.type_names.size() && !ki.type_names[w.arg].empty() ? ki.type_names[w.arg] : "__global";
+        sync_note_device_write(*w.a, devnum, w.from,
+                               strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
+                                         type.c_str(), call, site.c_str()));
+        if (w.a->zero_copy_on(cp->devs[devnum])) {
+            std::lock_guard<std::mutex> lock(w.a->sync->mu);
+            w.a->sync->unattributed = true;
+        }
+    }
+}
+
+}  // namespace stdcl

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// sync_state.hpp: what the sync check keeps per allocation (SyncState, one
+// SyncDevice per device) and the helpers its two sources share: sync_check.cpp
+// (host accesses, transfers, pending commands) and sync_launch.cpp (launches
+// and foreign commands).  Private to memory/.
+#pragma once
+
+#include "memory/memory.hpp"
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace stdcl {
+
+// Bytes [off, off + len) of the host copy as they were sent to a device (or
+// brought back from it): what the device's copy holds there.
+struct SyncRange {
+    size_t off, len;
+    std::uint64_t hash;
+};
+
+struct SyncDevice {
+    std::vector<SyncRange> known;  // what the device's copy holds, where known
+    bool written = false;  // a kernel or copy there may have changed it outside `known`
+    std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
+    // Watched memory (Backing::watched), per page of the block: the hash of the
+    // bytes this device's copy holds there (0: unknown), and whether a kernel or
+    // copy here may have changed them since they were last brought back.
+    std::vector<std::uint64_t> pages;
+    std::vector<char> dirty;
+    std::string writer;  // the last command here that may have written it
+    size_t from = 0;  // ... and the first byte it was given
+};
+
+struct SyncState {
+    std::mutex mu;
+    std::string where;  // where the allocation was made
+    // Hash of the host bytes when the host program last had not written them: at
+    // clmalloc, then after each waited transfer back from a device.
+    std::uint64_t born = 0;
+    // The host bytes may have been changed by a device since: a kernel that may
+    // write them on a device that works on host memory, or a transfer back not
+    // yet waited for.  Host writes and device writes cannot be told apart then:
+    // no finding until a waited transfer back, or a whole transfer to a device.
+    bool unattributed = false;
+    std::vector<SyncDevice> dev;
+    unsigned reported = 0;  // the kinds reported (once per allocation and kind)
+    // Watched memory: the page size, the bytes of the block before the host
+    // memory, and per page the hash of the whole page when the host last had it
+    // rightly (a sync either way; a launch that found no device's changes
+    // pending there); 0: unknown.  On a device that works on host memory a page
+    // whose bytes differ from it holds a kernel's results not brought back.
+    size_t ps = 0, lead = 0;
+    std::vector<std::uint64_t> legit;
+    // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
+    // the host must not write them (nor, where the command writes them, read).
+    struct Pending {
+        cl_event ev;  // retained
+        size_t first, end;  // pages of the block
+        bool host_written;  // a transfer back: the command writes the host memory
+        unsigned dev;
+        std::string what;
+    };
+    std::vector<Pending> pending;
+};
+
+namespace sync {
+
+// The kinds of finding, each reported once per allocation (SyncState::reported).
+enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16, unchecked = 32 };
+
+// "main+0x2b (./prog)", or the address.
+std::string code_at(void* addr);
+// s.dev[devnum], made on first use (s.mu held).
+SyncDevice& device_state(SyncState& s, unsigned devnum);
+// Drops what is known of [off, off + len) (it is about to change, or did).
+void forget(SyncDevice& d, size_t off, size_t len);
+// STDCL_CHECK's action: 0 print, 1 error, 2 abort.
+int action();
+// A finding: printed, or (action "error", where the call may fail) the call's
+// error (throws Error(STDCL_ESYNC)), or printed and the process aborted.
+void report(const std::string& text, const char* call, bool may_fail);
+// Judges the program's accesses to protected pages recorded since the last call.
+void judge_pending(const char* call, bool may_fail);
+// Whether the n bytes at p hold at most two distinct 4-byte values: an output the
+// host initialised (-1 or 0, and memory beyond what it used), not data.
+bool output_like(const char* p, size_t n);
+
+}  // namespace sync
+
+}  // namespace stdcl
