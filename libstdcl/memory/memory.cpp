@@ -4,28 +4,17 @@
 // transfer.cpp, the order of their commands in order.cpp.
 //
 // An allocation is host memory (blocks.cpp: a slab chunk below a page, mapped pages
-// above; the program's own for clmadopt; none for CL_MEM_DEVONLY) plus, per device of
+// above, pinned or mapped twice where that serves; the program's own for clmadopt;
+// none for CL_MEM_DEVONLY) plus, per device of
 // its context, a cl_mem created on first use: on devices that work on host memory
 // (probed at context creation) a CL_MEM_USE_HOST_PTR buffer over the host memory when
 // it is aligned as the device needs, elsewhere a device buffer that clmsync fills and
 // reads back.
-//
-// Pinned host memory: when a device of the context has memory of its own, an
-// allocation of at least STDCL_PIN_MIN bytes (256 KiB) is the mapping of a
-// CL_MEM_ALLOC_HOST_PTR buffer, mapped once at clmalloc and unmapped at clfree: memory
-// the driver can DMA from directly, so clmsync runs at the speed of a raw pinned
-// transfer (pageable memory goes through a staging copy).  Smaller allocations stay
-// pageable (a buffer and a map per clmalloc would cost more than they save);
-// STDCL_PINNED=0 turns pinning off.  If the driver cannot give a page-aligned mapping
-// the allocation is pageable.
 #include "events/events.hpp"
 #include "helpers/cl_util.hpp"
 #include "config/config.hpp"
 #include "helpers/diag.hpp"
 #include "memory/sync_check.hpp"
-#include "memory/watch.hpp"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -40,12 +29,6 @@ namespace {
 
 constexpr int kAllocFlags =
     CL_MEM_RW | CL_MEM_RO | CL_MEM_WO | CL_MEM_DETACHED | CL_MEM_NOCOPY | CL_MEM_IMAGE2D | CL_MEM_DEVONLY | CL_MEM_ZERO;
-
-size_t page_size()
-{
-    static const size_t ps = size_t(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096);
-    return ps;
-}
 
 cl_mem_flags access_flags(int flags)
 {
@@ -277,151 +260,6 @@ void Allocation::release_device_objects()
     mem.clear();
     mem_serial.clear();
 }
-
-namespace {
-
-// Whether an allocation of `bytes` for cp should be pinned: some device copies.
-bool want_pinned(CLCONTEXT* cp, size_t size, int flags)
-{
-    const Settings& s = settings();
-    if (!s.pinned || !cp || size < s.pin_min || (flags & (CL_MEM_DETACHED | CL_MEM_NOCOPY))) return false;
-    for (const Device& d : cp->devs)
-        if (!d.zero_copy) return true;
-    return false;
-}
-
-// Maps a new CL_MEM_ALLOC_HOST_PTR buffer and makes its first page boundary a's block
-// of `bytes`; false (nothing held) when any step fails: the caller allocates pageable
-// memory instead.  The buffer has one page more than the block: a driver may map it
-// at any alignment (PoCL: 128 bytes; NVIDIA: a page).
-// Unmaps p (the mapping of m on q) and waits for it.
-void unmap_and_wait(cl_command_queue q, cl_mem m, void* p) noexcept
-{
-    cl_event ev = nullptr;
-    if (clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev) != CL_SUCCESS) return;
-    ClRef<cl_event> done(ev);
-    clWaitForEvents(1, &ev);
-}
-
-bool pin_block(Allocation& a, CLCONTEXT* cp, size_t bytes, size_t ps)
-{
-    if (bytes > SIZE_MAX - ps) return false;
-    bytes += ps;
-    cl_int err = CL_SUCCESS;
-    ClRef<cl_mem> m(clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err));
-    if (err != CL_SUCCESS || !m.get()) {
-        trace(Trace::mem, "pinned %zu bytes: clCreateBuffer(CL_MEM_ALLOC_HOST_PTR): %s; pageable instead", bytes,
-              cl_error_name(err));
-        return false;
-    }
-    cl_command_queue q = cp->devs[0].queue;
-    void* p = clEnqueueMapBuffer(q, m.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err);
-    const char* why = nullptr;
-    if (err != CL_SUCCESS || !p)
-        why = "clEnqueueMapBuffer failed";
-    else if (clRetainCommandQueue(q) != CL_SUCCESS)
-        why = "clRetainCommandQueue failed";
-    if (why) {
-        if (err == CL_SUCCESS && p) unmap_and_wait(q, m.get(), p);
-        trace(Trace::mem, "pinned %zu bytes: %s; pageable instead", bytes, why);
-        return false;  // m released
-    }
-    a.backing = Backing::pinned;
-    a.pin = m.release();
-    a.pin_queue = q;
-    a.pin_map = static_cast<char*>(p);
-    a.block = a.pin_map + (ps - uintptr_t(p) % ps) % ps;
-    return true;
-}
-
-// Frees a's block: unmaps and releases a pinned buffer, returns a slab chunk or
-// pages; the program's own memory (adopted) stays.
-void release_block(Allocation& a) noexcept
-{
-    switch (a.backing) {
-    case Backing::pinned:
-        unmap_and_wait(a.pin_queue, a.pin, a.pin_map);
-        clReleaseMemObject(a.pin);
-        clReleaseCommandQueue(a.pin_queue);
-        a.pin = nullptr;
-        a.pin_map = nullptr;
-        a.pin_queue = nullptr;
-        break;
-    case Backing::slab: slab_free(a.block, a.slab); break;
-    case Backing::pages: pages_free(a.block, a.block_bytes, true); break;
-    case Backing::devonly: release_addresses(a.block, a.block_bytes); break;
-    case Backing::heap: pages_free(a.block, a.block_bytes, false); break;
-    case Backing::adopted: break;
-    case Backing::watched:
-        watch_remove(a.watch);
-        watch_unmap(a.block, a.libview - (a.host - a.block), a.block_bytes);
-        a.watch = -1;
-        a.libview = nullptr;
-        break;
-    }
-    a.block = nullptr;  // host stays: it is read without a lock (bind_global's fast path; messages)
-}
-
-// The alignment of small detached allocations: the largest a default context needs.
-size_t detached_align()
-{
-    size_t al = 128;
-    for (CLCONTEXT* c : {stddev, stdcpu, stdgpu, stdacc, stdrpu, stdnpu})
-        if (c && c->mem_align > al) al = c->mem_align;
-    return al;
-}
-
-// STDCL_CHECK=sync: pages mapped twice, so that the program's view can be
-// protected while the library and the driver work through the other.
-bool watch_block(Allocation& a, size_t bytes, size_t ps)
-{
-    size_t rounded = (bytes + ps - 1) / ps * ps;
-    char *user, *lib;
-    if (!watch_map(rounded, &user, &lib)) {
-        trace(Trace::mem,
-              "STDCL_CHECK=sync: %zu bytes could not be mapped twice; host reads of this allocation "
-              "are not checked",
-              bytes);
-        return false;
-    }
-    a.block = user;
-    a.libview = lib;  // made block-relative in new_allocation
-    a.block_bytes = rounded;
-    a.backing = Backing::watched;
-    return true;
-}
-
-// Host memory for a new allocation of size bytes: a's block and backing.
-void host_block(Allocation& a, CLCONTEXT* cp, size_t size, size_t bytes, bool paged, int flags, const char* call)
-{
-    size_t ps = page_size();
-    if (flags & CL_MEM_DEVONLY) {
-        a.block = reserve_addresses(bytes);
-        if (!a.block) fail(STDCL_ENOMEM, "%s: no address range for %zu bytes of device-only memory", call, size);
-        a.block_bytes = bytes;
-        a.backing = Backing::devonly;
-        return;
-    }
-    if (settings().check_sync && !(flags & (CL_MEM_NOCOPY | CL_MEM_IMAGE2D)) && watch_block(a, bytes, ps)) return;
-    if (want_pinned(cp, size, flags) && pin_block(a, cp, bytes, ps)) return;
-    if (!paged) {
-        unsigned cls = slab_class(size, cp ? std::max<size_t>(cp->mem_align, 128) : detached_align());
-        if (cls) {
-            a.block = slab_alloc(cls);
-            if (!a.block) fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-            a.slab = cls;
-            a.backing = Backing::slab;
-            return;
-        }
-    }
-    bool mapped = false;
-    a.block = pages_alloc(bytes, &mapped);
-    if (!a.block) fail(STDCL_ENOMEM, "%s: out of host memory for %zu bytes", call, size);
-    a.block_bytes = bytes;
-    a.backing = mapped ? Backing::pages : Backing::heap;
-}
-
-}  // namespace
 
 Allocation::~Allocation()
 {

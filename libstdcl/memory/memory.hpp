@@ -35,6 +35,8 @@ void pages_free(char* p, size_t bytes, bool mapped) noexcept;
 // Addresses no memory backs (PROT_NONE); nullptr when refused.
 char* reserve_addresses(size_t bytes);
 void release_addresses(char* p, size_t bytes) noexcept;
+// The system's page size.
+size_t page_size();
 
 // One host allocation and its per-device copies.
 struct Allocation {
@@ -157,6 +159,15 @@ struct Allocation {
     // Releases device objects (after wait_idle).
     void release_device_objects();
 };
+
+// A new allocation's host memory of size bytes (bytes: rounded as its backing
+// needs): a's block and backing, chosen in this order: device-only addresses,
+// pages mapped twice (STDCL_CHECK=sync), pinned memory, a slab chunk (unless
+// paged), mapped pages, the heap.  Throws STDCL_ENOMEM (blocks.cpp).
+void host_block(Allocation& a, CLCONTEXT* cp, size_t size, size_t bytes, bool paged, int flags, const char* call);
+// Frees a's block: unmaps and releases a pinned buffer, returns a slab chunk or
+// pages; the program's own memory (adopted) stays.
+void release_block(Allocation& a) noexcept;
 
 // A call's claim on an allocation while it enqueues and waits for commands on it:
 // clfree and clmdetach wait for every claim to end before they release memory, so
