@@ -3,6 +3,12 @@
 // its record in constant time, without a lock for readers and without reading user
 // memory.
 //
+// Longer than 700 lines on purpose: it is one lock-free structure.  The slot
+// encoding below, the readers (find) and the writers of each page kind (owned,
+// slab, shared) keep one set of orderings between them (which slot is written
+// first, which store releases); they are read and changed together, so they stay
+// in one file.
+//
 // A page map keyed by address: a 3-level radix tree over 4 KiB page numbers (12 + 12
 // + 12 bits of a 48-bit address) holds one 64-bit slot per page:
 //   0                      no allocation;
