@@ -125,11 +125,13 @@ static inline int example_args(int argc, char** argv, const example_opt* opts)
 
 /* The default context a "-c cpu|gpu|dev" option names: stdcpu, stdgpu or
  * stddev.  NULL after a message on stderr when the name is none of the three
- * (*bad_name set: a usage error) or the context has no device. */
+ * (*bad_name set, where bad_name is not NULL: a usage error) or the context
+ * has no device. */
 static inline CLCONTEXT* example_context(const char* name, int* bad_name)
 {
-    *bad_name = strcmp(name, "cpu") && strcmp(name, "gpu") && strcmp(name, "dev");
-    if (*bad_name) return NULL;
+    int bad = strcmp(name, "cpu") && strcmp(name, "gpu") && strcmp(name, "dev");
+    if (bad_name) *bad_name = bad;
+    if (bad) return NULL;
     CLCONTEXT* cp = !strcmp(name, "cpu") ? stdcpu : !strcmp(name, "gpu") ? stdgpu : stddev;
     if (!cp || clgetndev(cp) == 0) {
         const char* why = clerror();

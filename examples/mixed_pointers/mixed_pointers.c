@@ -19,11 +19,8 @@ int main(int argc, char** argv)
     const example_opt opts[] = {EXAMPLE_INT("-n", "count", &n, 1, INT_MAX), EXAMPLE_FLAG("--check", &check),
                                 EXAMPLE_END};
     if (!example_args(argc, argv, opts)) return 2;
-    CLCONTEXT* cp = stddev;
-    if (!cp) {
-        fprintf(stderr, "no OpenCL device: %s\n", clerror());
-        return 1;
-    }
+    CLCONTEXT* cp = example_context("dev", NULL);
+    if (!cp) return 1;
     void* h = clopen(cp, "mixed_pointers.cl", CLLD_NOW);
     cl_kernel k = h ? clsym(cp, h, "example", 0) : NULL;
     size_t bytes = (size_t)n * sizeof(int);

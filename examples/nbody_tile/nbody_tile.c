@@ -22,11 +22,8 @@ int main(int argc, char** argv)
     const example_opt opts[] = {EXAMPLE_INT("-n", "bodies", &n, 1, INT_MAX), EXAMPLE_FLAG("--check", &check),
                                 EXAMPLE_END};
     if (!example_args(argc, argv, opts)) return 2;
-    CLCONTEXT* cp = stddev;
-    if (!cp) {
-        fprintf(stderr, "no OpenCL device: %s\n", clerror());
-        return 1;
-    }
+    CLCONTEXT* cp = example_context("dev", NULL);
+    if (!cp) return 1;
     void* h = clopen(cp, "nbody_tile.cl", CLLD_NOW);
     cl_kernel k = h ? clsym(cp, h, "nbody_tile", 0) : NULL;
     cl_float4* pos = (cl_float4*)clmalloc(cp, (size_t)n * sizeof(cl_float4), CL_MEM_RO);

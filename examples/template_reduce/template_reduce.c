@@ -62,11 +62,8 @@ int main(int argc, char** argv)
     const example_opt opts[] = {EXAMPLE_LONG("-n", "molecules", &n, 1, LONG_MAX), EXAMPLE_FLAG("--check", &check),
                                 EXAMPLE_END};
     if (!example_args(argc, argv, opts)) return 2;
-    CLCONTEXT* cp = stddev;
-    if (!cp) {
-        fprintf(stderr, "no OpenCL device: %s\n", clerror());
-        return 1;
-    }
+    CLCONTEXT* cp = example_context("dev", NULL);
+    if (!cp) return 1;
     const int work_size = 128, num_groups = 512;
     const long glob_size = (long)work_size * num_groups;
     char* src = expand(n, work_size, glob_size);

@@ -52,11 +52,8 @@ int main(int argc, char** argv)
         example_usage(argv[0], opts);
         return 2;
     }
-    CLCONTEXT* cp = stddev;
-    if (!cp) {
-        fprintf(stderr, "no OpenCL device: %s\n", clerror());
-        return 1;
-    }
+    CLCONTEXT* cp = example_context("dev", NULL);
+    if (!cp) return 1;
     void* h = clopen(cp, "tiled_conv.cl", CLLD_NOW);
     cl_kernel k = h ? clsym(cp, h, plain ? "conv_plain" : "conv_async", 0) : NULL;
     int Wp = W + 2 * R, Hp = H + 2 * R, K = 2 * R + 1;
