@@ -130,6 +130,29 @@ static const char* k_addin_src =
     "__kernel void addin(__global int* out, __global const int* in) { int i = get_global_id(0); out[i] += in[i]; }\n"
     "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i]; }\n";
 
+/* 0 when out[i] is factor * i for each i < n; else prints "<wrong>: out[i] =
+ * <value>" for the first that is not, and returns 1. */
+static int check_multiples(const int* out, int n, int factor, const char* wrong)
+{
+    for (int i = 0; i < n; i++)
+        if (out[i] != factor * i) {
+            printf("%s: out[%d] = %d\n", wrong, i, out[i]);
+            return 1;
+        }
+    return 0;
+}
+
+/* The end of a workload that went right: prints "<what> ok", frees in and
+ * out, closes h; 0. */
+static int finish(const char* what, void* h, int* in, int* out)
+{
+    printf("%s ok\n", what);
+    clfree(in);
+    clfree(out);
+    clclose(stdcpu, h);
+    return 0;
+}
+
 static int noforce_workload(int mark)
 {
     enum { N = 1024 };
@@ -151,11 +174,7 @@ static int noforce_workload(int mark)
     for (int s = 0; ok && s < 10; s++)
         ok = clmsync(stdcpu, 0, in, w | CL_MEM_NOFORCE) && clforka(stdcpu, 0, add, &ndr, CL_EVENT_WAIT, out, in);
     ok = ok && clmsync(stdcpu, 0, out, CL_MEM_HOST | CL_EVENT_WAIT);
-    for (int i = 0; ok && i < N; i++)
-        if (out[i] != 10 * i) {
-            printf("wrong after the loop: out[%d] = %d\n", i, out[i]);
-            return 1;
-        }
+    if (ok && check_multiples(out, N, 10, "wrong after the loop")) return 1;
     /* A kernel that may write the input: the device's copy is not the host's. */
     ok = ok && clforka(stdcpu, 0, twice, &ndr, CL_EVENT_WAIT, in);
     ok = ok && clmsync(stdcpu, 0, in, w | CL_MEM_NOFORCE) && clforka(stdcpu, 0, add, &ndr, CL_EVENT_WAIT, out, in);
@@ -164,16 +183,8 @@ static int noforce_workload(int mark)
         printf("noforce: %s\n", clerror());
         return 1;
     }
-    for (int i = 0; i < N; i++)
-        if (out[i] != 11 * i) {
-            printf("wrong after the write: out[%d] = %d\n", i, out[i]);
-            return 1;
-        }
-    printf("noforce ok\n");
-    clfree(in);
-    clfree(out);
-    clclose(stdcpu, h);
-    return 0;
+    if (check_multiples(out, N, 11, "wrong after the write")) return 1;
+    return finish("noforce", h, in, out);
 }
 
 /* "stream": 100 NOWAIT launches of 'addin' (out += in) on device 0 and
@@ -206,16 +217,8 @@ static int stream_workload(void)
         return 1;
     }
     printf("returned: %s\n", launched == LAUNCHES ? "STDCL_LAUNCHED" : events == LAUNCHES ? "an event" : "a mix");
-    for (int i = 0; i < N; i++)
-        if (out[i] != LAUNCHES * i) {
-            printf("wrong: out[%d] = %d\n", i, out[i]);
-            return 1;
-        }
-    printf("stream ok\n");
-    clfree(in);
-    clfree(out);
-    clclose(stdcpu, h);
-    return 0;
+    if (check_multiples(out, N, LAUNCHES, "wrong")) return 1;
+    return finish("stream", h, in, out);
 }
 
 int main(int argc, char** argv)

@@ -33,18 +33,8 @@ static int setup(void** state)
         print_error("setup: the context under test is NULL (STDCL_TEST_CONTEXT=%s)\n", which ? which : "");
         return -1;
     }
-    *state = clopen(g_cp, tu_kernel("argtypes.cl"), CLLD_NOW);
-    if (!*state) {
-        print_error("setup: clopen(argtypes.cl): %s\n", clerror());
-        return -1;
-    }
     const tu_sym syms[] = {{"typed", &g_typed}, {"small", &g_small}, {"vec", &g_vec}, {"rows", &g_rows}};
-    for (size_t i = 0; i < tu_countof(syms); i++)
-        if (!(*syms[i].kernel = clsym(g_cp, *state, syms[i].name, 0))) {
-            print_error("setup: clsym(%s): %s\n", syms[i].name, clerror());
-            return -1;
-        }
-    return 0;
+    return tu_open_kernel_syms_in(g_cp, "argtypes.cl", state, syms, tu_countof(syms));
 }
 
 static int teardown(void** state)

@@ -258,16 +258,24 @@ static void run_two_programs(fixture* f, tu_proc* r)
     run_helper_env(f, r, args, NULL, 3, 0);
 }
 
-/* Runs helper_cache (VAL 3): its trace holds has and also, not lacks (each
- * NULL: not checked). */
-static void expect_trace(fixture* f, const char* has, const char* also, const char* lacks)
+/* Runs helper_cache as run_helper_env does (extra arguments and
+ * environment, the sum for val and salt): its trace holds has and also, not
+ * lacks (each NULL: not checked). */
+static void expect_trace_of(fixture* f, const char* const* extra_args, const char* const* extra_env, int val, int salt,
+                            const char* has, const char* also, const char* lacks)
 {
     tu_proc r;
-    run_helper(f, &r, 3);
+    run_helper_env(f, &r, extra_args, extra_env, val, salt);
     if (has) assert_contains(r.err, has);
     if (also) assert_contains(r.err, also);
     if (lacks) assert_not_contains(r.err, lacks);
     tu_proc_free(&r);
+}
+
+/* expect_trace_of helper_cache with VAL 3 and no extras. */
+static void expect_trace(fixture* f, const char* has, const char* also, const char* lacks)
+{
+    expect_trace_of(f, NULL, NULL, 3, 0, has, also, lacks);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -289,14 +297,8 @@ static void test_clsopen_cache_hit_in_second_process(void** state)
     char opt[PATH_MAX + 8];
     snprintf(opt, sizeof opt, "-I %s", f->src);
     const char* args[] = {"-s", "-o", opt, NULL};
-    tu_proc r;
-    run_helper_env(f, &r, args, NULL, 3, 0);
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
-    run_helper_env(f, &r, args, NULL, 3, 0);
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace_of(f, args, NULL, 3, 0, MISS, NULL, NULL);
+    expect_trace_of(f, args, NULL, 3, 0, HIT, NULL, MISS);
 }
 
 static void test_clopen_cache_header_edit_rebuilds(void** state)
@@ -315,9 +317,7 @@ static void test_clopen_cache_header_edit_rebuilds(void** state)
     assert_contains(r.err, "content changed");
     tu_proc_free(&r);
 
-    run_helper(f, &r, 5);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace_of(f, NULL, NULL, 5, 0, HIT, NULL, NULL);
 }
 
 /* Every spelling of #include that the OpenCL compiler obeys puts the header in
@@ -353,13 +353,8 @@ static void test_clopen_cache_option_change_named_in_trace(void** state)
     tu_proc r;
     run_helper_env(f, &r, a1, NULL, 3, 1);
     tu_proc_free(&r);
-    run_helper_env(f, &r, a2, NULL, 3, 2);
-    assert_contains(r.err, MISS);
-    assert_contains(r.err, "options");
-    tu_proc_free(&r);
-    run_helper_env(f, &r, a1, NULL, 3, 1);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace_of(f, a2, NULL, 3, 2, MISS, "options", NULL);
+    expect_trace_of(f, a1, NULL, 3, 1, HIT, NULL, NULL);
 }
 
 /* The options given at open (clopen_opt) enter the key as clbuild's do: other
@@ -370,29 +365,14 @@ static void test_clopen_opt_options_are_part_of_the_cache_key(void** state)
     const char* o1[] = {"-O", "-D SALT=1", NULL};
     const char* o2[] = {"-O", "-D SALT=2", NULL};
     const char* b1[] = {"-o", "-D SALT=1", NULL};
-    tu_proc r;
-    run_helper_env(f, &r, o1, NULL, 3, 1);
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace_of(f, o1, NULL, 3, 1, MISS, NULL, NULL);
     assert_int_equal(entries(f->cache, NULL, 0), 1);
-    run_helper_env(f, &r, o2, NULL, 3, 2);
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, HIT);
-    assert_contains(r.err, "options");
-    tu_proc_free(&r);
+    expect_trace_of(f, o2, NULL, 3, 2, MISS, "options", HIT);
     assert_int_equal(entries(f->cache, NULL, 0), 2);
-    run_helper_env(f, &r, o1, NULL, 3, 1);
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, MISS);
-    tu_proc_free(&r);
-    run_helper_env(f, &r, b1, NULL, 3, 1); /* clbuild with the same options */
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace_of(f, o1, NULL, 3, 1, HIT, NULL, MISS);
+    expect_trace_of(f, b1, NULL, 3, 1, HIT, NULL, MISS); /* clbuild with the same options */
     /* without options: a third entry */
-    run_helper(f, &r, 3);
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace(f, MISS, NULL, NULL);
     assert_int_equal(entries(f->cache, NULL, 0), 3);
 }
 
@@ -405,19 +385,10 @@ static void test_clsopen_opt_options_are_part_of_the_cache_key(void** state)
     snprintf(o2, sizeof o2, "-I %s -D SALT=5", f->src);
     const char* a1[] = {"-s", "-O", o1, NULL};
     const char* a2[] = {"-s", "-O", o2, NULL};
-    tu_proc r;
-    run_helper_env(f, &r, a1, NULL, 3, 4);
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
-    run_helper_env(f, &r, a2, NULL, 3, 5);
-    assert_contains(r.err, MISS);
-    assert_not_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace_of(f, a1, NULL, 3, 4, MISS, NULL, NULL);
+    expect_trace_of(f, a2, NULL, 3, 5, MISS, NULL, HIT);
     assert_int_equal(entries(f->cache, NULL, 0), 2);
-    run_helper_env(f, &r, a2, NULL, 3, 5);
-    assert_contains(r.err, HIT);
-    assert_not_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace_of(f, a2, NULL, 3, 5, HIT, NULL, MISS);
 }
 
 /* Damages the only entry with damage(path, size), then checks that the next
@@ -612,11 +583,7 @@ static void test_clopen_cache_off_by_env(void** state)
 {
     fixture* f = *state;
     const char* env[] = {"STDCL_CACHE=0", NULL};
-    tu_proc r;
-    run_helper_env(f, &r, NULL, env, 3, 0);
-    assert_contains(r.err, "stdcl[cache]: off");
-    assert_not_contains(r.err, "stdcl: warning:");
-    tu_proc_free(&r);
+    expect_trace_of(f, NULL, env, 3, 0, "stdcl[cache]: off", NULL, "stdcl: warning:");
     assert_int_equal(entries(f->cache, NULL, 0), 0);
 }
 
@@ -732,29 +699,18 @@ static void test_clopen_cache_size_bound_evicts_oldest(void** state)
     run_helper_env(f, &r, a2, NULL, 3, 2);
     tu_proc_free(&r);
     /* Using program 1 again makes program 2 the least recently used. */
-    run_helper_env(f, &r, a1, NULL, 3, 1);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
+    expect_trace_of(f, a1, NULL, 3, 1, HIT, NULL, NULL);
 
     /* Room for two entries and a half: storing the third evicts one. */
     char max_env[64];
     snprintf(max_env, sizeof max_env, "STDCL_CACHE_MAX=%ld", size * 5 / 2);
     const char* env[] = {max_env, NULL};
-    run_helper_env(f, &r, a3, env, 3, 3);
-    assert_contains(r.err, MISS);
-    assert_contains(r.err, "evicted");
-    tu_proc_free(&r);
+    expect_trace_of(f, a3, env, 3, 3, MISS, "evicted", NULL);
     assert_int_equal(entries(f->cache, NULL, 0), 2);
 
-    run_helper_env(f, &r, a1, env, 3, 1);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
-    run_helper_env(f, &r, a3, env, 3, 3);
-    assert_contains(r.err, HIT);
-    tu_proc_free(&r);
-    run_helper_env(f, &r, a2, env, 3, 2); /* the evicted one */
-    assert_contains(r.err, MISS);
-    tu_proc_free(&r);
+    expect_trace_of(f, a1, env, 3, 1, HIT, NULL, NULL);
+    expect_trace_of(f, a3, env, 3, 3, HIT, NULL, NULL);
+    expect_trace_of(f, a2, env, 3, 2, MISS, NULL, NULL); /* the evicted one */
 }
 
 /* make_entry, then the entry moved to root/elsewhere.clbin (its path in

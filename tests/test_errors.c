@@ -31,8 +31,7 @@ static int setup(void** state)
 static int teardown(void** state)
 {
     (void)state;
-    if (g_h) clclose(stdcpu, g_h);
-    return 0;
+    return tu_close_kernels(&g_h);
 }
 
 /* Clears any message left by an earlier test. */
@@ -665,6 +664,7 @@ static void test_clforka_more_arguments_than_kernel_fails(void** state)
     float* out = (float*)clmalloc(stdcpu, 64 * sizeof(float), 0);
     assert_non_null(out);
     for (int i = 0; i < 64; i++) out[i] = -1.0f;
+    assert_non_null(clmsync(stdcpu, 0, out, CL_MEM_DEVICE | CL_EVENT_WAIT));
     clndrange_t ndr = clndrange_init1d(0, 64, 16);
     drain_errors();
     assert_null(clforka(stdcpu, 0, g_two_args, &ndr, CL_EVENT_WAIT, out, 3.0f, 7));

@@ -95,6 +95,15 @@ static void fill(float* x, float* y, int round)
     }
 }
 
+/* fill(round)'s values in x and y, sent to device d (clmsync with
+ * CL_MEM_DEVICE | flags). */
+static void fill_and_send(unsigned d, float* x, float* y, int round, int flags)
+{
+    fill(x, y, round);
+    assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE | flags));
+    assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE | flags));
+}
+
 /* y holds 2 * x + y of fill(round)'s values, times rep applications. */
 static void expect_axpy(const float* y, int round, int rep)
 {
@@ -114,9 +123,7 @@ static void test_a_kernel_on_stdcl_queue_runs_after_nowait_uploads(void** state)
     alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++)
         for (int round = 0; round < ROUNDS; round++) {
-            fill(x, y, round);
-            assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
-            assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+            fill_and_send(d, x, y, round, CL_EVENT_NOWAIT);
             cl_event ev = plain_axpy(d, stdcl_queue(g_cp, d), 2.0f, x, y, 0, NULL);
             clReleaseEvent(ev);
             assert_non_null(clmsync(g_cp, d, y, CL_MEM_HOST));
@@ -132,9 +139,7 @@ static void test_transfers_after_a_kernel_on_stdcl_queue_see_its_results(void** 
     alloc_pair(&x, &y);
     for (unsigned d = 0; d < ndev(); d++)
         for (int round = 0; round < ROUNDS; round++) {
-            fill(x, y, round);
-            assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE));
-            assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE));
+            fill_and_send(d, x, y, round, 0);
             cl_command_queue q = stdcl_queue(g_cp, d);
             clReleaseEvent(plain_axpy(d, q, 2.0f, x, y, 0, NULL));
             /* A NOWAIT transfer back, then a second foreign kernel and its result's
@@ -155,9 +160,7 @@ enum { BARRIER, WAITLIST, NO_EVENT };
 
 static void own_queue_round(unsigned d, cl_command_queue q, int how, float* x, float* y, int round)
 {
-    fill(x, y, round);
-    assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
-    assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE | CL_EVENT_NOWAIT));
+    fill_and_send(d, x, y, round, CL_EVENT_NOWAIT);
     /* y named as its two halves (the size of a use), x whole. */
     struct clforeign_use uses[] = {
         {x, CL_MEM_RO, 0}, {y, CL_MEM_RW, N / 2 * sizeof(float)}, {y + N / 2, CL_MEM_RW, N / 2 * sizeof(float)}};
@@ -221,9 +224,7 @@ static void test_clfree_waits_for_an_announced_command(void** state)
     for (unsigned d = 0; d < ndev(); d++) {
         float *x, *y;
         alloc_pair(&x, &y);
-        fill(x, y, 0);
-        assert_non_null(clmsync(g_cp, d, x, CL_MEM_DEVICE));
-        assert_non_null(clmsync(g_cp, d, y, CL_MEM_DEVICE));
+        fill_and_send(d, x, y, 0, 0);
         cl_int err;
         cl_command_queue q =
             clCreateCommandQueue(stdcl_clcontext(g_cp), stdcl_device(g_cp, d), 0, &err);
@@ -258,9 +259,7 @@ static void test_noforce_transfers_after_an_announced_write(void** state)
     (void)state;
     float *x, *y;
     alloc_pair(&x, &y);
-    fill(x, y, 1);
-    assert_non_null(clmsync(g_cp, 0, x, CL_MEM_DEVICE));
-    assert_non_null(clmsync(g_cp, 0, y, CL_MEM_DEVICE));
+    fill_and_send(0, x, y, 1, 0);
     assert_int_equal(clmctl(y, CL_MCTL_MARK_CLEAN), 0); /* the host's y is the device's */
     struct clforeign_use uses[] = {{x, CL_MEM_RO, 0}, {y, CL_MEM_WO, 0}};
     CLFOREIGN* f = clforeign_begin(g_cp, 0, NULL, uses, 2, 0);

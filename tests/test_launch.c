@@ -674,19 +674,27 @@ static void test_noevent_launches_are_ordered_and_joined(void** state)
     assert_int_equal(clfree(c1), 0);
 }
 
+/* helper_profile <mode> in a process started with env exits 0 (what names
+ * it in a failure) and prints want, and also unless NULL. */
+static void expect_helper_profile(const char* mode, const char* const* env, const char* what, const char* want,
+                                  const char* also)
+{
+    const char* args[] = {mode, NULL};
+    tu_proc r;
+    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
+    tu_expect_status(&r, 0, what);
+    assert_contains(r.out, want);
+    if (also) assert_contains(r.out, also);
+    tu_proc_free(&r);
+}
+
 /* STDCL_LAUNCH_EVENTS=0: a NOWAIT launch without CL_EVENT_NORELEASE is made
  * without an event (it returns STDCL_LAUNCHED) and is joined all the same;
  * unset or 1: it returns its event. */
 static void expect_stream(const char* var, const char* want)
 {
     const char* env[] = {var, NULL};
-    const char* args[] = {"stream", NULL};
-    tu_proc r;
-    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
-    tu_expect_status(&r, 0, "helper_profile stream");
-    assert_contains(r.out, want);
-    assert_contains(r.out, "stream ok");
-    tu_proc_free(&r);
+    expect_helper_profile("stream", env, "helper_profile stream", want, "stream ok");
 }
 
 static void test_launch_events_setting_makes_nowait_launches_eventless(void** state)
@@ -696,13 +704,8 @@ static void test_launch_events_setting_makes_nowait_launches_eventless(void** st
     expect_stream("STDCL_LAUNCH_EVENTS=1", "returned: an event");
     /* The profile keeps an event of its own; the caller still gets none. */
     const char* env[] = {"STDCL_LAUNCH_EVENTS=off", "STDCL_PROFILE=/dev/null", NULL};
-    const char* args[] = {"stream", NULL};
-    tu_proc r;
-    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
-    tu_expect_status(&r, 0, "helper_profile stream with the profile");
-    assert_contains(r.out, "returned: STDCL_LAUNCHED");
-    assert_contains(r.out, "stream ok");
-    tu_proc_free(&r);
+    expect_helper_profile("stream", env, "helper_profile stream with the profile", "returned: STDCL_LAUNCHED",
+                          "stream ok");
 }
 
 /* CL_EVENT_NOEVENT without CL_EVENT_NOWAIT, or with CL_EVENT_NORELEASE, is
@@ -796,12 +799,7 @@ static void test_clwait_without_events_returns_zero(void** state)
 static void expect_times(const char* var, const char* want)
 {
     const char* env[] = {var, NULL};
-    const char* args[] = {"times", NULL};
-    tu_proc r;
-    tu_spawn(&r, tu_helper("helper_profile"), args, env, NULL, 120);
-    tu_expect_status(&r, 0, "helper_profile times");
-    assert_contains(r.out, want);
-    tu_proc_free(&r);
+    expect_helper_profile("times", env, "helper_profile times", want, NULL);
 }
 
 /* CL_ALL_DEVICES: the input to every device in one clmsync, each device

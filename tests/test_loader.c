@@ -41,7 +41,7 @@ static int setup(void** state)
 static int teardown(void** state)
 {
     (void)state;
-    if (g_h) clclose(stdcpu, g_h);
+    tu_close_kernels(&g_h);
     if (chdir(g_oldcwd) != 0) return -1;
     if (g_tmp) {
         char path[PATH_MAX + 32];

@@ -377,13 +377,16 @@ static inline int tu_need_two_cpu_devices(void)
     return 0;
 }
 
-/* clopen of tests/kernels/<name> in stdcpu; NULL with a setup message. */
-static inline void* tu_open_kernels(const char* name)
+/* clopen of tests/kernels/<name> in cp; NULL with a setup message. */
+static inline void* tu_open_kernels_in(CLCONTEXT* cp, const char* name)
 {
-    void* h = clopen(stdcpu, tu_kernel(name), CLLD_NOW);
+    void* h = clopen(cp, tu_kernel(name), CLLD_NOW);
     if (!h) print_error("setup: clopen(%s): %s\n", name, clerror());
     return h;
 }
+
+/* clopen of tests/kernels/<name> in stdcpu; NULL with a setup message. */
+static inline void* tu_open_kernels(const char* name) { return tu_open_kernels_in(stdcpu, name); }
 
 /* How many elements the array a has. */
 #define tu_countof(a) (sizeof(a) / sizeof((a)[0]))
@@ -394,21 +397,27 @@ typedef struct {
     cl_kernel* kernel;
 } tu_sym;
 
-/* Group setup: tests/kernels/<file> opened in stdcpu into *h (the group's
+/* Group setup: tests/kernels/<file> opened in cp into *h (the group's
  * state, or a handle of the test's own), and each of the count kernels of
  * syms looked up in it; 0, or a setup message and -1. */
-static inline int tu_open_kernel_syms(const char* file, void** h, const tu_sym* syms, size_t count)
+static inline int tu_open_kernel_syms_in(CLCONTEXT* cp, const char* file, void** h, const tu_sym* syms, size_t count)
 {
-    *h = tu_open_kernels(file);
+    *h = tu_open_kernels_in(cp, file);
     if (!*h) return -1;
     for (size_t i = 0; i < count; i++) {
-        *syms[i].kernel = clsym(stdcpu, *h, syms[i].name, 0);
+        *syms[i].kernel = clsym(cp, *h, syms[i].name, 0);
         if (!*syms[i].kernel) {
             print_error("setup: clsym(%s): %s\n", syms[i].name, clerror());
             return -1;
         }
     }
     return 0;
+}
+
+/* tu_open_kernel_syms_in of stdcpu. */
+static inline int tu_open_kernel_syms(const char* file, void** h, const tu_sym* syms, size_t count)
+{
+    return tu_open_kernel_syms_in(stdcpu, file, h, syms, count);
 }
 
 /* clsopen that fails the test, at the caller's line and with clerror()'s
@@ -437,7 +446,8 @@ static inline void tu_round_trip(unsigned d, cl_kernel k, clndrange_t* ndr, int 
     assert_non_null(clmsync(stdcpu, d, a, CL_MEM_HOST | ef));
 }
 
-/* Group teardown after tu_open_kernel_syms(file, state, ...): closes the program. */
+/* Group teardown after tu_open_kernel_syms(file, state, ...): closes the
+ * program (also for a handle of the test's own: tu_close_kernels(&g_h)). */
 static inline int tu_close_kernels(void** state)
 {
     if (*state) clclose(stdcpu, *state);
