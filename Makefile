@@ -330,7 +330,7 @@ $(TOOLS_INTERNAL): PROG_LIBS = $(LIB_A) $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthr
 # objects instead of the library, so it makes no OpenCL context and needs no
 # OpenCL platform.
 CACHE_TOOL_OBJS := $(addprefix $(BUILD)/libstdcl/,builds/cache_api.o builds/cache_store.o builds/cache_entry.o helpers/digest.o \
-                   helpers/fsutil.o config/config.o helpers/diag.o)
+                   helpers/fsutil.o config/config.o helpers/diag.o helpers/calls.o)
 $(BUILD)/bin/stdcl-cache: $(CACHE_TOOL_OBJS)
 $(BUILD)/bin/stdcl-cache: PROG_LIBS = $(NETTLE_LIBS) -lpthread $(LIBS)
 
@@ -507,7 +507,8 @@ $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 # -lstdcl, startup_raw with OpenCL alone, neither with OpenMP or libpng, so
 # that each loads only what it needs.
 # subbuffer_order and flush_probe test the driver alone: raw OpenCL, no libstdcl either.
-RAW_OPENCL_BENCHES = $(BUILD)/bench/startup_raw $(BUILD)/bench/subbuffer_order $(BUILD)/bench/flush_probe
+RAW_OPENCL_BENCHES = $(BUILD)/bench/startup_raw $(BUILD)/bench/subbuffer_order $(BUILD)/bench/subbuffer_threads \
+    $(BUILD)/bench/flush_probe
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private OPENMP_CFLAGS =
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private PNG_LINK =
 $(RAW_OPENCL_BENCHES): private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)

@@ -5,7 +5,8 @@
 #   - helper_overlap's ordering scenarios on stdgpu (clmsync, clfork,
 #     clmcopy, clreduce, the bdt_nbody loop, rand() after a build), with the
 #     transfer queue and with one queue per device (STDCL_OVERLAP=0);
-#   - test_stress's mix of every call on stdgpu, test_argtypes's scalar
+#   - test_stress's mix of every call on stdgpu, test_exit's exit() and
+#     clcontext_destroy with 16 threads in calls, test_argtypes's scalar
 #     conversions, test_foreign's plain OpenCL commands between libstdcl's
 #     (with the transfer queue and without) and test_synccheck's seeded sync
 #     bugs (when CMocka was found);
@@ -83,6 +84,10 @@ if [ -x "$build/tests/test_stress" ]; then
     check "test_stress on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_STRESS_SECONDS=${STRESS_SECONDS:-5} \
         STDCL_STRESS_EXPECT_COPY=1 STDCL_CACHE_DIR="$(cache)" -- ./test_stress test_stress_mixed_calls_verified
     limit=
+fi
+if [ -x "$build/tests/test_exit" ]; then
+    # exit() and clcontext_destroy while 16 threads are inside calls, 100 runs each.
+    check "test_exit on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_exit
 fi
 if [ -x "$build/tests/test_argtypes" ]; then
     check "test_argtypes on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_argtypes

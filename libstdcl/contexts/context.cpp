@@ -17,6 +17,8 @@
 #include <cstring>
 #include <set>
 #include <shared_mutex>
+#include <thread>
+#include <chrono>
 
 using namespace stdcl;
 
@@ -280,6 +282,20 @@ Choice choose(const std::vector<PlatformInfo>& plats, cl_device_type type, const
     return c;
 }
 
+void wait_for_calls(CLCONTEXT* cp) noexcept
+{
+    unsigned n = calls_elsewhere(cp);
+    if (!n) return;
+    trace(Trace::ctx, "%s: waiting for %u call(s) in flight in other threads before it is destroyed",
+          cp->label.c_str(), n);
+    for (int spins = 0; calls_elsewhere(cp); ++spins) {
+        if (spins < 64)
+            std::this_thread::yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
 void destroy_context(CLCONTEXT* cp)
 {
     {
@@ -328,9 +344,14 @@ CLCONTEXT* context_check(CLCONTEXT* cp, const char* call)
         if (!report.empty()) fail(STDCL_EINVAL, "%s%sthe context is NULL; at load time: %s", call, sep, report.c_str());
         fail(STDCL_EINVAL, "%s%sthe context is NULL (no such devices, or disabled)", call, sep);
     }
-    if (cp == stdcpu || cp == stdgpu || cp == stddev || cp == stdacc) return cp;
+    if (cp == stdcpu || cp == stdgpu || cp == stddev || cp == stdacc) {
+        call_note_context(cp);
+        return cp;
+    }
+    // Noted under the lock that clcontext_destroy takes to look for calls on cp.
     std::shared_lock<std::shared_mutex> lock(contexts().mu);
     if (!contexts().live.count(cp)) fail(STDCL_EINVAL, "%s%s%p is not a live libstdcl context", call, sep, (void*)cp);
+    call_note_context(cp);
     return cp;
 }
 
@@ -341,6 +362,14 @@ Device& context_device(CLCONTEXT* cp, unsigned devnum, const char* call)
         fail(STDCL_EINVAL, "%s%sdevice number %u is out of range: %s has %zu device(s)", call ? call : "",
              call ? ": " : "", devnum, cp->label.c_str(), cp->devs.size());
     return cp->devs[devnum];
+}
+
+bool context_live(CLCONTEXT* cp)
+{
+    if (!cp) return false;
+    call_note_context(cp);
+    std::shared_lock<std::shared_mutex> lock(contexts().mu);
+    return contexts().live.count(cp) != 0;
 }
 
 CLCONTEXT* context_of_cl(cl_context c)
@@ -406,6 +435,15 @@ STDCL_API int clcontext_destroy(CLCONTEXT* cp)
     return guarded_int([&] {
         context_check(cp, "clcontext_destroy");
         if (cp->is_default) fail(STDCL_EINVAL, "clcontext_destroy: %s is a default context", cp->label.c_str());
+        {
+            // Out of the live set first: no call passes context_check on cp from
+            // here on.  Calls already past it noted cp (under the lock's shared
+            // side); they end before anything of cp goes.
+            std::unique_lock<std::shared_mutex> lock(contexts().mu);
+            if (!contexts().live.erase(cp))
+                fail(STDCL_EINVAL, "clcontext_destroy: %p is not a live libstdcl context", (void*)cp);
+        }
+        wait_for_calls(cp);
         destroy_context(cp);
         return 0;
     });

@@ -106,6 +106,10 @@ void note_load(const char* label, const std::string& msg, bool is_failure) noexc
 // message starts with "call: " when call is given.
 CLCONTEXT* context_check(CLCONTEXT* cp, const char* call = nullptr);
 Device& context_device(CLCONTEXT* cp, unsigned devnum, const char* call = nullptr);
+// Whether cp is live (not destroyed), for a call that reached cp through an
+// allocation, not context_check: notes cp as the call's context first, so that
+// clcontext_destroy either sees the call or the call sees cp gone.
+bool context_live(CLCONTEXT* cp);
 // The context of c; nullptr if not ours.  Of default contexts that share c, the
 // first of stddev, stdcpu, stdgpu, stdacc.
 CLCONTEXT* context_of_cl(cl_context c);

@@ -268,13 +268,27 @@ void release_defaults()
 {
     // Runs from atexit, registered after the OpenCL drivers initialised, so it runs
     // before their own exit handlers and before any shared library is unloaded.
+    // glibc runs exit handlers while the program's other threads keep running:
+    // while any of them is inside a libstdcl call, nothing is released (the
+    // process is ending; the system takes its memory, the driver its objects),
+    // and calls go on; otherwise later calls fail while the contexts go.
+    if (!exit_begin()) {
+        trace(Trace::ctx, "exit: %u call(s) in flight in other threads: the default contexts are not released",
+              calls_elsewhere(nullptr));
+        profile_report_at_exit();  // STDCL_PROFILE: the commands finished so far
+        return;
+    }
     // glibc has already run the exiting thread's thread_local destructors by now,
     // and some drivers (Oclgrind) keep per-thread state that their API calls use:
     // so the release runs in a fresh thread, where that state is new.
     try {
-        std::thread t(release_defaults_now);
+        std::thread t([] {
+            exit_releasing_here();
+            release_defaults_now();
+        });
         t.join();
     } catch (...) {
+        exit_releasing_here();
         release_defaults_now();  // no thread to be had: release here
     }
 }

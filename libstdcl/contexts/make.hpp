@@ -34,6 +34,9 @@ CLCONTEXT* publish_context(const Made& made);
 
 // Finishes a context's queues and releases everything it holds, then the context.
 void destroy_context(CLCONTEXT* cp);
+// Waits until no other thread is inside a call on cp (cp out of the live set:
+// no new one starts).
+void wait_for_calls(CLCONTEXT* cp) noexcept;
 
 // A platform chosen for a context, its devices of the wanted type, and why.
 struct Choice {

@@ -4,6 +4,8 @@
 
 #include <stdcl.h>
 
+#include "helpers/calls.hpp"
+
 #include <exception>
 #include <string>
 
@@ -51,10 +53,13 @@ int record_current_exception();
 
 std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
-// Runs f(); any exception becomes a recorded error and `on_error` is returned.
+// Runs f() as a call in flight (CallScope); any exception becomes a recorded
+// error and `on_error` is returned.
 template <class R, class F> R guarded(R on_error, F&& f) noexcept
 {
+    CallScope scope;
     try {
+        scope.check();
         return f();
     } catch (...) {
         record_current_exception();
@@ -65,7 +70,9 @@ template <class R, class F> R guarded(R on_error, F&& f) noexcept
 // As guarded, for int-returning calls: the error's own negative code.
 template <class F> int guarded_int(F&& f) noexcept
 {
+    CallScope scope;
     try {
+        scope.check();
         return f();
     } catch (...) {
         return record_current_exception();

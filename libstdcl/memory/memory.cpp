@@ -320,6 +320,7 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     {
         std::lock_guard<std::mutex> lock(a->order);  // as wait_idle
         owner = a->cp.load();
+        if (owner && !context_live(owner)) owner = nullptr;  // being destroyed: it forgets a itself
         pending.swap(a->last);
         noev.swap(a->last_noev);
     }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// calls.cpp: each thread's slot of calls in flight (calls.hpp).
+#include "helpers/calls.hpp"
+
+#include "helpers/diag.hpp"
+
+#include <mutex>
+#include <thread>
+
+namespace stdcl {
+
+struct CallSlot {
+    std::atomic<int> depth{0};
+    std::atomic<const void*> ctx{nullptr};
+    CallSlot* next = nullptr;
+};
+
+namespace {
+
+// The slots of the threads that made a call, in a list under one mutex: a
+// thread adds its slot at its first call and takes it out when it ends.
+struct Slots {
+    std::mutex mu;
+    CallSlot* head = nullptr;
+};
+Slots& slots()
+{
+    static Slots* s = new Slots;  // never destroyed: threads end during exit
+    return *s;
+}
+
+// What the exit handler decided: still running, deciding (a call that enters
+// waits for the decision), calls go on (nothing is released), or releasing
+// (calls fail).
+enum ExitState : int { running, deciding, keep, releasing };
+std::atomic<int> g_exit{running};
+
+struct SlotOwner {
+    CallSlot* slot = nullptr;
+    CallSlot* get()
+    {
+        if (!slot) {
+            auto* s = new CallSlot;
+            std::lock_guard<std::mutex> lock(slots().mu);
+            s->next = slots().head;
+            slots().head = s;
+            slot = s;
+        }
+        return slot;
+    }
+    ~SlotOwner()
+    {
+        if (!slot) return;
+        {
+            std::lock_guard<std::mutex> lock(slots().mu);
+            for (CallSlot** p = &slots().head; *p; p = &(*p)->next)
+                if (*p == slot) {
+                    *p = slot->next;
+                    break;
+                }
+        }
+        delete slot;
+    }
+};
+thread_local SlotOwner t_slot;
+
+thread_local bool t_releaser = false;  // this thread releases at exit: its calls run
+
+}  // namespace
+
+CallScope::CallScope() noexcept : slot_(t_slot.get())
+{
+    if (slot_->depth.fetch_add(1) != 0) return;  // a call inside a call: entered already
+    int st = g_exit.load();
+    while (st == deciding) {
+        std::this_thread::yield();
+        st = g_exit.load();
+    }
+    refused_ = st == releasing && !t_releaser;
+}
+
+CallScope::~CallScope()
+{
+    if (slot_->depth.load(std::memory_order_relaxed) == 1) slot_->ctx.store(nullptr);
+    slot_->depth.fetch_sub(1, std::memory_order_release);
+}
+
+void CallScope::check() const
+{
+    if (refused_)
+        fail(STDCL_ESTATE,
+             "the process is exiting (exit was called in another thread) and libstdcl is releasing its contexts: "
+             "no call can run any more");
+}
+
+void call_note_context(const void* cp) noexcept
+{
+    CallSlot* s = t_slot.get();
+    if (!s->ctx.load(std::memory_order_relaxed)) s->ctx.store(cp);
+}
+
+unsigned calls_elsewhere(const void* cp) noexcept
+{
+    CallSlot* self = t_slot.slot;
+    unsigned n = 0;
+    std::lock_guard<std::mutex> lock(slots().mu);
+    for (CallSlot* s = slots().head; s; s = s->next)
+        if (s != self && s->depth.load() > 0 && (!cp || s->ctx.load() == cp)) ++n;
+    return n;
+}
+
+void exit_releasing_here() noexcept { t_releaser = true; }
+
+bool exit_begin() noexcept
+{
+    g_exit.store(deciding);
+    bool quiet = calls_elsewhere(nullptr) == 0;
+    g_exit.store(quiet ? releasing : keep);
+    return quiet;
+}
+
+}  // namespace stdcl
