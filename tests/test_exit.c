@@ -22,6 +22,14 @@ static unsigned runs(void)
     return n > 0 && n <= 100000 ? (unsigned)n : 100;
 }
 
+/* How soon after exit() the process must be gone: a second, or five under a
+ * sanitizer, whose own work at exit (the leak check) comes on top. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+static const double k_limit_s = 5.0;
+#else
+static const double k_limit_s = 1.0;
+#endif
+
 static long long now_ns(void)
 {
     struct timespec ts;
@@ -30,7 +38,8 @@ static long long now_ns(void)
 }
 
 /* One thread calls exit(0) while 15 others allocate, sync, launch and wait:
- * the process ends with status 0 within a second of the call, every time. */
+ * the process ends with status 0 within a second of the call (k_limit_s),
+ * every time. */
 static void test_exit_while_other_threads_are_in_calls(void** state)
 {
     (void)state;
@@ -50,8 +59,8 @@ static void test_exit_while_other_threads_are_in_calls(void** state)
         assert_non_null(at);
         double took = (double)(end - strtoll(at + 8, NULL, 10)) / 1e9;
         if (took > worst) worst = took;
-        if (took >= 1.0) print_error("run %u of %u: the process ended %.2f s after exit()\n", i + 1, n, took);
-        assert_true(took < 1.0);
+        if (took >= k_limit_s) print_error("run %u of %u: the process ended %.2f s after exit()\n", i + 1, n, took);
+        assert_true(took < k_limit_s);
         tu_proc_free(&r);
     }
     print_message("exit: %u runs, each ended within %.3f s of exit()\n", n, worst);

@@ -4,6 +4,8 @@
 
 #include "helpers/diag.hpp"
 
+#include <pthread.h>
+
 #include <mutex>
 #include <thread>
 
@@ -35,40 +37,55 @@ Slots& slots()
 enum ExitState : int { running, deciding, keep, releasing };
 std::atomic<int> g_exit{running};
 
-struct SlotOwner {
-    CallSlot* slot = nullptr;
-    CallSlot* get()
+// This thread's slot: made at its first call, listed, and taken out of the list
+// and freed when the thread ends (a pthread key's destructor: the pointer itself
+// is plain thread-local data, with nothing to run at the thread's end).
+thread_local CallSlot* t_slot = nullptr;
+
+void drop_slot(void* p)
+{
+    auto* slot = static_cast<CallSlot*>(p);
     {
-        if (!slot) {
-            auto* s = new CallSlot;
-            std::lock_guard<std::mutex> lock(slots().mu);
-            s->next = slots().head;
-            slots().head = s;
-            slot = s;
-        }
-        return slot;
+        std::lock_guard<std::mutex> lock(slots().mu);
+        for (CallSlot** q = &slots().head; *q; q = &(*q)->next)
+            if (*q == slot) {
+                *q = slot->next;
+                break;
+            }
     }
-    ~SlotOwner()
+    delete slot;
+}
+
+pthread_key_t slot_key()
+{
+    static pthread_key_t key = [] {
+        pthread_key_t k;
+        pthread_key_create(&k, drop_slot);
+        return k;
+    }();
+    return key;
+}
+
+CallSlot* my_slot()
+{
+    CallSlot* s = t_slot;
+    if (s) return s;
+    s = new CallSlot;
     {
-        if (!slot) return;
-        {
-            std::lock_guard<std::mutex> lock(slots().mu);
-            for (CallSlot** p = &slots().head; *p; p = &(*p)->next)
-                if (*p == slot) {
-                    *p = slot->next;
-                    break;
-                }
-        }
-        delete slot;
+        std::lock_guard<std::mutex> lock(slots().mu);
+        s->next = slots().head;
+        slots().head = s;
     }
-};
-thread_local SlotOwner t_slot;
+    pthread_setspecific(slot_key(), s);
+    t_slot = s;
+    return s;
+}
 
 thread_local bool t_releaser = false;  // this thread releases at exit: its calls run
 
 }  // namespace
 
-CallScope::CallScope() noexcept : slot_(t_slot.get())
+CallScope::CallScope() noexcept : slot_(my_slot())
 {
     if (slot_->depth.fetch_add(1) != 0) return;  // a call inside a call: entered already
     int st = g_exit.load();
@@ -95,13 +112,13 @@ void CallScope::check() const
 
 void call_note_context(const void* cp) noexcept
 {
-    CallSlot* s = t_slot.get();
+    CallSlot* s = my_slot();
     if (!s->ctx.load(std::memory_order_relaxed)) s->ctx.store(cp);
 }
 
 unsigned calls_elsewhere(const void* cp) noexcept
 {
-    CallSlot* self = t_slot.slot;
+    CallSlot* self = t_slot;
     unsigned n = 0;
     std::lock_guard<std::mutex> lock(slots().mu);
     for (CallSlot* s = slots().head; s; s = s->next)
