@@ -37,6 +37,10 @@
  *   segv            forgot_download, then a real fault (NULL + 16)
  *   segv_own        the same with the program's own SIGSEGV handler, which
  *                   prints "own handler" and exits 7
+ *   forgot_upload_nc  forgot_upload with a kernel that declares y without
+ *                   const (it reads it; it could write it), launched twice
+ *   output_only_nc  a kernel (nothing const) that only writes its output x,
+ *                   which the host wrote and never sent: correct
  *   foreign_correct the axpy as a plain OpenCL kernel on a queue of the
  *                   program's own, announced (clforeign_begin: x read and
  *                   written, y read), after both uploads; x brought back
@@ -62,7 +66,9 @@ static const char* src =
     "__kernel void axpy(__global float* x, __global const float* y, int n)\n"
     "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n"
     "__kernel void axpy_nc(__global float* x, __global float* y, int n)\n"
-    "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n";
+    "{ int i = get_global_id(0); if (i < n) x[i] = 2.0f * x[i] + y[i]; }\n"
+    "__kernel void scale_nc(__global float* out, __global float* in, int n)\n"
+    "{ int i = get_global_id(0); if (i < n) out[i] = 3.0f * in[i]; }\n";
 
 static void own_handler(int sig)
 {
@@ -158,6 +164,18 @@ int main(int argc, char** argv)
     if (!strcmp(what, "forgot_upload") || !strcmp(what, "nowait")) {
         clmsync(g_cp, 0, x, w);
         launch(k, 0, x, y, N, !strcmp(what, "nowait") ? CL_EVENT_NOWAIT : CL_EVENT_WAIT);
+        clmsync(g_cp, 0, x, back);
+        printf("result: %g\n", (double)x[10]);
+        return 0;
+    }
+    if (!strcmp(what, "forgot_upload_nc") || !strcmp(what, "output_only_nc")) {
+        /* Kernels that declare nothing const, as most do. */
+        int nc = !strcmp(what, "forgot_upload_nc");
+        cl_kernel knc = clsym(g_cp, h, nc ? "axpy_nc" : "scale_nc", CLLD_NOW);
+        clmsync(g_cp, 0, nc ? x : y, w); /* forgot_upload_nc: y never sent; output_only_nc: x (the output) */
+        clndrange_t ndr = clndrange_init1d(0, N, 64);
+        printf("launch: %s\n", clforka(g_cp, 0, knc, &ndr, CL_EVENT_NOWAIT, x, y, N) ? "ok" : clerror());
+        printf("launch: %s\n", clforka(g_cp, 0, knc, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
         clmsync(g_cp, 0, x, back);
         printf("result: %g\n", (double)x[10]);
         return 0;

@@ -60,6 +60,38 @@ static void test_forgotten_upload_is_reported_in_both_modes(void** state)
     }
 }
 
+/* The same slip with a kernel that declares y without const: the check runs
+ * the kernel once more with y's device copy overwritten, sees other results,
+ * and reports it once; the program's results are those of the launch alone. */
+static void test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_modes(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r, plain;
+        run(&r, "forgot_upload_nc", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "helper_synccheck forgot_upload_nc");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "kernel 'axpy_nc' on device 0 (");
+        assert_contains(r.err, "reads argument 1 (float*) which was never sent to device 0");
+        assert_contains(r.err, "the kernel's results depend on it");
+        assert_contains(r.err, "  launched by clforka at ");
+        assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_DEVICE) after the host's last write to it and "
+                               "before this launch");
+        assert_int_equal(count(r.out, "launch: ok"), 2);
+        /* Without the check the program gives the same result (in zero-copy
+         * mode: in copy mode y's device copy holds whatever the driver gave). */
+        if (zc) {
+            run(&plain, "forgot_upload_nc", "off", zc);
+            assert_int_equal(plain.status, 0);
+            assert_non_null(strstr(plain.out, "result: "));
+            assert_string_equal(strstr(r.out, "result: "), strstr(plain.out, "result: "));
+            tu_proc_free(&plain);
+        }
+        tu_proc_free(&r);
+    }
+}
+
 static void test_host_write_after_upload_is_reported_in_both_modes(void** state)
 {
     (void)state;
@@ -327,7 +359,8 @@ static void test_real_faults_still_crash_or_reach_the_programs_handler(void** st
 static void test_correct_programs_are_silent(void** state)
 {
     (void)state;
-    const char* scenarios[] = {"correct", "slices", "const_input", "page_slices", "unwritten_read", "nowait_correct"};
+    const char* scenarios[] = {"correct",        "slices",         "const_input", "page_slices",
+                               "unwritten_read", "nowait_correct", "output_only_nc"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -385,7 +418,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forgotten_upload_is_reported_in_both_modes),
-        cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
+        cmocka_unit_test(test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_modes),
+    cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
         cmocka_unit_test(test_a_finding_is_reported_once_per_allocation_and_kind),
         cmocka_unit_test(test_nowait_launches_are_checked_too),
         cmocka_unit_test(test_action_error_fails_the_launch_with_stdcl_esync),

@@ -261,8 +261,10 @@ inline void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value
     set_value_checked(ki, i, size, value, call, cls);
 }
 
+// probe: the arguments sync_check_launch found never sent (sync_probe_launch),
+// or nullptr; caller: where the program called (for its report).
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,
-                const char* call)
+                const char* call, const std::vector<unsigned>* probe = nullptr, void* caller = nullptr)
 {
     clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
     const clndrange_t* ndr = &resolved;
@@ -303,6 +305,17 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     // No offset: NULL, as a program written against OpenCL passes it.
     bool offset = false;
     for (size_t i = 0; i < ndr->dim; ++i) offset = offset || ndr->gtoff[i] != 0;
+    if (probe) {
+        if (order.count()) clWaitForEvents(order.count(), order.list());
+        sync_probe_launch(
+            cp, devnum, ki, *probe,
+            [&](unsigned i) { return ki.args[i].alloc->device_mem(devnum, ki.args[i].offset); },
+            [&] {
+                return clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), offset ? ndr->gtoff : nullptr, ndr->gtsz,
+                                              local, 0, nullptr, nullptr);
+            },
+            call, caller);
+    }
     cl_int err = clEnqueueNDRangeKernel(d.queue, k, cl_uint(ndr->dim), offset ? ndr->gtoff : nullptr, ndr->gtsz, local,
                                         order.count(), order.list(), noevent ? nullptr : &ev);
     if (err == CL_INVALID_KERNEL_ARGS) {
@@ -379,7 +392,8 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             for (int i = 0; i < nargs; ++i)
                 set_value(ki, unsigned(i), sizes[i], values[i], "clforka", types ? types[i] : v_unknown);
         }
-        if (sync) sync_check_launch(cp, devnum, ki, call, caller);
+        std::vector<unsigned> unsent;
+        if (sync) sync_check_launch(cp, devnum, ki, call, caller, &unsent);
         for (cl_uint i = 0; i < ki.nargs; ++i) {
             const KernelArg& a = ki.args[i];
             if (a.kind != KernelArg::global) continue;
@@ -397,7 +411,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         }
         order.emplace(d, devnum, uses.data(), uses.size(), d.queue);
         if (cp->prof) prof_name = ki.name;
-        cl_event e = launch(cp, devnum, ki, ndr, flags, *order, call);
+        cl_event e = launch(cp, devnum, ki, ndr, flags, *order, call, unsent.empty() ? nullptr : &unsent, caller);
         if ((flags & CL_EVENT_NOWAIT) && sync) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
         return e;
     });

@@ -472,7 +472,8 @@ void settle(Allocation& a, bool every)
             first = std::min(first, g.first);
             end = std::max(end, g.end);
         } else {
-            s->pending[k++] = std::move(g);
+            if (&s->pending[k] != &g) s->pending[k] = std::move(g);  // not onto itself: that would empty `what`
+            ++k;
         }
     }
     s->pending.resize(k);

@@ -14,6 +14,9 @@
 
 #include "kernels/kernel.hpp"
 
+#include <functional>
+#include <vector>
+
 namespace stdcl {
 
 // The mode: STDCL_CHECK holds "sync" (or "all").
@@ -69,7 +72,23 @@ void sync_note_free(Allocation& a);
 // the ones it may write.  A finding is reported on standard error once per
 // allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
 // nothing is noted; with "abort" the process aborts after the report.
-void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller);
+// unsent (when given) receives the arguments the kernel may read and write
+// whose copy on the device was never sent though the host wrote them: whether
+// the kernel reads them is sync_probe_launch's to find out.
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller,
+                       std::vector<unsigned>* unsent = nullptr);
+// Before the launch proper of kernel ki on device devnum (its arguments bound,
+// earlier commands enqueued): whether the kernel's results depend on the
+// arguments in unsent.  It runs the kernel (run(): enqueue it once) twice as
+// it is and twice per such argument with that argument's device copy
+// overwritten (two patterns), each from the state before the launch, which it
+// then puts back; results that differ are a finding ("reads argument i, which was never
+// sent"), reported as sync_check_launch's are.  mem_of(i): the device object
+// argument i is bound to.  A kernel whose results vary from run to run is not
+// judged.  The program's memory ends as it was: the launch proper runs on it.
+void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<unsigned>& unsent,
+                       const std::function<cl_mem(unsigned)>& mem_of, const std::function<cl_int()>& run,
+                       const char* call, void* caller);
 // Foreign commands (clforeign_begin at caller): uses[use] reads bytes [from,
 // from + len) of a on device devnum (a copy never sent or older than the
 // host's is a finding, as for a kernel's const argument); a command writes them.

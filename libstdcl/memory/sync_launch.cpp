@@ -8,7 +8,9 @@
 #include "helpers/diag.hpp"
 #include "memory/watch.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 
 namespace stdcl {
 
@@ -111,7 +113,8 @@ void sync_note_unchecked(Allocation& a, const char* call, void* caller)
     std::fflush(stderr);
 }
 
-void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller)
+void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller,
+                       std::vector<unsigned>* unsent)
 {
     judge_pending(call, true);
     const bool described = !ki.qual.empty();
@@ -144,7 +147,15 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
             // may write, unless its host bytes hold at most two values (an output
             // the host initialised again).
-            if (!is_const && (d.known.empty() || output_like(a.lib() + from, a.size - from))) continue;
+            if (!is_const && d.known.empty()) {
+                // Never sent, and the kernel may write it: whether it reads it
+                // is for the probe to find out (sync_probe_launch), once.
+                if (unsent && !d.written && !(s->reported & never_sent) && a.size > from &&
+                    hash_bytes(a.lib(), a.size) != s->born)
+                    unsent->push_back(i);
+                continue;
+            }
+            if (!is_const && output_like(a.lib() + from, a.size - from)) continue;
             kind = read_finding(a, *s, d, devnum, from, &finding);
             if (!kind) continue;
             std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
@@ -176,6 +187,136 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             std::lock_guard<std::mutex> lock(w.a->sync->mu);
             w.a->sync->unattributed = true;
         }
+    }
+}
+
+namespace {
+
+// A view of a kernel argument on the device: its object and the bytes the
+// kernel sees, as they were before the probe.
+struct ProbeView {
+    unsigned arg;
+    cl_mem m;
+    size_t len;
+    bool written;  // the kernel may write it
+    std::vector<char> before;
+};
+
+bool read_view(cl_command_queue q, const ProbeView& v, char* to)
+{
+    return clEnqueueReadBuffer(q, v.m, CL_TRUE, 0, v.len, to, 0, nullptr, nullptr) == CL_SUCCESS;
+}
+
+bool write_view(cl_command_queue q, const ProbeView& v, const char* from)
+{
+    return clEnqueueWriteBuffer(q, v.m, CL_TRUE, 0, v.len, from, 0, nullptr, nullptr) == CL_SUCCESS;
+}
+
+// Runs the kernel once from the state `before` (restored first), the view of
+// argument `poison` overwritten with bytes `junk`, and returns what it wrote;
+// false when a step failed (then nothing is judged).
+bool probe_run(cl_command_queue q, std::vector<ProbeView>& views, const std::function<cl_int()>& run, int poison,
+               char junk, std::vector<std::vector<char>>* out)
+{
+    for (const ProbeView& v : views)
+        if (!write_view(q, v, v.before.data())) return false;
+    for (const ProbeView& v : views)
+        if (int(v.arg) == poison) {
+            std::vector<char> bytes(v.len, junk);
+            if (!write_view(q, v, bytes.data())) return false;
+        }
+    if (run() != CL_SUCCESS || clFinish(q) != CL_SUCCESS) return false;
+    out->clear();
+    for (const ProbeView& v : views) {
+        out->emplace_back(v.written ? v.len : 0);
+        if (v.written && !read_view(q, v, out->back().data())) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<unsigned>& unsent,
+                       const std::function<cl_mem(unsigned)>& mem_of, const std::function<cl_int()>& run,
+                       const char* call, void* caller)
+{
+    Device& dev = cp->devs[devnum];
+    cl_command_queue q = dev.queue;
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    clFinish(q);
+    std::vector<ProbeView> views;
+    for (cl_uint i = 0; i < ki.nargs; ++i) {
+        const KernelArg& arg = ki.args[i];
+        if (arg.kind != KernelArg::global || !arg.alloc || arg.alloc->dead) continue;
+        const Allocation& a = *arg.alloc;
+        bool written = !(a.flags & CL_MEM_RO) && !ki.read_only_arg(i);
+        bool suspect = std::find(unsent.begin(), unsent.end(), i) != unsent.end();
+        if (!written && !suspect) continue;
+        cl_mem m = mem_of(i);
+        if (!m || a.size <= arg.offset) continue;
+        views.push_back(ProbeView{i, m, a.size - arg.offset, written, std::vector<char>(a.size - arg.offset)});
+        if (!read_view(q, views.back(), views.back().before.data())) return;
+    }
+    // Twice as it is (a kernel whose results vary from run to run cannot be
+    // judged), then twice per suspect argument with its bytes overwritten by
+    // two different patterns.  The kernel reads the argument when a result
+    // differs from the first run's; in the argument's own view, bytes that
+    // still hold each run's pattern are ones the kernel left alone (an output
+    // it writes in part), not results.  The views are put back as they were
+    // before the launch proper runs.
+    // Ordinary numbers as floats, doubles and integers alike (0.747f, 12.08f):
+    // neither a NaN, which a result would carry unchanged, nor one so large that
+    // adding the data leaves it as it was.
+    const char junk1 = char(0x3f), junk2 = char(0x41);
+    std::vector<std::vector<char>> first, again, p1, p2;
+    std::vector<unsigned> reads;
+    bool ok = probe_run(q, views, run, -1, 0, &first) && probe_run(q, views, run, -1, 0, &again) && first == again;
+    for (size_t k = 0; ok && k < unsent.size(); ++k) {
+        ok = probe_run(q, views, run, int(unsent[k]), junk1, &p1) && probe_run(q, views, run, int(unsent[k]), junk2, &p2);
+        bool differs = false;
+        for (size_t vi = 0; ok && !differs && vi < views.size(); ++vi) {
+            if (!views[vi].written) continue;
+            const std::vector<char>&f = first[vi], &a = p1[vi], &b = p2[vi];
+            bool own = views[vi].arg == unsent[k];
+            for (size_t i = 0; i < f.size() && !differs; ++i) {
+                if (own && a[i] == junk1 && b[i] == junk2) continue;  // left alone
+                differs = a[i] != f[i] || b[i] != f[i];
+            }
+        }
+        if (ok && differs) reads.push_back(unsent[k]);
+    }
+    for (const ProbeView& v : views) write_view(q, v, v.before.data());
+    clFinish(q);
+    trace(Trace::mem, "STDCL_CHECK=sync: kernel '%s' on device %u run %s to see whether it reads %zu argument(s) "
+          "never sent: %zu do",
+          ki.name.c_str(), devnum, ok ? "more times" : "more times (not judged: a step failed, or its results vary)",
+          unsent.size(), reads.size());
+    for (unsigned i : reads) {
+        Allocation& a = *ki.args[i].alloc;
+        SyncState* s = a.sync.get();
+        if (!s) continue;
+        std::string last;
+        {
+            std::lock_guard<std::mutex> lock(s->mu);
+            if (s->reported & never_sent) continue;
+            s->reported |= never_sent;
+            SyncDevice& d = device_state(*s, devnum);
+            last = d.last_sync.empty() ? std::string("none") : d.last_sync;
+        }
+        std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
+        report(strprintf("sync check: kernel '%s' on device %u (%s) reads argument %u (%s) which was never sent to "
+                         "device %u: the host wrote the allocation, but no clmsync(..., CL_MEM_DEVICE) to device %u "
+                         "gave that device's copy a value, and the kernel's results depend on it (run again with that "
+                         "copy overwritten, it wrote other results)\n"
+                         "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
+                         "  launched by %s at %s\n"
+                         "  last sync with device %u: %s\n"
+                         "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before "
+                         "this launch",
+                         ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), devnum, devnum, (void*)a.host,
+                         a.size, s->where.c_str(), ki.args[i].offset, call, code_at(caller).c_str(), devnum,
+                         last.c_str(), devnum),
+               call, true);
     }
 }
 
