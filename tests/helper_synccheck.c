@@ -37,6 +37,10 @@
  *   segv            forgot_download, then a real fault (NULL + 16)
  *   segv_own        the same with the program's own SIGSEGV handler, which
  *                   prints "own handler" and exits 7
+ *   split_ok, split_skip<d>_read<h>, split_overlap  one output split over
+ *                   two devices by index space (see the code)
+ *   partial_write, partial_write_whole  the host changes one result after
+ *                   the kernel and sends 4 bytes, or the whole
  *   forgot_upload_nc  forgot_upload with a kernel that declares y without
  *                   const (it reads it; it could write it), launched twice
  *   output_only_nc  a kernel (nothing const) that only writes its output x,
@@ -147,7 +151,7 @@ int main(int argc, char** argv)
                 which ? which : "");
         return 3;
     }
-    if (clgetndev(g_cp) < 2 && strstr(what, "slices")) {
+    if (clgetndev(g_cp) < 2 && (strstr(what, "slices") || !strncmp(what, "split_", 6))) {
         printf("skip: needs 2 devices\n");
         return 0;
     }
@@ -263,6 +267,52 @@ int main(int argc, char** argv)
         printf("sum: %g\n", sum);
         clfree(z);
         clfree(ones);
+    } else if (!strncmp(what, "split_", 6)) {
+        /* SAXPY split over two devices by index space: each kernel gets the
+         * whole z, works on its half (a global offset) and brings back its half
+         * with clmsyncn.  split_ok: right; split_skip<d>_read<h>: device d's
+         * clmsyncn left out, the host reads half h first; split_overlap: device
+         * 1's kernel also writes z[0], and only device 0's half comes back. */
+        enum { M = 8192 };
+        int skip = -1, first = 0, overlap = !strcmp(what, "split_overlap");
+        if (sscanf(what, "split_skip%d_read%d", &skip, &first) < 1) skip = -1;
+        float* z = (float*)clmalloc(g_cp, M * sizeof(float), 0);
+        float* ones = (float*)clmalloc(g_cp, M * sizeof(float), 0);
+        for (int i = 0; i < M; i++) z[i] = (float)i, ones[i] = 1.0f;
+        for (unsigned d = 0; d < 2; d++) {
+            clmsync(g_cp, d, ones, w);
+            clmsync(g_cp, d, z, w);
+        }
+        for (unsigned d = 0; d < 2; d++) {
+            size_t off = d * (M / 2), len = M / 2;
+            if (overlap && d == 1) off = 0, len = M; /* device 1 writes all of z */
+            clndrange_t ndr = clndrange_init1d(off, len, 64);
+            printf("launch: %s\n", clforka(g_cp, d, k, &ndr, CL_EVENT_WAIT, z, ones, M) ? "ok" : clerror());
+        }
+        for (unsigned d = 0; d < 2; d++)
+            if ((int)d != skip && !(overlap && d == 1))
+                clmsyncn(g_cp, d, z + d * (M / 2), M / 2 * sizeof(float), back);
+        double sum = 0;
+        for (int h = 0; h < 2; h++) {
+            int part = (first + h) % 2;
+            for (int i = part * (M / 2); i < (part + 1) * (M / 2); i++) sum += z[i];
+        }
+        printf("sum: %g\n", sum);
+        clfree(z);
+        clfree(ones);
+    } else if (!strncmp(what, "partial_write", 13)) {
+        /* After the kernel, the host writes x[N-1] and sends just those 4 bytes
+         * (partial_write: right) or the whole x (partial_write_whole: an upload
+         * over results never brought back), then brings x back. */
+        clmsync(g_cp, 0, x, w);
+        launch(k, 0, x, y, N, CL_EVENT_WAIT);
+        x[N - 1] = 5.0f;
+        if (!strcmp(what, "partial_write"))
+            clmsyncn(g_cp, 0, x + N - 1, sizeof(float), w);
+        else
+            clmsync(g_cp, 0, x, w);
+        clmsync(g_cp, 0, x, back);
+        printf("last: %g\n", (double)x[N - 1]);
     } else if (!strcmp(what, "stale_upload") || !strcmp(what, "loop")) {
         clmsync(g_cp, 0, x, w);
         x[7] = 100.0f;

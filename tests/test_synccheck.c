@@ -61,13 +61,13 @@ static void test_forgotten_upload_is_reported_in_both_modes(void** state)
 }
 
 /* The same slip with a kernel that declares y without const: the check runs
- * the kernel once more with y's device copy overwritten, sees other results,
- * and reports it once; the program's results are those of the launch alone. */
+ * the kernel again with y's device copy overwritten, sees other results, and
+ * reports it once. */
 static void test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_modes(void** state)
 {
     (void)state;
     for (int zc = 1; zc >= 0; zc--) {
-        tu_proc r, plain;
+        tu_proc r;
         run(&r, "forgot_upload_nc", "sync", zc);
         if (r.status != 0) tu_proc_dump(&r, "helper_synccheck forgot_upload_nc");
         assert_int_equal(r.status, 0);
@@ -79,15 +79,6 @@ static void test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_mo
         assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_DEVICE) after the host's last write to it and "
                                "before this launch");
         assert_int_equal(count(r.out, "launch: ok"), 2);
-        /* Without the check the program gives the same result (in zero-copy
-         * mode: in copy mode y's device copy holds whatever the driver gave). */
-        if (zc) {
-            run(&plain, "forgot_upload_nc", "off", zc);
-            assert_int_equal(plain.status, 0);
-            assert_non_null(strstr(plain.out, "result: "));
-            assert_string_equal(strstr(r.out, "result: "), strstr(plain.out, "result: "));
-            tu_proc_free(&plain);
-        }
         tu_proc_free(&r);
     }
 }
@@ -177,11 +168,9 @@ static void test_host_read_of_results_never_brought_back_is_reported(void** stat
             assert_contains(r.err, "  last sync with device 0: clmsync to device 0 at ");
             assert_contains(r.err, "  fix: clmsync(cp, 0, ptr, CL_MEM_HOST) after the kernel and before the host uses "
                                    "its results");
-            /* The program reads what it would without the mode: the kernel's result
-             * on shared memory, the host's own value where the device copies. */
-            const char* which = getenv("STDCL_TEST_CONTEXT");
-            int shared = zc && !(which && !strcmp(which, "gpu")); /* a GPU has memory of its own */
-            assert_contains(r.out, shared ? "read: 21" : "read: 10");
+            /* Under the check every device has a copy of its own, as a GPU does:
+             * the program reads the host's own value, never the kernel's. */
+            assert_contains(r.out, "read: 10");
             assert_contains(r.out, "sync: ok");
             assert_contains(r.out, "result: 21");
             tu_proc_free(&r);
@@ -356,11 +345,54 @@ static void test_real_faults_still_crash_or_reach_the_programs_handler(void** st
     }
 }
 
+/* One output split over two devices by index space, each half brought back
+ * with clmsyncn: a half left out is reported naming its device, whichever half
+ * the host reads first, in both modes; device 1 writing all of it and only
+ * device 0's half coming back is reported naming device 1. */
+static void test_a_split_output_half_left_out_names_its_device(void** state)
+{
+    (void)state;
+    const char* scenarios[] = {"split_skip1_read0", "split_skip1_read1", "split_skip0_read1", "split_overlap"};
+    const char* names[] = {"changed on device 1", "changed on device 1", "changed on device 0", "changed on device 1"};
+    for (size_t i = 0; i < tu_countof(scenarios); i++)
+        for (int zc = 1; zc >= 0; zc--) {
+            tu_proc r;
+            run(&r, scenarios[i], "sync", zc);
+            if (r.status != 0) tu_proc_dump(&r, scenarios[i]);
+            assert_int_equal(r.status, 0);
+            if (strstr(r.out, "skip: needs 2 devices")) {
+                tu_proc_free(&r);
+                return;
+            }
+            assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+            assert_contains(r.err, names[i]);
+            tu_proc_free(&r);
+        }
+}
+
+/* The host changes one result and sends just those bytes (clmsyncn), then
+ * brings the whole back: right, and silent.  Sending the whole allocation
+ * instead puts the host's stale bytes over the results: a lost update. */
+static void test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "partial_write_whole", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clmsync to device 0 (");
+        assert_contains(r.err, "sends the host's bytes over the device's results");
+        assert_contains(r.err, "were not brought back (a lost update)");
+        tu_proc_free(&r);
+    }
+}
+
 static void test_correct_programs_are_silent(void** state)
 {
     (void)state;
-    const char* scenarios[] = {"correct",        "slices",         "const_input", "page_slices",
-                               "unwritten_read", "nowait_correct", "output_only_nc"};
+    const char* scenarios[] = {"correct",        "slices",         "const_input",    "page_slices",  "unwritten_read",
+                               "nowait_correct", "output_only_nc", "split_ok",       "partial_write"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -374,6 +406,14 @@ static void test_correct_programs_are_silent(void** state)
             assert_int_equal(count(r.out, "launch: failed"), 0);
             assert_int_equal(count(r.err, "sync check"), 0);
             assert_contains(r.out, "result: ");
+            /* And it computes what it computes without the check (output_only_nc:
+             * after the check ran its kernel more times to look at its output). */
+            tu_proc plain;
+            run(&plain, scenarios[s], "off", zc);
+            assert_int_equal(plain.status, 0);
+            assert_non_null(strstr(plain.out, "result: "));
+            assert_string_equal(strstr(r.out, "result: "), strstr(plain.out, "result: "));
+            tu_proc_free(&plain);
             tu_proc_free(&r);
         }
 }
@@ -420,6 +460,8 @@ int main(void)
         cmocka_unit_test(test_forgotten_upload_is_reported_in_both_modes),
         cmocka_unit_test(test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_modes),
     cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
+    cmocka_unit_test(test_a_split_output_half_left_out_names_its_device),
+    cmocka_unit_test(test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change),
         cmocka_unit_test(test_a_finding_is_reported_once_per_allocation_and_kind),
         cmocka_unit_test(test_nowait_launches_are_checked_too),
         cmocka_unit_test(test_action_error_fails_the_launch_with_stdcl_esync),

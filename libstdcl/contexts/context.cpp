@@ -81,7 +81,10 @@ void note_load_failure(const char* label, const std::string& msg) noexcept { not
 
 namespace {
 // STDCL_ZERO_COPY=0: every device copies, as a device with its own memory does.
-bool zero_copy_allowed() { return settings().zero_copy; }
+// STDCL_CHECK=sync: likewise, so that a device that works on host memory is
+// checked exactly as one with memory of its own (which device's kernel wrote a
+// page, which copy the host bytes are), and a laptop's verdicts are a GPU's.
+bool zero_copy_allowed() { return settings().zero_copy && !settings().check_sync; }
 
 // STDCL_OVERLAP=0: one queue per device (no transfer queue).
 bool overlap_allowed() { return settings().overlap; }
@@ -203,8 +206,10 @@ Made build_context(const std::string& label, const PlatformInfo& plat, const std
         }
         if (!probe_failure.empty())
             devlist += "; copy mode: " + probe_failure;
-        else if (!zero_copy_allowed())
+        else if (!settings().zero_copy)
             devlist += "; copy mode: STDCL_ZERO_COPY=0";
+        else if (!zero_copy_allowed())
+            devlist += "; copy mode: STDCL_CHECK=sync (each device a copy of its own)";
         cp->why = strprintf("%s: platform '%s' (%s), %zu device(s): %s; %s", label.c_str(), plat.name.c_str(),
                             plat.vendor.c_str(), ids.size(), devlist.c_str(), why.c_str());
         if (share) cp->why += "; shares the OpenCL context of " + share->cp->label;

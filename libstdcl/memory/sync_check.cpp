@@ -161,6 +161,7 @@ void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, s
     size_t first, end;
     pages_touched(a, s, off, len, &first, &end);
     for (size_t P = first; P < end; ++P) {
+        if (P < s.host_wrote.size()) s.host_wrote[P] = 0;  // the host's write went, or came back over
         // A page only partly synced is no longer watched for this device: the
         // check is page by page, and silence is the safe side.
         d.dirty[P] = 0;
@@ -300,6 +301,15 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
     });
     for (unsigned dn : devs) {
         SyncDevice& d = s->dev[dn];
+        if (f.write) {
+            // A host write is no finding by itself (a program may change a
+            // result and send just that); a transfer that then loses one
+            // side's changes is (sync_check_transfer).  The device's results
+            // there stay not brought back.
+            if (s->host_wrote.size() != s->legit.size()) s->host_wrote.assign(s->legit.size(), 0);
+            s->host_wrote[P] = 1;
+            continue;
+        }
         d.dirty[P] = 0;  // the handler gave the page back to the program
         Device& dev = cp->devs[dn];
         bool changed =
@@ -329,6 +339,46 @@ std::mutex& judge_mu()
 }
 
 void judge_at_exit() { sync::judge_pending("exit", false); }
+
+// A transfer with device dn over pages the host wrote while dn's results there
+// were not brought back: a whole page sent to the device puts the host's stale
+// bytes over those results; a whole page brought back puts the device's over
+// the host's write.  Either loses one side's changes: a finding (lost update).
+// A transfer of part of such a page (the bytes the host changed) is none.
+void host_write_transfer(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, bool to_device,
+                         const char* call, void* caller)
+{
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.host_wrote.empty() || dn >= s.dev.size() || (s.reported & lost_update)) return;
+    SyncDevice& d = s.dev[dn];
+    size_t first, end;
+    pages_touched(a, s, off, len, &first, &end);
+    for (size_t P = first; P < end && P < s.host_wrote.size(); ++P) {
+        if (!s.host_wrote[P] || P >= d.dirty.size() || !d.dirty[P] || !covers_page(a, s, P, off, len)) continue;
+        s.reported |= lost_update;
+        size_t po, pl;
+        page_span(a, s, P, &po, &pl);
+        CLCONTEXT* cp = a.cp.load();
+        std::string text = strprintf(
+            "sync check: %s %s device %u (%s) %s: the host wrote in bytes %zu to %zu of the allocation (a page) "
+            "while results that %s wrote there on device %u were not brought back (a lost update)\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the transfer: %s at %s\n"
+            "  last sync with device %u: %s\n"
+            "  fix: %s",
+            call, to_device ? "to" : "from", dn, cp && dn < cp->devs.size() ? cp->devs[dn].name.c_str() : "?",
+            to_device ? "sends the host's bytes over the device's results"
+                      : "brings the device's bytes back over the host's write",
+            po, po + pl - 1, d.writer.c_str(), dn, (void*)a.host, a.size, s.where.c_str(), call, code_at(caller).c_str(),
+            dn, d.last_sync.empty() ? "none" : d.last_sync.c_str(),
+            to_device ? "bring the results back (clmsync(..., CL_MEM_HOST)) before the host changes them, or send "
+                        "only the bytes the host changed (clmsyncn)"
+                      : "send the host's change to the device first (clmsyncn of the bytes it changed), or make it "
+                        "after the results came back");
+        report(text, call, true);
+        return;
+    }
+}
 
 }  // namespace
 
@@ -397,6 +447,7 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
 {
     judge_pending(call, true);
     SyncState* s = a.sync.get();
+    if (s) host_write_transfer(a, *s, devnum, off, len, to_device, call, caller);
     // Memory the program has a device object of may be written by commands not
     // seen here: its host bytes changing is no sign of a host write.
     if (to_device || !s) return;

@@ -113,6 +113,15 @@ void sync_note_unchecked(Allocation& a, const char* call, void* caller)
     std::fflush(stderr);
 }
 
+namespace {
+
+// How many launches may be run again for one allocation on one device: a
+// kernel that writes part of a never-sent argument and reads none of it is
+// looked at again at its next launch (which may read it), this many times.
+constexpr unsigned kMaxProbes = 8;
+
+}  // namespace
+
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller,
                        std::vector<unsigned>* unsent)
 {
@@ -150,7 +159,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             if (!is_const && d.known.empty()) {
                 // Never sent, and the kernel may write it: whether it reads it
                 // is for the probe to find out (sync_probe_launch), once.
-                if (unsent && !d.written && !(s->reported & never_sent) && a.size > from &&
+                if (unsent && !d.written && !(s->reported & never_sent) && d.probes < kMaxProbes && a.size > from &&
                     hash_bytes(a.lib(), a.size) != s->born)
                     unsent->push_back(i);
                 continue;
@@ -269,21 +278,25 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     // adding the data leaves it as it was.
     const char junk1 = char(0x3f), junk2 = char(0x41);
     std::vector<std::vector<char>> first, again, p1, p2;
-    std::vector<unsigned> reads;
+    std::vector<unsigned> reads, partly;
     bool ok = probe_run(q, views, run, -1, 0, &first) && probe_run(q, views, run, -1, 0, &again) && first == again;
     for (size_t k = 0; ok && k < unsent.size(); ++k) {
         ok = probe_run(q, views, run, int(unsent[k]), junk1, &p1) && probe_run(q, views, run, int(unsent[k]), junk2, &p2);
-        bool differs = false;
+        bool differs = false, whole = true;
         for (size_t vi = 0; ok && !differs && vi < views.size(); ++vi) {
             if (!views[vi].written) continue;
             const std::vector<char>&f = first[vi], &a = p1[vi], &b = p2[vi];
             bool own = views[vi].arg == unsent[k];
             for (size_t i = 0; i < f.size() && !differs; ++i) {
-                if (own && a[i] == junk1 && b[i] == junk2) continue;  // left alone
+                if (own && a[i] == junk1 && b[i] == junk2) {
+                    whole = false;  // left alone
+                    continue;
+                }
                 differs = a[i] != f[i] || b[i] != f[i];
             }
         }
         if (ok && differs) reads.push_back(unsent[k]);
+        if (ok && !differs && !whole) partly.push_back(unsent[k]);
     }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
@@ -291,6 +304,16 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
           "never sent: %zu do",
           ki.name.c_str(), devnum, ok ? "more times" : "more times (not judged: a step failed, or its results vary)",
           unsent.size(), reads.size());
+    // Read by none of this launch, and not written whole by it: the device's
+    // copy still holds bytes never given a value, for a later launch to read.
+    for (unsigned i : partly) {
+        SyncState* s = ki.args[i].alloc->sync.get();
+        if (!s) continue;
+        std::lock_guard<std::mutex> lock(s->mu);
+        SyncDevice& d = device_state(*s, devnum);
+        d.written = false;
+        ++d.probes;
+    }
     for (unsigned i : reads) {
         Allocation& a = *ki.args[i].alloc;
         SyncState* s = a.sync.get();

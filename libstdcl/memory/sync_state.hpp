@@ -31,6 +31,7 @@ struct SyncDevice {
     std::vector<std::uint64_t> pages;
     std::vector<char> dirty;
     std::string writer;  // the last command here that may have written it
+    unsigned probes = 0;  // launches run again to see whether they read it (sync_probe_launch)
     size_t from = 0;  // ... and the first byte it was given
 };
 
@@ -54,6 +55,10 @@ struct SyncState {
     // whose bytes differ from it holds a kernel's results not brought back.
     size_t ps = 0, lead = 0;
     std::vector<std::uint64_t> legit;
+    // Per page: the host wrote it while a device's results there were not
+    // brought back (not a finding by itself), and no transfer to a device has
+    // touched it since.
+    std::vector<char> host_wrote;
     // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
     // the host must not write them (nor, where the command writes them, read).
     struct Pending {
