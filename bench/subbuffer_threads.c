@@ -68,6 +68,19 @@ static cl_mem sub(cl_mem b, size_t off, size_t len)
     return m;
 }
 
+/* k(a + ao, c + co, 3) over gsz items, NOWAIT. */
+static void launch(cl_command_queue q, cl_kernel k, cl_mem a, int ao, cl_mem c, int co, size_t gsz)
+{
+    int three = 3;
+    clSetKernelArg(k, 0, sizeof a, &a);
+    clSetKernelArg(k, 1, sizeof ao, &ao);
+    clSetKernelArg(k, 2, sizeof c, &c);
+    clSetKernelArg(k, 3, sizeof co, &co);
+    clSetKernelArg(k, 4, sizeof three, &three);
+    cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL);
+    if (err != CL_SUCCESS) bad("clEnqueueNDRangeKernel", err);
+}
+
 static void* worker(void* arg)
 {
     unsigned id = (unsigned)(size_t)arg;
@@ -90,22 +103,10 @@ static void* worker(void* arg)
         size_t off = g_align, o = off / sizeof(int);
         cl_mem a = sub(b, 0, half), c = sub(b, half, half);
         cl_mem a2 = sub(b, off, half - off), c2 = sub(b, half + off, half - off);
-        int three = 3, ao = 0, co = g_plain ? N : 0, ao2 = g_plain ? (int)o : 0, co2 = g_plain ? N + (int)o : 0;
+        int ao = 0, co = g_plain ? N : 0, ao2 = g_plain ? (int)o : 0, co2 = g_plain ? N + (int)o : 0;
         size_t gsz = N, gsz2 = N - o;
-        clSetKernelArg(k1, 0, sizeof a, &a);
-        clSetKernelArg(k1, 1, sizeof ao, &ao);
-        clSetKernelArg(k1, 2, sizeof c, &c);
-        clSetKernelArg(k1, 3, sizeof co, &co);
-        clSetKernelArg(k1, 4, sizeof three, &three);
-        err = clEnqueueNDRangeKernel(q, k1, 1, NULL, &gsz, NULL, 0, NULL, NULL);
-        if (err != CL_SUCCESS) bad("clEnqueueNDRangeKernel", err);
-        clSetKernelArg(k2, 0, sizeof a2, &a2);
-        clSetKernelArg(k2, 1, sizeof ao2, &ao2);
-        clSetKernelArg(k2, 2, sizeof c2, &c2);
-        clSetKernelArg(k2, 3, sizeof co2, &co2);
-        clSetKernelArg(k2, 4, sizeof three, &three);
-        err = clEnqueueNDRangeKernel(q, k2, 1, NULL, &gsz2, NULL, 0, NULL, NULL);
-        if (err != CL_SUCCESS) bad("clEnqueueNDRangeKernel", err);
+        launch(q, k1, a, ao, c, co, gsz);
+        launch(q, k2, a2, ao2, c2, co2, gsz2);
         err = clEnqueueReadBuffer(q, b, CL_TRUE, half, half, host + N, 0, NULL, NULL);
         if (err != CL_SUCCESS) bad("clEnqueueReadBuffer", err);
         /* c[i] = a[i] * 3 + i from the first launch; the second rewrote

@@ -98,7 +98,7 @@ CallScope::CallScope() noexcept : slot_(my_slot())
 
 CallScope::~CallScope()
 {
-    if (slot_->depth.load(std::memory_order_relaxed) == 1) slot_->ctx.store(nullptr);
+    if (slot_->depth.load(std::memory_order_relaxed) == 1) slot_->ctx.store(nullptr, std::memory_order_release);
     slot_->depth.fetch_sub(1, std::memory_order_release);
 }
 
@@ -112,8 +112,10 @@ void CallScope::check() const
 
 void call_note_context(const void* cp) noexcept
 {
+    // Ordered with clcontext_destroy by the lock on the live set that both
+    // take after (context_live) or around (context_check) this store.
     CallSlot* s = my_slot();
-    if (!s->ctx.load(std::memory_order_relaxed)) s->ctx.store(cp);
+    if (!s->ctx.load(std::memory_order_relaxed)) s->ctx.store(cp, std::memory_order_release);
 }
 
 unsigned calls_elsewhere(const void* cp) noexcept

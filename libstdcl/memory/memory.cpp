@@ -320,7 +320,10 @@ void destroy_allocation(const std::shared_ptr<Allocation>& a)
     {
         std::lock_guard<std::mutex> lock(a->order);  // as wait_idle
         owner = a->cp.load();
-        if (owner && !context_live(owner)) owner = nullptr;  // being destroyed: it forgets a itself
+        // A context clcontext_destroy may be destroying: it forgets a itself.
+        // (A default one is never destroyed while a call runs: no lookup.)
+        bool std_ctx = owner == stddev || owner == stdcpu || owner == stdgpu || owner == stdacc;
+        if (owner && !std_ctx && !context_live(owner)) owner = nullptr;
         pending.swap(a->last);
         noev.swap(a->last_noev);
     }

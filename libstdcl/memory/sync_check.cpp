@@ -55,6 +55,11 @@ void forget(SyncDevice& d, size_t off, size_t len)
 
 int action() { return settings().check_action; }
 
+const char* device_name(CLCONTEXT* cp, unsigned dn)
+{
+    return cp && dn < cp->devs.size() ? cp->devs[dn].name.c_str() : "?";
+}
+
 // A finding: printed, or (action "error", where the call may fail) the call's
 // error, or printed and the process aborted.
 void report(const std::string& text, const char* call, bool may_fail)
@@ -366,7 +371,7 @@ void host_write_transfer(Allocation& a, SyncState& s, unsigned dn, size_t off, s
             "  the transfer: %s at %s\n"
             "  last sync with device %u: %s\n"
             "  fix: %s",
-            call, to_device ? "to" : "from", dn, cp && dn < cp->devs.size() ? cp->devs[dn].name.c_str() : "?",
+            call, to_device ? "to" : "from", dn, device_name(cp, dn),
             to_device ? "sends the host's bytes over the device's results"
                       : "brings the device's bytes back over the host's write",
             po, po + pl - 1, d.writer.c_str(), dn, (void*)a.host, a.size, s.where.c_str(), call, code_at(caller).c_str(),
@@ -473,7 +478,7 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
             "  last sync with device %u: %s\n"
             "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change if the device should see it, or "
             "bring the device's copy back before the host changes it",
-            call, devnum, cp && devnum < cp->devs.size() ? cp->devs[devnum].name.c_str() : "?", r.off,
+            call, devnum, device_name(cp, devnum), r.off,
             r.off + r.len - 1, devnum, (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str(), devnum,
             d.last_sync.empty() ? "none" : d.last_sync.c_str(), devnum);
         report(text, call, true);

@@ -82,6 +82,8 @@ std::string code_at(void* addr);
 SyncDevice& device_state(SyncState& s, unsigned devnum);
 // Drops what is known of [off, off + len) (it is about to change, or did).
 void forget(SyncDevice& d, size_t off, size_t len);
+// Device dn's name in reports ("?" when cp or dn is not known).
+const char* device_name(CLCONTEXT* cp, unsigned dn);
 // STDCL_CHECK's action: 0 print, 1 error, 2 abort.
 int action();
 // A finding: printed, or (action "error", where the call may fail) the call's
