@@ -39,6 +39,11 @@
  *                   prints "own handler" and exits 7
  *   split_ok, split_skip<d>_read<h>, split_overlap  one output split over
  *                   two devices by index space (see the code)
+ *   relay_ok, relay_race  device 0 computes x and brings it back NOWAIT;
+ *                   device 1 gets x, computes and brings it back (relay_ok
+ *                   waits for device 0's transfer first; relay_race does not)
+ *   relay_overwrite device 0 gets x NOWAIT; device 1's result comes back
+ *                   into x before that upload was waited for
  *   partial_write, partial_write_whole  the host changes one result after
  *                   the kernel and sends 4 bytes, or the whole
  *   forgot_upload_nc  forgot_upload with a kernel that declares y without
@@ -151,7 +156,7 @@ int main(int argc, char** argv)
                 which ? which : "");
         return 3;
     }
-    if (clgetndev(g_cp) < 2 && (strstr(what, "slices") || !strncmp(what, "split_", 6))) {
+    if (clgetndev(g_cp) < 2 && (strstr(what, "slices") || !strncmp(what, "split_", 6) || !strncmp(what, "relay", 5))) {
         printf("skip: needs 2 devices\n");
         return 0;
     }
@@ -300,6 +305,28 @@ int main(int argc, char** argv)
         printf("sum: %g\n", sum);
         clfree(z);
         clfree(ones);
+    } else if (!strncmp(what, "relay", 5)) {
+        /* A pipeline over two devices through the host: the two devices'
+         * queues keep no order between them, so device 0's NOWAIT transfer
+         * must be waited for before device 1's transfer of the same bytes. */
+        const int nw = CL_EVENT_NOWAIT;
+        clmsync(g_cp, 1, y, w);
+        if (!strcmp(what, "relay_overwrite")) {
+            clmsync(g_cp, 1, x, w);
+            launch(k, 1, x, y, N, CL_EVENT_WAIT);
+            clmsync(g_cp, 0, x, CL_MEM_DEVICE | nw); /* device 0 gets x, not waited for */
+            clmsync(g_cp, 1, x, back);              /* device 1's result lands on x meanwhile */
+            stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+        } else {
+            clmsync(g_cp, 0, x, w);
+            launch(k, 0, x, y, N, CL_EVENT_WAIT);
+            clmsync(g_cp, 0, x, CL_MEM_HOST | nw);
+            if (!strcmp(what, "relay_ok")) stdcl_wait(g_cp, 0, CL_MEM_EVENT);
+            clmsync(g_cp, 1, x, CL_MEM_DEVICE | CL_EVENT_WAIT);
+            launch(k, 1, x, y, N, CL_EVENT_WAIT);
+            stdcl_wait(g_cp, 0, CL_ALL_EVENT);
+            clmsync(g_cp, 1, x, back);
+        }
     } else if (!strncmp(what, "partial_write", 13)) {
         /* After the kernel, the host writes x[N-1] and sends just those 4 bytes
          * (partial_write: right) or the whole x (partial_write_whole: an upload

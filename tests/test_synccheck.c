@@ -370,6 +370,42 @@ static void test_a_split_output_half_left_out_names_its_device(void** state)
         }
 }
 
+/* A pipeline over two devices through the host: device 1's transfer of bytes
+ * that device 0's NOWAIT transfer, not waited for, still writes (or reads) is
+ * reported, naming both and the wait that orders them, in both modes. */
+static void test_a_transfer_racing_one_pending_on_another_device_is_reported(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "relay_race", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "relay_race");
+        assert_int_equal(r.status, 0);
+        if (strstr(r.out, "skip: needs 2 devices")) {
+            tu_proc_free(&r);
+            return;
+        }
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clmsync to device 1 (");
+        assert_contains(r.err, "reads bytes 0 to 4095 of an allocation while clmsync from device 0 (CL_EVENT_NOWAIT), "
+                               "still pending, writes them");
+        assert_contains(r.err, "the device may get the bytes from before that transfer lands or from after");
+        assert_contains(r.err, "  the pending one: enqueued at ");
+        assert_int_equal(count(r.err, "(helper_synccheck+0x"), 3); /* where it was made, and the two transfers */
+        assert_contains(r.err, "  fix: clwait(cp, 0, CL_MEM_EVENT)");
+        tu_proc_free(&r);
+
+        run(&r, "relay_overwrite", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "relay_overwrite");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clmsync from device 1 (");
+        assert_contains(r.err, "writes bytes 0 to 4095 of an allocation while clmsync to device 0 (CL_EVENT_NOWAIT), "
+                               "still pending, reads them");
+        tu_proc_free(&r);
+    }
+}
+
 /* The host changes one result and sends just those bytes (clmsyncn), then
  * brings the whole back: right, and silent.  Sending the whole allocation
  * instead puts the host's stale bytes over the results: a lost update. */
@@ -392,7 +428,8 @@ static void test_correct_programs_are_silent(void** state)
 {
     (void)state;
     const char* scenarios[] = {"correct",        "slices",         "const_input",    "page_slices",  "unwritten_read",
-                               "nowait_correct", "output_only_nc", "split_ok",       "partial_write"};
+                               "nowait_correct", "output_only_nc", "split_ok",       "partial_write",
+                               "relay_ok"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -459,9 +496,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forgotten_upload_is_reported_in_both_modes),
         cmocka_unit_test(test_forgotten_upload_of_a_non_const_argument_is_reported_in_both_modes),
-    cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
-    cmocka_unit_test(test_a_split_output_half_left_out_names_its_device),
-    cmocka_unit_test(test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change),
+        cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
+        cmocka_unit_test(test_a_split_output_half_left_out_names_its_device),
+        cmocka_unit_test(test_a_transfer_racing_one_pending_on_another_device_is_reported),
+        cmocka_unit_test(test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change),
         cmocka_unit_test(test_a_finding_is_reported_once_per_allocation_and_kind),
         cmocka_unit_test(test_nowait_launches_are_checked_too),
         cmocka_unit_test(test_action_error_fails_the_launch_with_stdcl_esync),
@@ -469,7 +507,7 @@ int main(void)
         cmocka_unit_test(test_host_read_of_results_never_brought_back_is_reported),
         cmocka_unit_test(test_host_read_finding_under_error_fails_the_next_call),
         cmocka_unit_test(test_foreign_commands_announced_are_checked_like_kernels),
-    cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
+        cmocka_unit_test(test_a_device_part_never_brought_back_names_that_device),
         cmocka_unit_test(test_a_host_change_overwritten_unread_is_a_lost_update),
         cmocka_unit_test(test_host_access_while_a_nowait_command_is_pending_is_reported),
         cmocka_unit_test(test_real_faults_still_crash_or_reach_the_programs_handler),

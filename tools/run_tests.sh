@@ -7,12 +7,12 @@
 #                                         test_errors and test_foreign again with
 #                                         STDCL_OVERLAP=0 (one queue per device:
 #                                         the pass "pass_overlap"),
-#                                         test_launch, test_reduce, test_examples,
-#                                         test_compat and test_foreign under
+#                                         test_launch, test_reduce, test_prims
+#                                         and test_foreign under
 #                                         STDCL_CHECK=sync
 #                                         (the pass "pass_sync"),
 #                                         test_memory, test_launch, test_reduce,
-#                                         test_stress, test_examples and
+#                                         test_prims, test_stress, test_examples and
 #                                         test_foreign under the
 #                                         ordering fuzzer in copy mode
 #                                         (TEST_ORDER_FUZZ=0: not),
@@ -20,6 +20,7 @@
 #                                         tests/check_man.sh,
 #                                         tests/check_install.sh,
 #                                         tests/check_spdx.sh,
+#                                         tests/check_sync_programs.sh,
 #                                         tests/check_run_tests.sh,
 #                                         tools/check_faults.sh at a stride
 #                                         ($FAULTS_STRIDE, default 40) and
@@ -32,8 +33,9 @@
 #                                         $BUILD_DIR/tests, or paths;
 #                                         check_exports, check_man,
 #                                         check_install, check_spdx,
-#                                         check_run_tests, check_faults and
-#                                         check_fuzz are seven), passing
+#                                         check_run_tests, check_faults,
+#                                         check_fuzz and check_sync_programs
+#                                         are eight), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -68,6 +70,7 @@ run_spdx=0
 run_self=0
 run_faults=0
 run_fuzz=0
+run_syncprog=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
@@ -80,6 +83,7 @@ if [ $# -ge 1 ]; then
             check_run_tests|check_run_tests.sh) run_self=1 ;;
             check_faults|check_faults.sh) run_faults=1 ;;
             check_fuzz|run_fuzz.sh) run_fuzz=1 ;;
+            check_sync_programs|check_sync_programs.sh) run_syncprog=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -95,6 +99,7 @@ else
     run_self=1
     run_faults=1
     run_fuzz=1
+    run_syncprog=1
     # TEST_SKIP also names checks: a sanitized run leaves out those that do not
     # involve the library's code (check_man, check_spdx) or are sanitized anyway
     # (check_fuzz: the fuzz targets are always built with ASan and UBSan).
@@ -105,6 +110,7 @@ else
     case ",${TEST_SKIP:-}," in *,check_run_tests,*) run_self=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_faults,*) run_faults=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_fuzz,*) run_fuzz=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_sync_programs,*|*,pass_sync,*) run_syncprog=0 ;; esac
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         case ",${TEST_SKIP:-}," in
@@ -209,15 +215,13 @@ if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_overlap,* ]]; then
 fi
 
 # The whole run: the sync check (STDCL_CHECK=sync) finds no forgotten clmsync
-# (either way) in the launch tests, clreduce and the examples' --check in copy
-# mode, nor in the STDCL 1.6 programs in zero-copy mode, where reading results
-# never brought back gives the right numbers and only the check says so: with
-# the action "error" a finding fails the next call, and so the test.  test_synccheck runs the seeded bugs in both modes.
+# (either way) in the launch tests, clreduce, clsort and clscan: with the
+# action "error" a finding fails the next call, and so the test.  Every example
+# and STDCL 1.6 program is run under it by tests/check_sync_programs.sh (below).
+# test_synccheck runs the seeded bugs in both modes.
 if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_sync,* ]]; then
-    for name in test_launch test_reduce test_examples test_compat test_foreign; do
-        zc=0
-        [ "$name" = test_compat ] && zc=1
-        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=$zc"
+    for name in test_launch test_reduce test_prims test_foreign; do
+        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=0"
     done
 fi
 
@@ -230,7 +234,7 @@ fi
 order_shim=$build/tests/order/ordercl_shim.so
 if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
     ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
-    for name in test_memory test_launch test_reduce test_stress test_examples test_foreign; do
+    for name in test_memory test_launch test_reduce test_prims test_stress test_examples test_foreign; do
         [ -x "$build/tests/$name" ] &&
             run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done
@@ -260,6 +264,9 @@ check() {
 [ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
 # Every file the project wrote names its license (tests/check_spdx.sh).
 [ $run_spdx -eq 1 ] && check check_spdx sh "$top/tests/check_spdx.sh"
+# Every example and STDCL 1.6 program, silent under STDCL_CHECK=sync,error
+# (tests/check_sync_programs.sh); left out with pass_sync.
+[ $run_syncprog -eq 1 ] && check check_sync_programs bash "$top/tests/check_sync_programs.sh" "$build"
 # This script's own counting and reports (tests/check_run_tests.sh).
 [ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):

@@ -447,12 +447,51 @@ void sync_note_alloc(Allocation& a, void* caller)
 
 void sync_check_before(const char* call) { judge_pending(call, true); }
 
+namespace {
+
+// A transfer of bytes [off, off + len) with device dn that races a transfer
+// still pending on another device: the two queues keep no order between them,
+// so an upload may send the host bytes before or after a transfer back lands
+// on them, and two transfers back may land in either order.  A finding until
+// the program joins the pending one (clwait, or a call that waits).
+void transfer_race(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, bool to_device,
+                   const char* call, void* caller)
+{
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.reported & nowait_race) return;
+    for (const SyncState::Pending& g : s.pending) {
+        if (!g.transfer || g.dev == dn || (to_device && !g.host_written)) continue;
+        size_t lo = std::max(off, g.off), hi = std::min(off + len, g.off + g.len);
+        if (lo >= hi) continue;
+        s.reported |= nowait_race;
+        CLCONTEXT* cp = a.cp.load();
+        std::string text = strprintf(
+            "sync check: %s %s device %u (%s) %s bytes %zu to %zu of an allocation while %s, still pending, %s "
+            "them: the two devices' queues keep no order between them, so %s\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  this transfer: %s at %s\n"
+            "  the pending one: enqueued at %s\n"
+            "  fix: clwait(cp, %u, CL_MEM_EVENT) (or CL_EVENT_WAIT on that transfer) before this one",
+            call, to_device ? "to" : "from", dn, device_name(cp, dn), to_device ? "reads" : "writes", lo, hi - 1,
+            g.what.c_str(), g.host_written ? "writes" : "reads",
+            to_device          ? "the device may get the bytes from before that transfer lands or from after"
+                : g.host_written ? "either transfer's bytes may be the ones left in the host memory"
+                                 : "that transfer may send the bytes from before this one or from after",
+            (void*)a.host, a.size, s.where.c_str(), call, code_at(caller).c_str(), code_at(g.site).c_str(), g.dev);
+        report(text, call, true);
+        return;
+    }
+}
+
+}  // namespace
+
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller)
 {
     judge_pending(call, true);
     SyncState* s = a.sync.get();
     if (s) host_write_transfer(a, *s, devnum, off, len, to_device, call, caller);
+    if (s) transfer_race(a, *s, devnum, off, len, to_device, call, caller);
     // Memory the program has a device object of may be written by commands not
     // seen here: its host bytes changing is no sign of a host write.
     if (to_device || !s) return;
@@ -538,8 +577,8 @@ void settle(Allocation& a, bool every)
 
 }  // namespace
 
-void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
-                       std::string what)
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, bool transfer,
+                       cl_event ev, std::string what, void* site)
 {
     SyncState* s = a.sync.get();
     if (!s || s->legit.empty() || !ev || len == 0) return;
@@ -550,7 +589,8 @@ void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, b
     std::lock_guard<std::mutex> lock(s->mu);
     size_t first, end;
     pages_touched(a, *s, off, len, &first, &end);
-    s->pending.push_back(SyncState::Pending{ev, first, end, host_written, devnum, std::move(what)});
+    s->pending.push_back(
+        SyncState::Pending{ev, first, end, off, len, host_written, transfer, devnum, std::move(what), site});
     apply_access(a, *s, first, end);
 }
 

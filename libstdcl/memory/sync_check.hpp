@@ -41,7 +41,10 @@ void sync_check_before(const char* call);
 // Before a transfer of bytes [off, off + len) of a with device devnum is
 // enqueued: sync_check_before, then, for a transfer back to the host, host
 // changes it would overwrite unread (a lost update: the host changed bytes
-// after they were last synced with that device, and no kernel wrote them since).
+// after they were last synced with that device, and no kernel wrote them since),
+// and a transfer that races one still pending on another device (not joined by
+// clwait or a waiting call): an upload of bytes a transfer back still writes,
+// or a transfer back over bytes another transfer still reads or writes.
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller);
 // A CL_EVENT_NOWAIT command ev that uses bytes [off, off + len) of a on device
@@ -49,8 +52,9 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
 // it), or a kernel that reads but cannot write it.  Until ev is seen complete
 // (sync_settle), host writes to those pages (and, for a transfer back, reads)
 // are findings: the command may see them or not.
-void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, cl_event ev,
-                       std::string what);
+// transfer: ev is a transfer (else a kernel); site: the program's call.
+void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, bool host_written, bool transfer,
+                       cl_event ev, std::string what, void* site);
 // Before kernel ki's NOWAIT launch ev is tracked: notes its read-only arguments
 // (sync_note_pending).
 void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
@@ -95,6 +99,12 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
 void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
                              const char* call, void* caller);
 void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const char* call, void* caller);
+// A command of the library's own (clsort...: `who`) reads bytes [from, from +
+// len) of a on device devnum, named `what` ("its keys"); `by` and call at caller
+// say where it came from ("called by").  Findings as sync_check_foreign_read's.
+void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const std::string& who, const std::string& what, const std::string& by,
                              const char* call, void* caller);
 // A transfer back by call at caller of a, whose device object stdcl_mem handed
 // out and on which no foreign command was announced: lost updates are not

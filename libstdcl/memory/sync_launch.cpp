@@ -27,10 +27,10 @@ void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& 
         bool reads_only = (a.flags & CL_MEM_RO) || ki.read_only_arg(i);
         if (!reads_only || (a.flags & CL_MEM_WO)) continue;  // one it may write is protected whole already
         if (site.empty()) site = code_at(caller);
-        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, ev,
+        sync_note_pending(a, devnum, arg.offset, a.size - arg.offset, false, false, ev,
                           strprintf("kernel '%s' on device %u (%s, argument %u, launched with CL_EVENT_NOWAIT by %s at "
                                     "%s)",
-                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()));
+                                    ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, call, site.c_str()), caller);
     }
 }
 
@@ -63,7 +63,8 @@ unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice&
 
 }  // namespace
 
-void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
+void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
+                             const std::string& who, const std::string& what, const std::string& by,
                              const char* call, void* caller)
 {
     judge_pending(call, true);
@@ -76,14 +77,22 @@ void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     if (!kind || ((s->reported & kind) && action() == 0)) return;
     s->reported |= kind;
     std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
-    report(strprintf("sync check: a foreign command on device %u (%s) reads uses[%zu] %s\n"
+    report(strprintf("sync check: %s on device %u (%s) reads %s %s\n"
                      "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
-                     "  announced by %s at %s\n"
+                     "  %s %s at %s\n"
                      "  last sync with device %u: %s\n"
                      "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
-                     devnum, cp->devs[devnum].name.c_str(), use, finding.c_str(), (void*)a.host, a.size,
-                     s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, call),
+                     who.c_str(), devnum, cp->devs[devnum].name.c_str(), what.c_str(), finding.c_str(),
+                     (void*)a.host, a.size, s->where.c_str(), from, by.c_str(), call, code_at(caller).c_str(), devnum,
+                     last.c_str(), devnum, call),
            call, true);
+}
+
+void sync_check_foreign_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len, size_t use,
+                             const char* call, void* caller)
+{
+    sync_check_command_read(cp, devnum, a, from, len, "a foreign command", strprintf("uses[%zu]", use),
+                            "announced by", call, caller);
 }
 
 void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,

@@ -64,9 +64,12 @@ struct SyncState {
     struct Pending {
         cl_event ev;  // retained
         size_t first, end;  // pages of the block
+        size_t off, len;  // its bytes
         bool host_written;  // a transfer back: the command writes the host memory
+        bool transfer;  // a transfer (else a kernel, which does not touch the host memory)
         unsigned dev;
         std::string what;
+        void* site;  // the program's call, or null
     };
     std::vector<Pending> pending;
 };

@@ -132,8 +132,8 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     order.enqueued(ev, flags);
     if (a->sync && (flags & CL_EVENT_NOWAIT))
         sync_note_pending(
-            *a, devnum, off, len, dir == CL_MEM_HOST, ev,
-            strprintf("%s %s device %u (CL_EVENT_NOWAIT)", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum));
+            *a, devnum, off, len, dir == CL_MEM_HOST, true, ev,
+            strprintf("%s %s device %u (CL_EVENT_NOWAIT)", call, dir == CL_MEM_DEVICE ? "to" : "from", devnum), caller);
     cl_event done;
     if (!no_event) {
         CommandTag tag{dir == CL_MEM_DEVICE ? CommandTag::to_device : CommandTag::to_host, nullptr, len,
