@@ -189,6 +189,8 @@ cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::
     if (err != CL_SUCCESS)
         fail_cl(worst ? worst : err, "%s (CL_ALL_DEVICES): the command on device %u failed (clWaitForEvents)", call,
                 bad);
+    // The sync check: the commands, noted as pending, are complete.
+    if (sync_check_on()) sync_settle(call);
     return last;  // as for one device waited for: it says success, the event is gone
 }
 
