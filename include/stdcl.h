@@ -851,6 +851,13 @@ STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end);
 #define CL_REDUCE_DOUBLE 2 /* double: every device of cp needs fp64 */
 #define CL_REDUCE_INT    3 /* int (cl_int) */
 #define CL_REDUCE_LONG   4 /* long (cl_long) */
+#define CL_REDUCE_UINT   5 /* unsigned int (cl_uint) */
+#define CL_REDUCE_ULONG  6 /* unsigned long (cl_ulong) */
+/* clsort and clsort_by_key: largest first (ties keep their order). */
+#define CL_SORT_DESCENDING 0x1000
+/* clscan: out[i] combines in[0] .. in[i - 1] (out[0] is the operation's
+ * identity); without it, in[0] .. in[i]. */
+#define CL_SCAN_EXCLUSIVE  0x2000
 /* devnum for "every device of the context". */
 #define CL_ALL_DEVICES   ((unsigned int)-1)
 
@@ -871,6 +878,47 @@ STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end);
  * OpenCL failure.  Calls on one context are serialized; thread safe. */
 STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
                        size_t n, int type, int op, void* result);
+
+/* Sorts the n keys at keys (a clmalloc pointer, or one inside an allocation,
+ * aligned to the element) in device devnum's copy, in place: type is
+ * CL_REDUCE_INT, _UINT, _LONG, _ULONG, _FLOAT or _DOUBLE (any device: keys
+ * are sorted by their bits).  Ascending, or with CL_SORT_DESCENDING largest
+ * first.  Floats: -0.0 before +0.0, and every NaN after +inf (before it,
+ * descending).  Equal keys keep their order.  flags: CL_SORT_DESCENDING,
+ * CL_EVENT_WAIT (default) or CL_EVENT_NOWAIT (clwait(cp, devnum,
+ * CL_KERNEL_EVENT) joins).  Like a kernel, the sort runs after the commands
+ * already enqueued on the memory and works on the device's copy: clmsync
+ * the keys to the device first and back after.  n == 0 does nothing.
+ * devnum is one device: CL_ALL_DEVICES is refused.  Returns 0, or
+ * STDCL_EINVAL (bad type, flags or devnum, n past the end of the
+ * allocation, a misaligned or NULL pointer), STDCL_ENOENT (keys not from
+ * clmalloc), or an OpenCL failure; nothing is written then.  Calls on one
+ * context are serialized; thread safe. */
+STDCL_API int clsort(CLCONTEXT* cp, unsigned int devnum, void* keys, size_t n,
+                     int type, int flags);
+/* clsort, moving the n values at values (value_size bytes each, 1 to 16)
+ * with their keys; stable (equal keys keep their values' order).  values is
+ * clmalloc memory of the same context, not overlapping the keys.  Errors as
+ * clsort's, and STDCL_EINVAL for value_size 0 or over 16, keys == values, or
+ * overlapping arrays. */
+STDCL_API int clsort_by_key(CLCONTEXT* cp, unsigned int devnum, void* keys,
+                            void* values, size_t n, int type,
+                            size_t value_size, int flags);
+/* Prefix scan of the n elements at in into out (both clmalloc memory of cp,
+ * the same element type; out may be in itself, not a shifted view of it):
+ * out[i] = in[0] op in[1] op ... op in[i] (inclusive), or up to in[i - 1]
+ * with CL_SCAN_EXCLUSIVE (out[0] is op's identity: 0, the type's largest
+ * value or +inf for MIN, its smallest or -inf for MAX).  op: CL_REDUCE_SUM,
+ * _MIN or _MAX; type as clsort's (double needs fp64 on the devices that
+ * scan).  Integer sums wrap around; float MIN and MAX skip NaNs (as fmin and
+ * fmax).  devnum: one device, or CL_ALL_DEVICES: device k scans the k-th of
+ * equal slices of its own copy, carried over from the slices before it (the
+ * call waits for each slice's total, then the scans run); each device's copy
+ * of out then holds its slice's results (clmsyncn them back).  flags:
+ * CL_SCAN_EXCLUSIVE, CL_EVENT_WAIT or CL_EVENT_NOWAIT.  Returns 0, or an
+ * error as clsort's, with nothing written. */
+STDCL_API int clscan(CLCONTEXT* cp, unsigned int devnum, const void* in,
+                     void* out, size_t n, int type, int op, int flags);
 
 #ifdef __cplusplus
 } /* extern "C" */

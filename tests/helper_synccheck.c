@@ -44,6 +44,9 @@
  *                   waits for device 0's transfer first; relay_race does not)
  *   relay_overwrite device 0 gets x NOWAIT; device 1's result comes back
  *                   into x before that upload was waited for
+ *   sort_forgot_upload, sort_forgot_download  clsort of keys never sent, or
+ *                   whose sorted copy the host reads without bringing it back
+ *   sort_correct    keys sent, sorted, brought back
  *   partial_write, partial_write_whole  the host changes one result after
  *                   the kernel and sends 4 bytes, or the whole
  *   forgot_upload_nc  forgot_upload with a kernel that declares y without
@@ -327,6 +330,15 @@ int main(int argc, char** argv)
             stdcl_wait(g_cp, 0, CL_ALL_EVENT);
             clmsync(g_cp, 1, x, back);
         }
+    } else if (!strncmp(what, "sort_", 5)) {
+        int* keys = (int*)clmalloc(g_cp, N * sizeof(int), 0);
+        for (int i = 0; i < N; i++) keys[i] = N - i;
+        if (strcmp(what, "sort_forgot_upload")) clmsync(g_cp, 0, keys, w);
+        printf("sort: %s\n", clsort(g_cp, 0, keys, N, CL_REDUCE_INT, 0) == 0 ? "ok" : clerror());
+        if (strcmp(what, "sort_forgot_download")) clmsync(g_cp, 0, keys, back);
+        printf("first: %d\n", keys[0]);
+        clmsync(g_cp, 0, keys, back);
+        clfree(keys);
     } else if (!strncmp(what, "partial_write", 13)) {
         /* After the kernel, the host writes x[N-1] and sends just those 4 bytes
          * (partial_write: right) or the whole x (partial_write_whole: an upload

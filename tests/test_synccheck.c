@@ -406,6 +406,31 @@ static void test_a_transfer_racing_one_pending_on_another_device_is_reported(voi
     }
 }
 
+/* clsort is a command like a kernel: keys never sent, and sorted keys read
+ * without bringing them back, are reported in both modes. */
+static void test_clsort_is_checked_like_a_kernel(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "sort_forgot_upload", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "sort_forgot_upload");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clsort on device 0 (");
+        assert_contains(r.err, "reads its keys which was never sent to device 0");
+        assert_contains(r.err, "  called by clsort at ");
+        assert_contains(r.out, "sort: ok");
+        tu_proc_free(&r);
+
+        run(&r, "sort_forgot_download", "sync", zc);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "that clsort of 1024 int keys changed on device 0");
+        tu_proc_free(&r);
+    }
+}
+
 /* The host changes one result and sends just those bytes (clmsyncn), then
  * brings the whole back: right, and silent.  Sending the whole allocation
  * instead puts the host's stale bytes over the results: a lost update. */
@@ -429,7 +454,7 @@ static void test_correct_programs_are_silent(void** state)
     (void)state;
     const char* scenarios[] = {"correct",        "slices",         "const_input",    "page_slices",  "unwritten_read",
                                "nowait_correct", "output_only_nc", "split_ok",       "partial_write",
-                               "relay_ok"};
+                               "relay_ok",       "sort_correct"};
     for (size_t s = 0; s < tu_countof(scenarios); s++)
         for (int zc = 1; zc >= 0; zc--) {
             tu_proc r;
@@ -499,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
         cmocka_unit_test(test_a_split_output_half_left_out_names_its_device),
         cmocka_unit_test(test_a_transfer_racing_one_pending_on_another_device_is_reported),
+        cmocka_unit_test(test_clsort_is_checked_like_a_kernel),
         cmocka_unit_test(test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change),
         cmocka_unit_test(test_a_finding_is_reported_once_per_allocation_and_kind),
         cmocka_unit_test(test_nowait_launches_are_checked_too),

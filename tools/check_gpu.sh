@@ -8,8 +8,9 @@
 #   - test_stress's mix of every call on stdgpu, test_exit's exit() and
 #     clcontext_destroy with 16 threads in calls, test_argtypes's scalar
 #     conversions, test_foreign's plain OpenCL commands between libstdcl's
-#     (with the transfer queue and without) and test_synccheck's seeded sync
-#     bugs (when CMocka was found);
+#     (with the transfer queue and without), test_synccheck's seeded sync
+#     bugs and test_prims's sorts and scans, with the check and without
+#     (when CMocka was found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
 #     platform), once compiling its kernels in the process (STDCL_CACHE=0),
 #     once from a warm program cache, and once under STDCL_CHECK=sync,error
@@ -103,11 +104,19 @@ if [ -x "$build/tests/test_synccheck" ]; then
     check "test_synccheck on stdgpu (seeded sync bugs)" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- \
         ./test_synccheck
 fi
+if [ -x "$build/tests/test_prims" ]; then
+    # clsort, clsort_by_key and clscan: every type, size and flag, with the
+    # GPU's own kernels (NVIDIA: its warp instructions), and under the sync check.
+    check "test_prims on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_prims
+    check "test_prims on stdgpu under STDCL_CHECK=sync,error" STDCL_TEST_CONTEXT=gpu STDCL_CHECK=sync,error \
+        STDCL_CACHE_DIR="$(cache)" -- ./test_prims
+fi
 
 # Examples: every program that takes --check, on the GPU's platform.
 gpu_env=(STDDEV_PLATFORM_NAME="$gpu_platform" STDGPU_PLATFORM_NAME="$gpu_platform")
 examples=(nbody/nbody nbody/nbody_multi nbody_tile/nbody_tile mixed_pointers/mixed_pointers
-          template_reduce/template_reduce tiled_conv/tiled_conv fortran/nbody_fortran blas/blas fft/fft)
+          template_reduce/template_reduce tiled_conv/tiled_conv fortran/nbody_fortran blas/blas fft/fft
+          particle_bins/particle_bins)
 for ex in "${examples[@]}"; do
     [ -x "$build/examples/$ex" ] || continue
     dir=$build/examples/$(dirname "$ex")

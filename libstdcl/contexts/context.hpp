@@ -116,5 +116,7 @@ CLCONTEXT* context_of_cl(cl_context c);
 void context_release_programs(CLCONTEXT* cp);
 // Releases clreduce's kernels and partial-value buffers of cp (reduce.cpp).
 void reduce_forget_context(CLCONTEXT* cp) noexcept;
+// Releases clsort's and clscan's programs' scratch memory of cp (prims.cpp).
+void prims_forget_context(CLCONTEXT* cp) noexcept;
 
 }  // namespace stdcl

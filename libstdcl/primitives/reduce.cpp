@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // reduce.cpp: clreduce, the sum, minimum or maximum of an array of float, double,
-// int or long over one device or all devices of a context.
+// int, long, uint or ulong over one device or all devices of a context.
 //
 // Two layouts, chosen by device type, because each is several times slower on the
 // other kind of device (PoCL on two cores: 2.1 GB/s strided, 25 GB/s chunked):
@@ -89,6 +89,8 @@ const char* const kReduceBasic = R"CLC(
 DEF3(float, float8, float, (-INFINITY), INFINITY)
 DEF3(int, int8, int, INT_MIN, INT_MAX)
 DEF3(long, long8, long, LONG_MIN, LONG_MAX)
+DEF3(uint, uint8, uint, 0u, UINT_MAX)
+DEF3(ulong, ulong8, ulong, 0ul, ULONG_MAX)
 )CLC";
 
 const char* const kReduceDouble = R"CLC(
@@ -102,7 +104,7 @@ struct TypeInfo {
     const char* name;
     size_t size;
 };
-const TypeInfo kTypes[5] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}};
+const TypeInfo kTypes[7] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}, {"uint", 4}, {"ulong", 8}};
 const char* const kOps[4] = {"", "sum", "min", "max"};
 
 struct DeviceState {
@@ -222,8 +224,9 @@ std::shared_ptr<Allocation> checked_array(CLCONTEXT* cp, unsigned devnum, const 
 {
     context_check(cp, "clreduce");
     if (devnum != CL_ALL_DEVICES) context_device(cp, devnum, "clreduce");
-    if (type < CL_REDUCE_FLOAT || type > CL_REDUCE_LONG)
-        fail(STDCL_EINVAL, "clreduce: unknown element type %d (CL_REDUCE_FLOAT, _DOUBLE, _INT or _LONG)", type);
+    if (type < CL_REDUCE_FLOAT || type > CL_REDUCE_ULONG)
+        fail(STDCL_EINVAL, "clreduce: unknown element type %d (CL_REDUCE_FLOAT, _DOUBLE, _INT, _LONG, _UINT or _ULONG)",
+             type);
     if (op < CL_REDUCE_SUM || op > CL_REDUCE_MAX)
         fail(STDCL_EINVAL, "clreduce: unknown operation %d (CL_REDUCE_SUM, _MIN or _MAX)", op);
     if (!result) fail(STDCL_EINVAL, "clreduce: the result pointer is NULL");
@@ -418,7 +421,9 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     case CL_REDUCE_FLOAT: fold<cl_float>(op, r.parts, result); break;
     case CL_REDUCE_DOUBLE: fold<cl_double>(op, r.parts, result); break;
     case CL_REDUCE_INT: fold<cl_int>(op, r.parts, result); break;
-    default: fold<cl_long>(op, r.parts, result); break;
+    case CL_REDUCE_LONG: fold<cl_long>(op, r.parts, result); break;
+    case CL_REDUCE_UINT: fold<cl_uint>(op, r.parts, result); break;
+    default: fold<cl_ulong>(op, r.parts, result); break;
     }
     return 0;
 }

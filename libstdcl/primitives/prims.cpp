@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// prims.cpp: what clsort and clscan share (prims.hpp).
+#include "primitives/prims.hpp"
+
+#include "config/config.hpp"
+#include "helpers/diag.hpp"
+#include "memory/sync_check.hpp"
+
+#include <cstring>
+
+namespace stdcl {
+
+namespace {
+
+const ElemType kElemTypes[7] = {{"", 0, 0},         {"float", 4, 2}, {"double", 8, 2}, {"int", 4, 1},
+                                {"long", 8, 1},     {"uint", 4, 0},  {"ulong", 8, 0}};
+
+std::mutex g_states_mu;
+std::vector<std::shared_ptr<PrimState>>& states()
+{
+    static auto* v = new std::vector<std::shared_ptr<PrimState>>;  // usable during exit
+    return *v;
+}
+
+bool handle_open(CLCONTEXT* cp, void* h)
+{
+    if (!h) return false;
+    std::lock_guard<std::mutex> lock(cp->load_mu);
+    for (auto& p : cp->programs)
+        if (p.get() == h) return true;
+    return false;
+}
+
+}  // namespace
+
+const ElemType* elem_type(int type) { return type >= 1 && type <= 6 ? &kElemTypes[type] : nullptr; }
+
+PrimArray prim_array(const char* call, const char* what, CLCONTEXT* cp, const void* ptr, size_t n, size_t es,
+                     const char* tname)
+{
+    if (!ptr) fail(STDCL_EINVAL, "%s: %s is NULL", call, what);
+    PrimArray a;
+    a.alloc = registry_find(ptr, &a.off);
+    if (!a.alloc) fail(STDCL_ENOENT, "%s: %s (%p) is not memory returned by clmalloc (or it was freed)", call, what, ptr);
+    if (a.alloc->cp != cp)
+        fail(STDCL_EINVAL, "%s: %s: the allocation at %p is %s", call, what, (void*)a.alloc->host,
+             a.alloc->cp ? "attached to another context" : "detached (clmattach it first)");
+    if (a.alloc->is_image) fail(STDCL_EINVAL, "%s: %s: the allocation at %p is an image", call, what, (void*)a.alloc->host);
+    if (es > 1 && es <= 16 && (es & (es - 1)) == 0 && a.off % es)
+        fail(STDCL_EINVAL, "%s: %s (%p) is not aligned to its %zu-byte %s elements", call, what, ptr, es, tname);
+    size_t room = (a.alloc->size - a.off) / es;
+    if (n > room)
+        fail(STDCL_EINVAL, "%s: %s: %zu %s elements from %p pass the end of the allocation (%zu fit)", call, what, n,
+             tname, ptr, room);
+    return a;
+}
+
+bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb)
+{
+    if (a.alloc != b.alloc || na == 0 || nb == 0) return false;
+    return a.off < b.off + nb && b.off < a.off + na;
+}
+
+PrimState::~PrimState()
+{
+    for (auto& dev : scratch)
+        for (auto& s : dev)
+            if (s.second.mem) clReleaseMemObject(s.second.mem);
+}
+
+std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp)
+{
+    std::lock_guard<std::mutex> lock(g_states_mu);
+    auto& v = states();
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (v[i]->cp != cp) continue;
+        if (v[i]->ctx == cp->ctx) return v[i];
+        v.erase(v.begin() + long(i));  // a destroyed context's address, reused
+        break;
+    }
+    auto s = std::make_shared<PrimState>();
+    s->cp = cp;
+    s->ctx = cp->ctx;
+    s->scratch.resize(cp->devs.size());
+    v.push_back(s);
+    return s;
+}
+
+void prims_forget_context(CLCONTEXT* cp) noexcept
+{
+    try {
+        std::shared_ptr<PrimState> gone;  // released after the lock (clReleaseMemObject)
+        std::lock_guard<std::mutex> lock(g_states_mu);
+        auto& v = states();
+        for (size_t i = 0; i < v.size(); ++i)
+            if (v[i]->cp == cp) {
+                gone = std::move(v[i]);
+                v.erase(v.begin() + long(i));
+                break;
+            }
+    } catch (...) {
+        // std::mutex::lock failed: the state stays listed; prim_state replaces it
+        // when the address comes back.
+    }
+}
+
+void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call)
+{
+    void*& h = st.handles[name];
+    if (handle_open(st.cp, h)) return h;
+    auto bad = st.failed.find(name);
+    if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
+    h = clsopen_named(st.cp, source.c_str(), name.c_str(), CLLD_NOW);
+    if (!h) {
+        std::string why = take_error("(no message)");
+        st.failed[name] = why;
+        fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), why.c_str());
+    }
+    return h;
+}
+
+cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call)
+{
+    Scratch& s = st.scratch[dn][name];
+    if (s.mem && s.bytes >= bytes) return s.mem;
+    // Commands already enqueued keep the old buffer until they complete.
+    if (s.mem) clReleaseMemObject(s.mem);
+    s.mem = nullptr;
+    s.bytes = 0;
+    cl_int err = CL_SUCCESS;
+    size_t want = std::max<size_t>(bytes, 64);
+    cl_mem m = clCreateBuffer(st.cp->ctx, CL_MEM_READ_WRITE, want, nullptr, &err);
+    if (err != CL_SUCCESS || !m)
+        fail_cl(err, "%s: clCreateBuffer of %zu bytes of scratch memory (%s) on device %u", call, want, name, dn);
+    s.mem = m;
+    s.bytes = want;
+    return m;
+}
+
+bool prim_gpu_layout(const Device& d)
+{
+    const char* v = env_value("STDCL_PRIMS_LAYOUT");
+    if (v && *v) {
+        if (std::strcmp(v, "gpu") == 0) return true;
+        if (std::strcmp(v, "cpu") == 0) return false;
+        warn_once("STDCL_PRIMS_LAYOUT", "STDCL_PRIMS_LAYOUT='%s' is not gpu or cpu; ignored", v);
+    }
+    return (d.type & CL_DEVICE_TYPE_CPU) == 0;
+}
+
+cl_event prim_enqueue(CLCONTEXT* cp, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
+                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call)
+{
+    Device& d = cp->devs[dn];
+    cl_kernel k0 = clsym(cp, handle, name.c_str(), 0);
+    if (!k0) fail(STDCL_ECL, "%s: kernel %s: %s", call, name.c_str(), take_error("(no message)").c_str());
+    auto ki = kernel_find(k0);
+    if (!ki) fail(STDCL_ECL, "%s: kernel %s: not found", call, name.c_str());
+    size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
+    cl_kernel kern = ki->per_group[g];
+    std::lock_guard<KernelLock> klock(ki->mu);
+    cl_uint i = 0;
+    cl_int err = CL_SUCCESS;
+    for (const PrimArg& a : args) {
+        err = clSetKernelArg(kern, i, a.size, a.value);
+        if (err != CL_SUCCESS) fail_cl(err, "%s: clSetKernelArg %u of %s", call, i, name.c_str());
+        ++i;
+    }
+    cl_event ev = nullptr;
+    size_t gsz = std::max<size_t>(global, local ? local : 1);
+    err = clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &gsz, local ? &local : nullptr,
+                                 order ? order->count() : 0, order ? order->list() : nullptr,
+                                 want_event ? &ev : nullptr);
+    // No kernel object keeps a buffer past the call (prims.hpp).
+    i = 0;
+    for (const PrimArg& a : args) {
+        if (a.mem) clSetKernelArg(kern, i, sizeof(cl_mem), nullptr);
+        ++i;
+    }
+    if (err != CL_SUCCESS) fail_cl(err, "%s: clEnqueueNDRangeKernel of %s on device %u", call, name.c_str(), dn);
+    return ev;
+}
+
+void prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what)
+{
+    order.enqueued(ev, flags);
+    event_finish(cp, dn, ev, flags, CommandTag{CommandTag::kernel, &what, 0, true});
+}
+
+void prim_check_read(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what,
+                     const char* call, void* caller)
+{
+    if (!a.sync) return;
+    sync_check_command_read(cp, dn, a, from, len, call, what, "called by", call, caller);
+}
+
+void prim_note_write(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what)
+{
+    (void)cp;
+    a.note_device_write(dn);
+    if (a.sync) sync_note_device_write(a, dn, from, what, len);
+}
+
+}  // namespace stdcl

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// prims.hpp: what clsort and clscan share (prims.cpp): their element types, the
+// checks of their arrays, their kernels (prims_cl.cpp) built once per context,
+// the scratch memory each device keeps for them, and the enqueue of one of
+// their kernels.
+//
+// A call is one command to the program: its kernels go to the device's kernel
+// queue one after another (the queue keeps their order), the first after the
+// commands pending on the memory it uses (CommandOrder), and the last one's
+// event is the call's (waited for, or tracked for clwait with CL_EVENT_NOWAIT).
+// Calls on one context are serialized (a mutex per context), so the scratch
+// memory is never shared by two calls at once; a later call's kernels queue
+// behind an earlier NOWAIT call's, so neither is its memory.  Kernel arguments
+// naming memory are reset after each enqueue: no kernel object keeps a buffer,
+// so growing the scratch or freeing the program's memory never leaves one
+// naming a released buffer.
+#pragma once
+
+#include "events/events.hpp"
+#include "kernels/kernel.hpp"
+#include "memory/memory.hpp"
+
+#include <mutex>
+
+namespace stdcl {
+
+// The OpenCL C text (prims_cl.cpp).
+extern const char* const kPrimsCommon;
+extern const char* const kScanBody;
+extern const char* const kSortBody;
+
+// An element type of clsort, clscan and clreduce (CL_REDUCE_*).
+struct ElemType {
+    const char* name;  // "int"
+    size_t size;
+    unsigned kind;  // 0 unsigned, 1 signed, 2 floating point (clsort's key map)
+};
+// The type's description, or nullptr for an unknown one.
+const ElemType* elem_type(int type);
+
+// An array a call works on: its allocation and the offset of its first byte.
+struct PrimArray {
+    std::shared_ptr<Allocation> alloc;
+    size_t off = 0;
+};
+// Checks ptr (named `what` in messages) as an array of n elements of es bytes
+// of cp's memory, for `call`.
+PrimArray prim_array(const char* call, const char* what, CLCONTEXT* cp, const void* ptr, size_t n, size_t es,
+                     const char* tname);
+// Whether the byte ranges of a and b (na and nb bytes) overlap.
+bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
+
+// A device's scratch buffer, grown to the largest size asked for.
+struct Scratch {
+    cl_mem mem = nullptr;
+    size_t bytes = 0;
+};
+
+// What clsort and clscan keep per context: their programs and each device's
+// scratch memory.
+struct PrimState {
+    CLCONTEXT* cp = nullptr;
+    cl_context ctx = nullptr;  // with cp: the context this state is for
+    std::mutex mu;  // one call at a time per context
+    std::map<std::string, void*> handles;  // program name -> clsopen_named handle
+    std::map<std::string, std::string> failed;  // program name -> why its build failed
+    std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
+    ~PrimState();
+};
+// cp's state (made at the first call), its mutex not held.
+std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);
+// The program `name` of st's context (built from source at the first call),
+// for `call`; a build that failed fails again at once.
+void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call);
+// Device dn's scratch buffer `name` of at least bytes bytes.
+cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call);
+// Whether the kernels for device d are the GPU layout: a GPU or an
+// accelerator, or STDCL_PRIMS_LAYOUT=gpu (cpu: the CPU layout; for tests).
+bool prim_gpu_layout(const Device& d);
+
+// One kernel argument: memory (a cl_mem, reset after the enqueue) or a value.
+struct PrimArg {
+    size_t size;
+    const void* value;
+    bool mem;
+};
+inline PrimArg parg(const cl_mem& m) { return PrimArg{sizeof m, &m, true}; }
+template <class T> PrimArg parg(const T& v) { return PrimArg{sizeof v, &v, false}; }
+
+// Enqueues kernel `name` of program handle on device dn's kernel queue over
+// `global` work-items in groups of `local` (0: the driver's choice), after the
+// wait list (order, or nothing), with the arguments; returns its event when
+// want_event (else nullptr).
+cl_event prim_enqueue(CLCONTEXT* cp, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
+                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call);
+
+// The end of a call's commands on device dn: notes ev (its last kernel) as the
+// last command on the memory, then waits for it or tracks it as flags say
+// (CL_EVENT_NOWAIT: clwait joins it), naming it `what` in the profile.
+void prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what);
+
+// The sync check of a call's arrays (when it is on): a read of bytes [from, from
+// + len) of a by `what` on device dn must find the device's copy current;
+// prim_note_write notes that the call changed them there.
+void prim_check_read(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what,
+                     const char* call, void* caller);
+void prim_note_write(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what);
+
+}  // namespace stdcl

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+// prims_cl.cpp: the OpenCL C text of clsort and clscan (prims.hpp says how it is
+// put together and built).
+//
+// Two layouts, as clreduce's, chosen by device type:
+// - GPU: work-groups of 256 work-items, each a tile of consecutive elements,
+//   loads and stores that neighbouring work-items make to neighbouring
+//   addresses, and local memory for what the group shares.
+// - CPU: one work-item a group, each a contiguous chunk it walks in order
+//   (PoCL runs a group on one core; a core streams through its own memory).
+// Both are reduce-then-scan: a pass counts (or sums) per tile, a small scan
+// turns the counts into offsets, and a pass rewrites each tile from them.
+//
+// The sort is an LSD radix sort with 8-bit digits on keys mapped to unsigned
+// integers whose order is the wanted one (map_key: signed keys get the sign bit
+// flipped; floats are ordered by their bits, with -0.0 before +0.0 and every NaN
+// after +inf; descending inverts the mapped key), mapped at the first pass's
+// loads and mapped back at the last pass's stores.  Each pass is stable.  On a
+// GPU a tile's keys are ranked per warp (32 work-items in a row), in order,
+// with the group's local memory (or, with STDCL_WANT_NV_WARP defined on
+// NVIDIA, STDCL_PRIMS_WARP=nv, with the warp's match instruction through
+// inline PTX), then placed in local memory in digit order so that each
+// digit's run is stored to consecutive addresses.
+#include "primitives/prims.hpp"
+
+namespace stdcl {
+
+// Shared by every program: sizes, helpers, and the warp operations.
+const char* const kPrimsCommon = R"CLC(
+#define WG 256
+#define NWARP (WG / 32)
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#if defined(__NVIDIA__) && defined(__GPU__) && defined(STDCL_WANT_NV_WARP)
+#define STDCL_NV_WARP 1
+inline uint nv_match_any(uint x)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(x));
+    return m;
+}
+inline uint nv_lanemask_lt(void)
+{
+    uint m;
+    asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+inline uint nv_shfl(uint v, uint src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+inline void nv_syncwarp(void) { asm volatile("bar.warp.sync 0xffffffff;"); }
+#endif
+)CLC";
+
+// The scans of one element type and operation: T, OP(a, b), ID (the identity),
+// SITEMS (elements a work-item scans on a GPU) and SFX (the names' suffix) are
+// defined before it.  Kernels (x the layout, gpu or cpu):
+//   stdcl_scan_reduce_<SFX>_x  part[t] = the fold of tile t
+//   stdcl_scan_parts_<SFX>_x   partx[t] = carry OP the fold of tiles before t;
+//                              partx[nparts] = carry OP all of them
+//   stdcl_scan_tiles_<SFX>_x   out = the scan of in, tile t from partx[t]
+// chunk: elements a tile (cpu layout); a gpu tile is WG * SITEMS.  The program
+// holds one layout's: STDCL_LAYOUT_GPU is 1 for the gpu layout, 0 for the cpu.
+const char* const kScanBody = R"CLC(
+#define STILE (WG * SITEMS)
+#define SPAD(j) ((j) + ((j) >> 5))
+// The group's exclusive scan of one value per work-item; *total: all of them.
+#if STDCL_LAYOUT_GPU
+inline T CAT(block_excl_, SFX)(T v, __local T* tmp, T* total)
+{
+    uint lid = get_local_id(0);
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < WG; off <<= 1) {
+        T x = tmp[lid];
+        if (lid >= off) x = OP(tmp[lid - off], x);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *total = tmp[WG - 1];
+    T r = lid ? tmp[lid - 1] : ID;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_reduce_, SFX), _gpu)(__global const T* in, ulong off, ulong n, ulong chunk,
+                                             __global T* part)
+{
+    __local T tmp[WG];
+    (void)chunk;
+    uint lid = get_local_id(0);
+    ulong base = (ulong)get_group_id(0) * STILE;
+    uint cnt = (uint)min((ulong)STILE, n - base);
+    in += off + base;
+    T a = ID;
+    for (uint j = lid; j < cnt; j += WG) a = OP(a, in[j]);
+    T total;
+    CAT(block_excl_, SFX)(a, tmp, &total);
+    if (lid == 0) part[get_group_id(0)] = total;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_parts_, SFX), _gpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+{
+    __local T tmp[WG];
+    uint lid = get_local_id(0);
+    for (uint b = 0; b < nparts; b += WG) {
+        T v = b + lid < nparts ? part[b + lid] : ID;
+        T total;
+        T x = CAT(block_excl_, SFX)(v, tmp, &total);
+        if (b + lid < nparts) partx[b + lid] = OP(carry, x);
+        carry = OP(carry, total);
+    }
+    if (lid == 0) partx[nparts] = carry;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
+                                            ulong n, ulong chunk, __global const T* partx, uint excl)
+{
+    __local T buf[STILE + STILE / 32];
+    __local T tmp[WG];
+    (void)chunk;
+    uint lid = get_local_id(0);
+    uint tile = get_group_id(0);
+    ulong base = (ulong)tile * STILE;
+    uint cnt = (uint)min((ulong)STILE, n - base);
+    in += ioff + base;
+    out += ooff + base;
+    for (uint j = lid; j < STILE; j += WG) buf[SPAD(j)] = j < cnt ? in[j] : ID;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T v[SITEMS];
+    T a = ID;
+    for (uint i = 0; i < SITEMS; ++i) {
+        v[i] = buf[SPAD(lid * SITEMS + i)];
+        a = OP(a, v[i]);
+    }
+    T total;
+    T run = OP(partx[tile], CAT(block_excl_, SFX)(a, tmp, &total));
+    for (uint i = 0; i < SITEMS; ++i) {
+        T next = OP(run, v[i]);
+        buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
+        run = next;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < cnt; j += WG) out[j] = buf[SPAD(j)];
+}
+
+#else
+__kernel void CAT(CAT(stdcl_scan_reduce_, SFX), _cpu)(__global const T* in, ulong off, ulong n, ulong chunk,
+                                                      __global T* part)
+{
+    ulong g = get_global_id(0);
+    ulong b = g * chunk, e = min(b + chunk, n);
+    in += off;
+    T a0 = ID, a1 = ID, a2 = ID, a3 = ID;
+    ulong i = b;
+    for (; i + 4 <= e; i += 4) {
+        a0 = OP(a0, in[i]);
+        a1 = OP(a1, in[i + 1]);
+        a2 = OP(a2, in[i + 2]);
+        a3 = OP(a3, in[i + 3]);
+    }
+    for (; i < e; ++i) a0 = OP(a0, in[i]);
+    part[g] = OP(OP(a0, a1), OP(a2, a3));
+}
+
+__kernel void CAT(CAT(stdcl_scan_parts_, SFX), _cpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+{
+    for (uint t = 0; t < nparts; ++t) {
+        T v = part[t];
+        partx[t] = carry;
+        carry = OP(carry, v);
+    }
+    partx[nparts] = carry;
+}
+
+__kernel void CAT(CAT(stdcl_scan_tiles_, SFX), _cpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
+                                                     ulong n, ulong chunk, __global const T* partx, uint excl)
+{
+    ulong g = get_global_id(0);
+    ulong b = g * chunk, e = min(b + chunk, n);
+    in += ioff;
+    out += ooff;
+    T run = partx[g];
+    if (excl) {
+        for (ulong i = b; i < e; ++i) {
+            T v = in[i];
+            out[i] = run;
+            run = OP(run, v);
+        }
+    } else {
+        for (ulong i = b; i < e; ++i) {
+            run = OP(run, in[i]);
+            out[i] = run;
+        }
+    }
+}
+#endif
+#undef STILE
+#undef SPAD
+)CLC";
+
+// The sort of one key width: KU (the unsigned key type), KSIGN (its sign bit),
+// KFLT (float keys: the offset that puts every NaN after +inf), ITEMS (keys a
+// work-item ranks on a GPU) and SFX are defined before it.  mode (a pass's
+// flags): bit 0 map the keys as loaded, bit 1 map them back as stored, bits 2-3
+// the kind (0 unsigned, 1 signed, 2 float), bit 4 descending.  Values move with
+// their keys: vmode 0 none, 1, 2, 4, 8 or 16 (that many bytes, aligned), 255
+// (vsize bytes, any alignment); voff and the values' offsets are in bytes.
+const char* const kSortBody = R"CLC(
+#define TILE (WG * ITEMS)
+inline KU CAT(map_key, SFX)(KU x, uint mode)
+{
+    uint kind = (mode >> 2) & 3u;
+    KU m = x;
+    if (kind == 1u) m = x ^ KSIGN;
+    if (kind == 2u) m = ((x & KSIGN) ? ~x : (x | KSIGN)) - KFLT;
+    return (mode & 16u) ? ~m : m;
+}
+inline KU CAT(unmap_key, SFX)(KU m, uint mode)
+{
+    uint kind = (mode >> 2) & 3u;
+    if (mode & 16u) m = ~m;
+    if (kind == 1u) return m ^ KSIGN;
+    if (kind == 2u) {
+        m += KFLT;
+        return (m & KSIGN) ? (m ^ KSIGN) : ~m;
+    }
+    return m;
+}
+inline void CAT(move_value, SFX)(__global const uchar* vsrc, __global uchar* vdst, ulong si, ulong di, uint vmode,
+                                 uint vsize)
+{
+    switch (vmode) {
+    case 1u: vdst[di] = vsrc[si]; break;
+    case 2u: ((__global ushort*)vdst)[di] = ((__global const ushort*)vsrc)[si]; break;
+    case 4u: ((__global uint*)vdst)[di] = ((__global const uint*)vsrc)[si]; break;
+    case 8u: ((__global ulong*)vdst)[di] = ((__global const ulong*)vsrc)[si]; break;
+    case 16u: ((__global uint4*)vdst)[di] = ((__global const uint4*)vsrc)[si]; break;
+    default:
+        for (uint b = 0; b < vsize; ++b) vdst[di * vsize + b] = vsrc[si * vsize + b];
+    }
+}
+
+#if STDCL_LAYOUT_GPU
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_sort_count_, SFX), _gpu)(__global const KU* src, ulong soff, ulong n, ulong chunk, uint shift,
+                                            uint mode, __global uint* counts, uint ntiles)
+{
+    __local uint hist[NWARP * 256];
+    (void)chunk;
+    uint lid = get_local_id(0);
+    uint tile = get_group_id(0);
+    for (uint j = lid; j < NWARP * 256; j += WG) hist[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong base = (ulong)tile * TILE;
+    uint cnt = (uint)min((ulong)TILE, n - base);
+    src += soff + base;
+    __local uint* h = hist + (lid >> 5) * 256;
+    for (uint j = lid; j < cnt; j += WG) {
+        KU k = src[j];
+        if (mode & 1u) k = CAT(map_key, SFX)(k, mode);
+        atomic_inc(&h[(uint)(k >> shift) & 255u]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint c = 0;
+    for (uint w = 0; w < NWARP; ++w) c += hist[w * 256 + lid];
+    counts[lid * ntiles + tile] = c;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_sort_scatter_, SFX), _gpu)(__global const KU* src, ulong soff, __global KU* dst, ulong doff,
+                                              __global const uchar* vsrc, ulong vsoff, __global uchar* vdst,
+                                              ulong vdoff, uint vmode, uint vsize, ulong n, ulong chunk, uint shift,
+                                              uint mode, __global const uint* offs, uint ntiles)
+{
+    __local uint whist[NWARP * 256];
+    __local uint dstart[WG];
+    __local KU skey[TILE];
+    __local ushort sidx[TILE];
+#ifndef STDCL_NV_WARP
+    __local uint wdig[WG];
+#endif
+    (void)chunk;
+    uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
+    uint tile = get_group_id(0);
+    ulong base = (ulong)tile * TILE;
+    uint cnt = (uint)min((ulong)TILE, n - base);
+    for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global const KU* s = src + soff + base;
+    uint seg = warp * (TILE / NWARP);
+    KU key[ITEMS];
+    uint rank[ITEMS];
+    // Rank: the keys of each warp's run in order, 32 at a time; whist[warp][d]
+    // counts the warp's keys of digit d so far.
+    for (uint r = 0; r < ITEMS; ++r) {
+        uint j = seg + r * 32u + lane;
+        int valid = j < cnt;
+        KU k = valid ? s[j] : (KU)0;
+        if (mode & 1u) k = CAT(map_key, SFX)(k, mode);
+        key[r] = k;
+        uint d = valid ? ((uint)(k >> shift) & 255u) : 256u + lane;
+#ifdef STDCL_NV_WARP
+        volatile __local uint* wh = whist + warp * 256;
+        uint peers = nv_match_any(d);
+        uint leader = 31u - clz(peers);
+        uint old = 0;
+        if (lane == leader && valid) {
+            old = wh[d];
+            wh[d] = old + popcount(peers);
+        }
+        old = nv_shfl(old, leader);
+        nv_syncwarp();
+        rank[r] = old + popcount(peers & nv_lanemask_lt());
+#else
+        wdig[lid] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint peers = 0;
+        for (uint l = 0; l < 32u; ++l) peers |= (wdig[(warp << 5) + l] == d ? 1u : 0u) << l;
+        uint old = valid ? whist[warp * 256 + d] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (valid && lane == 31u - clz(peers)) whist[warp * 256 + d] = old + popcount(peers);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rank[r] = old + popcount(peers & ((1u << lane) - 1u));
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Work-item lid takes digit lid: the warps' exclusive prefixes, then where
+    // the digit's run starts in the tile.
+    uint total = 0;
+    for (uint w = 0; w < NWARP; ++w) {
+        uint c = whist[w * 256 + lid];
+        whist[w * 256 + lid] = total;
+        total += c;
+    }
+    dstart[lid] = total;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < WG; off <<= 1) {
+        uint x = dstart[lid];
+        if (lid >= off) x += dstart[lid - off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        dstart[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint mine = dstart[lid] - total;  // exclusive
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dstart[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < ITEMS; ++r) {
+        uint j = seg + r * 32u + lane;
+        if (j < cnt) {
+            uint d = (uint)(key[r] >> shift) & 255u;
+            uint pos = dstart[d] + whist[warp * 256 + d] + rank[r];
+            skey[pos] = key[r];
+            sidx[pos] = (ushort)j;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dst += doff;
+    for (uint j = lid; j < cnt; j += WG) {
+        KU k = skey[j];
+        uint d = (uint)(k >> shift) & 255u;
+        ulong g = (ulong)offs[d * ntiles + tile] + (j - dstart[d]);
+        dst[g] = (mode & 2u) ? CAT(unmap_key, SFX)(k, mode) : k;
+        if (vmode) CAT(move_value, SFX)(vsrc + vsoff, vdst + vdoff, base + sidx[j], g, vmode, vsize);
+    }
+}
+
+#else
+__kernel void CAT(CAT(stdcl_sort_count_, SFX), _cpu)(__global const KU* src, ulong soff, ulong n, ulong chunk,
+                                                     uint shift, uint mode, __global uint* counts, uint ntiles)
+{
+    uint g = get_global_id(0);
+    uint h[256];
+    for (uint d = 0; d < 256u; ++d) h[d] = 0;
+    ulong b = (ulong)g * chunk, e = min(b + chunk, n);
+    src += soff;
+    if (mode & 1u)
+        for (ulong i = b; i < e; ++i) h[(uint)(CAT(map_key, SFX)(src[i], mode) >> shift) & 255u]++;
+    else
+        for (ulong i = b; i < e; ++i) h[(uint)(src[i] >> shift) & 255u]++;
+    for (uint d = 0; d < 256u; ++d) counts[d * ntiles + g] = h[d];
+}
+
+__kernel void CAT(CAT(stdcl_sort_scatter_, SFX), _cpu)(__global const KU* src, ulong soff, __global KU* dst,
+                                                       ulong doff, __global const uchar* vsrc, ulong vsoff,
+                                                       __global uchar* vdst, ulong vdoff, uint vmode, uint vsize,
+                                                       ulong n, ulong chunk, uint shift, uint mode,
+                                                       __global const uint* offs, uint ntiles)
+{
+    uint g = get_global_id(0);
+    uint pos[256];
+    for (uint d = 0; d < 256u; ++d) pos[d] = offs[d * ntiles + g];
+    ulong b = (ulong)g * chunk, e = min(b + chunk, n);
+    src += soff;
+    dst += doff;
+    vsrc += vsoff;
+    vdst += vdoff;
+    for (ulong i = b; i < e; ++i) {
+        KU k = src[i];
+        if (mode & 1u) k = CAT(map_key, SFX)(k, mode);
+        uint p = pos[(uint)(k >> shift) & 255u]++;
+        dst[p] = (mode & 2u) ? CAT(unmap_key, SFX)(k, mode) : k;
+        if (vmode) CAT(move_value, SFX)(vsrc, vdst, i, p, vmode, vsize);
+    }
+}
+#endif
+#undef TILE
+)CLC";
+
+}  // namespace stdcl

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+// scan.cpp: clscan, the inclusive or exclusive prefix sum, minimum or maximum of
+// a device's copy of clmalloc memory (kernels: prims_cl.cpp), reduce-then-scan:
+// each tile's fold, a scan of the folds (from a carry), then each tile scanned
+// from its fold's prefix.  Over several devices each scans an equal slice of
+// its own copy: the slices' folds come back to the host first, which gives
+// each device the carry of the slices before it.
+#include "primitives/prims.hpp"
+
+#include "helpers/diag.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace stdcl {
+
+namespace {
+
+constexpr int kScanFlags = CL_SCAN_EXCLUSIVE | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
+constexpr size_t kWg = 256;
+const char* const kOpNames[4] = {"", "sum", "min", "max"};
+
+// The scan program of one element type, operation and layout.
+std::string scan_source(int type, int op, bool gpu)
+{
+    const ElemType& et = *elem_type(type);
+    const bool fp = et.kind == 2;
+    std::string t = et.name;
+    std::string lo, hi;
+    if (type == CL_REDUCE_FLOAT) lo = "(-INFINITY)", hi = "INFINITY";
+    if (type == CL_REDUCE_DOUBLE) lo = "(-(double)INFINITY)", hi = "((double)INFINITY)";
+    if (type == CL_REDUCE_INT) lo = "INT_MIN", hi = "INT_MAX";
+    if (type == CL_REDUCE_LONG) lo = "LONG_MIN", hi = "LONG_MAX";
+    if (type == CL_REDUCE_UINT) lo = "0u", hi = "UINT_MAX";
+    if (type == CL_REDUCE_ULONG) lo = "0ul", hi = "ULONG_MAX";
+    std::string s = gpu ? "#define STDCL_LAYOUT_GPU 1\n" : "#define STDCL_LAYOUT_GPU 0\n";
+    if (type == CL_REDUCE_DOUBLE) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    s += kPrimsCommon;
+    // Integer sums wrap: done in the unsigned type.
+    std::string sum = "((a) + (b))";
+    if (type == CL_REDUCE_INT) sum = "((int)((uint)(a) + (uint)(b)))";
+    if (type == CL_REDUCE_LONG) sum = "((long)((ulong)(a) + (ulong)(b)))";
+    const char* mn = fp ? "fmin((a), (b))" : "min((a), (b))";
+    const char* mx = fp ? "fmax((a), (b))" : "max((a), (b))";
+    const std::string ops[3][3] = {{"sum", sum, "((" + t + ")0)"}, {"min", mn, hi}, {"max", mx, lo}};
+    const char* items = et.size == 4 ? "16" : "8";
+    const auto& o = ops[op - 1];
+    {
+        s += "#define T " + t + "\n#define OP(a, b) " + o[1] + "\n#define ID " + o[2] + "\n#define SITEMS " + items +
+             "\n#define SFX " + t + "_" + o[0] + "\n";
+        s += kScanBody;
+        s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
+    }
+    return s;
+}
+
+// The host side of the operations, for the carries between devices.
+template <class T> T host_op(int op, T a, T b)
+{
+    if constexpr (std::is_floating_point<T>::value) {
+        if (op == CL_REDUCE_MIN) return std::fmin(a, b);
+        if (op == CL_REDUCE_MAX) return std::fmax(a, b);
+        return a + b;
+    } else {
+        using U = typename std::make_unsigned<T>::type;
+        if (op == CL_REDUCE_MIN) return b < a ? b : a;
+        if (op == CL_REDUCE_MAX) return b > a ? b : a;
+        return T(U(a) + U(b));
+    }
+}
+template <class T> T host_identity(int op)
+{
+    if (op == CL_REDUCE_SUM) return T(0);
+    if constexpr (std::is_floating_point<T>::value)
+        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    else
+        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
+// Identity and op over the type's bytes (8 at most).
+template <class T> void bytes_identity(int op, unsigned char* out)
+{
+    T v = host_identity<T>(op);
+    std::memcpy(out, &v, sizeof v);
+}
+template <class T> void bytes_op(int op, unsigned char* acc, const unsigned char* b)
+{
+    T x, y;
+    std::memcpy(&x, acc, sizeof x);
+    std::memcpy(&y, b, sizeof y);
+    x = host_op<T>(op, x, y);
+    std::memcpy(acc, &x, sizeof x);
+}
+void identity_of(int type, int op, unsigned char* out)
+{
+    switch (type) {
+    case CL_REDUCE_FLOAT: bytes_identity<cl_float>(op, out); break;
+    case CL_REDUCE_DOUBLE: bytes_identity<cl_double>(op, out); break;
+    case CL_REDUCE_INT: bytes_identity<cl_int>(op, out); break;
+    case CL_REDUCE_LONG: bytes_identity<cl_long>(op, out); break;
+    case CL_REDUCE_UINT: bytes_identity<cl_uint>(op, out); break;
+    default: bytes_identity<cl_ulong>(op, out); break;
+    }
+}
+void combine(int type, int op, unsigned char* acc, const unsigned char* b)
+{
+    switch (type) {
+    case CL_REDUCE_FLOAT: bytes_op<cl_float>(op, acc, b); break;
+    case CL_REDUCE_DOUBLE: bytes_op<cl_double>(op, acc, b); break;
+    case CL_REDUCE_INT: bytes_op<cl_int>(op, acc, b); break;
+    case CL_REDUCE_LONG: bytes_op<cl_long>(op, acc, b); break;
+    case CL_REDUCE_UINT: bytes_op<cl_uint>(op, acc, b); break;
+    default: bytes_op<cl_ulong>(op, acc, b); break;
+    }
+}
+
+// Fails unless device dn has double precision.
+void check_double(CLCONTEXT* cp, unsigned dn, const char* call)
+{
+    cl_device_fp_config fp = 0;
+    check_cl(clGetDeviceInfo(cp->devs[dn].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
+             "clscan: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)");
+    if (!fp)
+        fail(STDCL_ESTATE, "%s: device %u (%s) has no double precision (cl_khr_fp64): it cannot scan doubles", call, dn,
+             cp->devs[dn].name.c_str());
+}
+
+struct ScanCall {
+    CLCONTEXT* cp;
+    int type, op, flags;
+    const ElemType* et;
+    PrimArray in, out;
+    size_t n;
+    void* caller;
+};
+
+// One device's slice [first, first + count): its tiles.
+struct Slice {
+    unsigned dn;
+    size_t first, count;
+    bool gpu;
+    void* prog;  // its layout's program
+    size_t chunk, nparts;
+    cl_mem part, partx;
+    std::vector<AllocUse> uses;
+};
+
+int scan(const ScanCall& c, const std::vector<unsigned>& devs)
+{
+    const char* call = "clscan";
+    CLCONTEXT* cp = c.cp;
+    const size_t es = c.et->size;
+    auto st = prim_state(cp);
+    std::lock_guard<std::mutex> lock(st->mu);
+    const std::string tail = std::string("_") + c.et->name + "_" + kOpNames[c.op];
+    auto kname = [&](const char* step, bool gpu) {
+        return std::string("stdcl_scan_") + step + tail + (gpu ? "_gpu" : "_cpu");
+    };
+
+    std::vector<Slice> slices;
+    for (size_t k = 0; k < devs.size(); ++k) {
+        Slice s;
+        s.dn = devs[k];
+        s.first = c.n / devs.size() * k + std::min(k, c.n % devs.size());
+        s.count = c.n / devs.size() + (k < c.n % devs.size() ? 1 : 0);
+        if (s.count == 0) continue;
+        Device& d = cp->devs[s.dn];
+        s.gpu = prim_gpu_layout(d);
+        s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kOpNames[c.op], s.gpu ? "gpu" : "cpu"),
+                              scan_source(c.type, c.op, s.gpu), call);
+        if (s.gpu) {
+            s.chunk = kWg * (es == 4 ? 16 : 8);
+        } else {
+            cl_uint units = 1;
+            clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+            size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
+            s.chunk = std::max<size_t>((s.count + want - 1) / want, 4096);
+        }
+        s.nparts = (s.count + s.chunk - 1) / s.chunk;
+        if (s.nparts >= (size_t(1) << 31)) fail(STDCL_EINVAL, "%s: %zu elements: too many for one call", call, c.n);
+        s.part = prim_scratch(*st, s.dn, "scan parts", (s.nparts + 1) * es, call);
+        s.partx = prim_scratch(*st, s.dn, "scan partx", (s.nparts + 1) * es, call);
+        slices.push_back(std::move(s));
+    }
+    for (Slice& s : slices) {
+        prim_check_read(cp, s.dn, *c.in.alloc, c.in.off + s.first * es, s.count * es, "its input", call, c.caller);
+        s.uses.emplace_back(c.in.alloc);
+        if (c.out.alloc != c.in.alloc) s.uses.emplace_back(c.out.alloc);
+    }
+    const cl_ulong ioff = c.in.off / es, ooff = c.out.off / es;
+    const cl_uint excl = (c.flags & CL_SCAN_EXCLUSIVE) ? 1u : 0u;
+    unsigned char carry[8] = {};
+    identity_of(c.type, c.op, carry);
+    PrimArg carry_arg{es, carry, false};
+    // The slices' folds (over several devices): each device folds its tiles,
+    // then scans the folds, whose last entry is its slice's fold.
+    std::vector<std::vector<unsigned char>> folds(slices.size(), std::vector<unsigned char>(8));
+    // Each command order is held only while its device's kernels are enqueued:
+    // two at once on the same memory would wait for each other.
+    auto fold_tiles = [&](Slice& s, CommandOrder* o) {
+        const cl_ulong off = ioff + s.first, cnt = s.count, ch = s.chunk;
+        cl_mem in = c.in.alloc->device_mem(s.dn, 0);
+        prim_enqueue(cp, s.dn, s.prog, kname("reduce", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
+                     {parg(in), parg(off), parg(cnt), parg(ch), parg(s.part)}, o, false, call);
+    };
+    if (slices.size() > 1) {
+        for (size_t k = 0; k < slices.size(); ++k) {
+            Slice& s = slices[k];
+            Device& d = cp->devs[s.dn];
+            CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
+            fold_tiles(s, &o);
+            const cl_uint np = cl_uint(s.nparts);
+            prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+                         {parg(s.part), parg(s.partx), parg(np), carry_arg}, nullptr, false, call);
+            check_cl(clEnqueueReadBuffer(d.queue, s.partx, CL_FALSE, s.nparts * es, es, folds[k].data(), 0, nullptr,
+                                         nullptr),
+                     "clscan: clEnqueueReadBuffer of a slice's fold");
+            clFlush(d.queue);
+        }
+        for (Slice& s : slices) check_cl(clFinish(cp->devs[s.dn].queue), "clscan: waiting for a slice's fold");
+    }
+    for (size_t k = 0; k < slices.size(); ++k) {
+        Slice& s = slices[k];
+        Device& d = cp->devs[s.dn];
+        CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
+        CommandOrder* first = &o;
+        if (slices.size() == 1) {
+            fold_tiles(s, first);
+            first = nullptr;
+        }
+        const cl_ulong io = ioff + s.first, oo = ooff + s.first, cnt = s.count, ch = s.chunk;
+        const cl_uint np = cl_uint(s.nparts);
+        cl_mem in = c.in.alloc->device_mem(s.dn, 0), out = c.out.alloc->device_mem(s.dn, 0);
+        prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+                     {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
+        cl_event ev =
+            prim_enqueue(cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
+                         {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)},
+                         nullptr, true, call);
+        std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kOpNames[c.op]);
+        prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
+        trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout, %zu tile(s) of %zu",
+              c.et->name, kOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
+              s.nparts, s.chunk);
+        prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
+        combine(c.type, c.op, carry, folds[k].data());
+    }
+    return 0;
+}
+
+int scan_entry(CLCONTEXT* cp, unsigned devnum, const void* in, void* out, size_t n, int type, int op, int flags,
+               void* caller)
+{
+    const char* call = "clscan";
+    context_check(cp, call);
+    std::vector<unsigned> devs;
+    if (devnum == CL_ALL_DEVICES)
+        for (unsigned i = 0; i < cp->devs.size(); ++i) devs.push_back(i);
+    else
+        devs.push_back((context_device(cp, devnum, call), devnum));
+    const ElemType* et = elem_type(type);
+    if (!et)
+        fail(STDCL_EINVAL, "%s: unknown element type %d (CL_REDUCE_INT, _UINT, _LONG, _ULONG, _FLOAT or _DOUBLE)",
+             call, type);
+    if (op < CL_REDUCE_SUM || op > CL_REDUCE_MAX)
+        fail(STDCL_EINVAL, "%s: unknown operation %d (CL_REDUCE_SUM, _MIN or _MAX)", call, op);
+    if (flags & ~kScanFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kScanFlags));
+    if ((flags & CL_EVENT_WAIT) && (flags & CL_EVENT_NOWAIT))
+        fail(STDCL_EINVAL, "%s: CL_EVENT_WAIT and CL_EVENT_NOWAIT together", call);
+    ScanCall c{cp, type, op, flags, et, {}, {}, n, caller};
+    c.in = prim_array(call, "in", cp, in, n, et->size, et->name);
+    c.out = prim_array(call, "out", cp, out, n, et->size, et->name);
+    if (in != out && prim_overlap(c.in, n * et->size, c.out, n * et->size))
+        fail(STDCL_EINVAL, "%s: in (%p) and out (%p) overlap without being the same array", call, in, out);
+    if (type == CL_REDUCE_DOUBLE)
+        for (unsigned dn : devs) check_double(cp, dn, call);
+    if (n == 0) return 0;
+    return scan(c, devs);
+}
+
+}  // namespace
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API int clscan(CLCONTEXT* cp, unsigned int devnum, const void* in, void* out, size_t n, int type, int op,
+                     int flags)
+{
+    void* caller = __builtin_return_address(0);
+    return guarded_int([&] { return scan_entry(cp, devnum, in, out, n, type, op, flags, caller); });
+}
+
+}  // extern "C"

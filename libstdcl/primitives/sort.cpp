@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+// sort.cpp: clsort and clsort_by_key, an LSD radix sort of a device's copy of
+// clmalloc memory (the kernels and their layouts: prims_cl.cpp).
+//
+// Per pass (8 bits of the key, from the lowest): count each tile's digits, scan
+// the counts (digit-major, so the scan gives each (digit, tile) its first
+// output position), and move each tile's keys there in order.  The keys go from
+// the program's array to a scratch copy and back, so after an even number of
+// passes (4 for 32-bit keys, 8 for 64-bit) they end where they started, sorted.
+#include "primitives/prims.hpp"
+
+#include "config/config.hpp"
+#include "helpers/diag.hpp"
+#include "memory/sync_check.hpp"
+
+#include <cstring>
+
+namespace stdcl {
+
+namespace {
+
+constexpr int kSortFlags = CL_SORT_DESCENDING | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
+constexpr size_t kWg = 256;
+
+// The sort program of one layout: the counts' scan (uint sums) and both key
+// widths.
+std::string sort_source(bool gpu, bool nv_warp)
+{
+    std::string s = gpu ? "#define STDCL_LAYOUT_GPU 1\n" : "#define STDCL_LAYOUT_GPU 0\n";
+    if (nv_warp) s += "#define STDCL_WANT_NV_WARP 1\n";
+    s += kPrimsCommon;
+    s += "#define T uint\n#define OP(a, b) ((a) + (b))\n#define ID 0u\n#define SITEMS 16\n#define SFX uint_sum\n";
+    s += kScanBody;
+    s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
+    s += "#define KU uint\n#define KSIGN 0x80000000u\n#define KFLT 0x007FFFFFu\n#define ITEMS 16\n#define SFX 32\n";
+    s += kSortBody;
+    s += "#undef KU\n#undef KSIGN\n#undef KFLT\n#undef ITEMS\n#undef SFX\n";
+    s += "#define KU ulong\n#define KSIGN 0x8000000000000000ul\n#define KFLT 0x000FFFFFFFFFFFFFul\n"
+         "#define ITEMS 8\n#define SFX 64\n";
+    s += kSortBody;
+    return s;
+}
+
+struct SortCall {
+    const char* call;
+    CLCONTEXT* cp;
+    unsigned dn;
+    const ElemType* et;
+    PrimArray keys, values;
+    size_t n, vsize;
+    int flags;
+    void* caller;
+};
+
+int sort(const SortCall& c)
+{
+    CLCONTEXT* cp = c.cp;
+    const unsigned dn = c.dn;
+    Device& d = cp->devs[dn];
+    const bool gpu = prim_gpu_layout(d);
+    const size_t ks = c.et->size;
+    const std::string sfx = ks == 4 ? "32" : "64";
+    const std::string lay = gpu ? "_gpu" : "_cpu";
+
+    auto st = prim_state(cp);
+    std::lock_guard<std::mutex> lock(st->mu);
+    // STDCL_PRIMS_WARP=nv: NVIDIA's warp instructions rank the keys (the
+    // portable kernels where they do not build).
+    const char* warp = env_value("STDCL_PRIMS_WARP");
+    const bool nv = gpu && warp && std::strcmp(warp, "nv") == 0;
+    if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
+        warn_once("STDCL_PRIMS_WARP", "STDCL_PRIMS_WARP='%s' is not nv or portable; ignored", warp);
+    void* h = nullptr;
+    if (nv) {
+        try {
+            h = prim_program(*st, "stdcl_sort_gpu_nv.cl", sort_source(true, true), c.call);
+        } catch (const Error& e) {
+            warn_once("STDCL_PRIMS_WARP=nv", "%s: the kernels with NVIDIA's warp instructions did not build; the "
+                      "portable ones sort instead: %s", c.call, e.msg.c_str());
+        }
+    }
+    if (!h) h = prim_program(*st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", sort_source(gpu, false), c.call);
+
+    // Tiles: on a GPU as the kernels' (256 work-items, 16 32-bit or 8 64-bit keys
+    // each); on a CPU one chunk per work-item, a few per core.
+    size_t chunk = 0, ntiles = 0;
+    if (gpu) {
+        chunk = kWg * (ks == 4 ? 16 : 8);
+    } else {
+        cl_uint units = 1;
+        clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+        size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
+        chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
+    }
+    ntiles = (c.n + chunk - 1) / chunk;
+    if (ntiles * 256 >= (size_t(1) << 32) || c.n >= (size_t(1) << 32))
+        fail(STDCL_EINVAL, "%s: %zu keys: at most 2^32 - 1 in one call", c.call, c.n);
+    const size_t ncount = 256 * ntiles;
+    // The counts' scan: its tiles (as clscan's for uint).
+    const size_t cchunk = gpu ? kWg * 16 : std::max<size_t>((ncount + 15) / 16, 256);
+    const size_t cparts = (ncount + cchunk - 1) / cchunk;
+
+    cl_mem tmpk = prim_scratch(*st, dn, "sort keys", c.n * ks, c.call);
+    cl_mem tmpv = c.vsize ? prim_scratch(*st, dn, "sort values", c.n * c.vsize, c.call) : nullptr;
+    cl_mem counts = prim_scratch(*st, dn, "sort counts", ncount * 4, c.call);
+    cl_mem offs = prim_scratch(*st, dn, "sort offsets", ncount * 4, c.call);
+    cl_mem part = prim_scratch(*st, dn, "sort parts", (cparts + 1) * 4, c.call);
+    cl_mem partx = prim_scratch(*st, dn, "sort partx", (cparts + 1) * 4, c.call);
+
+    SmallVec<AllocUse, 2> uses;
+    uses.emplace_back(c.keys.alloc);
+    if (c.vsize) uses.emplace_back(c.values.alloc);
+    std::string what = strprintf("%s of %zu %s keys", c.call, c.n, c.et->name);
+    prim_check_read(cp, dn, *c.keys.alloc, c.keys.off, c.n * ks, "its keys", c.call, c.caller);
+    if (c.vsize) prim_check_read(cp, dn, *c.values.alloc, c.values.off, c.n * c.vsize, "its values", c.call, c.caller);
+    CommandOrder order(d, dn, uses.data(), uses.size(), d.queue);
+
+    cl_mem ukeys = c.keys.alloc->device_mem(dn, 0);
+    cl_mem uvals = c.vsize ? c.values.alloc->device_mem(dn, 0) : nullptr;
+    const cl_ulong ukoff = c.keys.off / ks;
+    // Values: moved natively when their size is a power of two up to 16 and the
+    // array is aligned to it, else byte by byte.
+    cl_uint vmode = 0;
+    if (c.vsize) {
+        bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
+        vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : 255u;
+    }
+    const cl_uint vsz = cl_uint(c.vsize);
+    const cl_uint passes = cl_uint(ks);  // 8-bit digits
+    const cl_uint kind = c.et->kind, desc = (c.flags & CL_SORT_DESCENDING) ? 1u : 0u;
+    const cl_ulong n = c.n, ch = chunk, cch = cchunk;
+    const cl_uint nt = cl_uint(ntiles), ncp = cl_uint(cparts), excl = 1;
+    const cl_ulong zero = 0, ncnt = ncount;
+    const cl_uint idv = 0;
+    const size_t glob = gpu ? ntiles * kWg : ntiles, loc = gpu ? kWg : 1;
+    const size_t cglob = gpu ? cparts * kWg : cparts, cloc = gpu ? kWg : 1;
+    cl_event last = nullptr;
+    CommandOrder* first = &order;  // the first kernel waits for the pending commands
+    for (cl_uint p = 0; p < passes; ++p) {
+        const bool from_user = p % 2 == 0;
+        cl_mem src = from_user ? ukeys : tmpk, dst = from_user ? tmpk : ukeys;
+        cl_ulong soff = from_user ? ukoff : 0, doff = from_user ? 0 : ukoff;
+        cl_mem vsrc = c.vsize ? (from_user ? uvals : tmpv) : nullptr, vdst = c.vsize ? (from_user ? tmpv : uvals) : nullptr;
+        cl_ulong vsoff = c.vsize && from_user ? c.values.off : 0, vdoff = c.vsize && !from_user ? c.values.off : 0;
+        if (!c.vsize) vsrc = vdst = tmpk;  // unused: any buffer
+        const cl_uint shift = p * 8;
+        const cl_uint mode = (p == 0 ? 1u : 0u) | (p + 1 == passes ? 2u : 0u) | (kind << 2) | (desc << 4);
+        prim_enqueue(cp, dn, h, "stdcl_sort_count_" + sfx + lay, glob, loc,
+                     {parg(src), parg(soff), parg(n), parg(ch), parg(shift), parg(mode), parg(counts), parg(nt)},
+                     first, false, c.call);
+        first = nullptr;
+        prim_enqueue(cp, dn, h, "stdcl_scan_reduce_uint_sum" + lay, cglob, cloc,
+                     {parg(counts), parg(zero), parg(ncnt), parg(cch), parg(part)}, nullptr, false, c.call);
+        prim_enqueue(cp, dn, h, "stdcl_scan_parts_uint_sum" + lay, gpu ? kWg : 1, gpu ? kWg : 1,
+                     {parg(part), parg(partx), parg(ncp), parg(idv)}, nullptr, false, c.call);
+        prim_enqueue(cp, dn, h, "stdcl_scan_tiles_uint_sum" + lay, cglob, cloc,
+                     {parg(counts), parg(zero), parg(offs), parg(zero), parg(ncnt), parg(cch), parg(partx), parg(excl)},
+                     nullptr, false, c.call);
+        last = prim_enqueue(cp, dn, h, "stdcl_sort_scatter_" + sfx + lay, glob, loc,
+                            {parg(src), parg(soff), parg(dst), parg(doff), parg(vsrc), parg(vsoff), parg(vdst),
+                             parg(vdoff), parg(vmode), parg(vsz), parg(n), parg(ch), parg(shift), parg(mode),
+                             parg(offs), parg(nt)},
+                            nullptr, p + 1 == passes, c.call);
+    }
+    prim_note_write(cp, dn, *c.keys.alloc, c.keys.off, c.n * ks, what);
+    if (c.vsize) prim_note_write(cp, dn, *c.values.alloc, c.values.off, c.n * c.vsize, what);
+    trace(Trace::launch, "%s on device %u: %zu %s keys%s, %s layout, %zu tile(s) of %zu, %u passes", c.call, dn, c.n,
+          c.et->name, c.vsize ? strprintf(" with %zu-byte values", c.vsize).c_str() : "", gpu ? "GPU" : "CPU", ntiles,
+          chunk, passes);
+    prim_finish(cp, dn, order, last, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
+    return 0;
+}
+
+int sort_entry(const char* call, CLCONTEXT* cp, unsigned devnum, void* keys, void* values, size_t n, int type,
+               size_t vsize, int flags, bool by_key, void* caller)
+{
+    context_check(cp, call);
+    if (devnum == CL_ALL_DEVICES)
+        fail(STDCL_EINVAL,
+             "%s: CL_ALL_DEVICES: a sort runs on one device (clmsync the keys to it; clsort of one device's part "
+             "sorts that part only)",
+             call);
+    context_device(cp, devnum, call);
+    const ElemType* et = elem_type(type);
+    if (!et)
+        fail(STDCL_EINVAL, "%s: unknown key type %d (CL_REDUCE_INT, _UINT, _LONG, _ULONG, _FLOAT or _DOUBLE)", call,
+             type);
+    if (flags & ~kSortFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kSortFlags));
+    if ((flags & CL_EVENT_WAIT) && (flags & CL_EVENT_NOWAIT))
+        fail(STDCL_EINVAL, "%s: CL_EVENT_WAIT and CL_EVENT_NOWAIT together", call);
+    if (by_key && (vsize == 0 || vsize > 16))
+        fail(STDCL_EINVAL, "%s: value_size %zu: values of 1 to 16 bytes", call, vsize);
+    if (by_key && keys && keys == values) fail(STDCL_EINVAL, "%s: keys and values are the same array (%p)", call, keys);
+    SortCall c{call, cp, devnum, et, {}, {}, n, by_key ? vsize : 0, flags, caller};
+    c.keys = prim_array(call, "keys", cp, keys, n, et->size, et->name);
+    if (by_key) {
+        c.values = prim_array(call, "values", cp, values, n, vsize, "value");
+        if (prim_overlap(c.keys, n * et->size, c.values, n * vsize))
+            fail(STDCL_EINVAL, "%s: the keys (%p, %zu bytes) and the values (%p, %zu bytes) overlap", call, keys,
+                 n * et->size, values, n * vsize);
+    }
+    if (n <= 1) return 0;  // sorted
+    return sort(c);
+}
+
+}  // namespace
+
+}  // namespace stdcl
+
+using namespace stdcl;
+
+extern "C" {
+
+STDCL_API int clsort(CLCONTEXT* cp, unsigned int devnum, void* keys, size_t n, int type, int flags)
+{
+    void* caller = __builtin_return_address(0);
+    return guarded_int(
+        [&] { return sort_entry("clsort", cp, devnum, keys, nullptr, n, type, 0, flags, false, caller); });
+}
+
+STDCL_API int clsort_by_key(CLCONTEXT* cp, unsigned int devnum, void* keys, void* values, size_t n, int type,
+                            size_t value_size, int flags)
+{
+    void* caller = __builtin_return_address(0);
+    return guarded_int([&] {
+        return sort_entry("clsort_by_key", cp, devnum, keys, values, n, type, value_size, flags, true, caller);
+    });
+}
+
+}  // extern "C"
