@@ -51,9 +51,10 @@ static const struct constant constants[] = {
     /* Kernel argument types */
     I(STDCL_TYPE_UNKNOWN), I(STDCL_TYPE_INT), I(STDCL_TYPE_UINT),
     I(STDCL_TYPE_FLOAT), I(STDCL_TYPE_POINTER), I(STDCL_TYPE_OTHER),
-    /* Reductions, devices */
+    /* Reductions, sorts and scans, devices */
     I(CL_REDUCE_SUM), I(CL_REDUCE_MIN), I(CL_REDUCE_MAX), I(CL_REDUCE_FLOAT),
-    I(CL_REDUCE_DOUBLE), I(CL_REDUCE_INT), I(CL_REDUCE_LONG), I(CL_ALL_DEVICES),
+    I(CL_REDUCE_DOUBLE), I(CL_REDUCE_INT), I(CL_REDUCE_LONG), I(CL_REDUCE_UINT),
+    I(CL_REDUCE_ULONG), I(CL_SORT_DESCENDING), I(CL_SCAN_EXCLUSIVE), I(CL_ALL_DEVICES),
     /* Index spaces, __local markers */
     Z(STDCL_LOCAL_SIZE_DRIVER), L(STDCL_LOCAL_TAG),
     /* OpenCL device types (clcontext_create) and status */

@@ -10,8 +10,10 @@
 #   gen_kinds.sh [-k all|reduce] [-r] template > output
 #
 # all: the eight element kinds (integer int8..int64, real real32/real64,
-# complex real32/real64); reduce: the four clreduce knows (int32, int64,
-# real32, real64).
+# complex real32/real64); reduce: the four that clreduce, clsort,
+# clsort_by_key and clscan take as arrays (int32, int64, real32, real64:
+# CL_REDUCE_INT, _LONG, _FLOAT, _DOUBLE; the unsigned types have C's
+# type(c_ptr) form only).
 set -eu
 set_=all
 ranks=0

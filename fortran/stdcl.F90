@@ -434,6 +434,28 @@ module stdcl_c
       integer(c_size_t), value :: n
       integer(c_int) :: c_clreduce
     end function
+    function c_clsort(cp, devnum, keys, n, type, flags) bind(C, name="clsort")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: cp, keys
+      integer(c_int), value :: devnum, type, flags
+      integer(c_size_t), value :: n
+      integer(c_int) :: c_clsort
+    end function
+    function c_clsort_by_key(cp, devnum, keys, values, n, type, value_size, flags) &
+        bind(C, name="clsort_by_key")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: cp, keys, values
+      integer(c_int), value :: devnum, type, flags
+      integer(c_size_t), value :: n, value_size
+      integer(c_int) :: c_clsort_by_key
+    end function
+    function c_clscan(cp, devnum, in, out, n, type, op, flags) bind(C, name="clscan")
+      import :: c_ptr, c_int, c_size_t
+      type(c_ptr), value :: cp, in, out
+      integer(c_int), value :: devnum, type, op, flags
+      integer(c_size_t), value :: n
+      integer(c_int) :: c_clscan
+    end function
     function c_stdcl_f_span(a, base, nbytes) bind(C, name="stdcl_f_span")
       import :: c_ptr, c_int, c_size_t
       type(*), intent(in) :: a(..)
@@ -515,6 +537,7 @@ module stdcl
              c_clmalloc, c_clmrealloc, c_clmadopt, c_clmsync, c_clmsyncn, c_clmcopy, &
              c_stdcl_mem, c_stdcl_arg_set_global, c_stdcl_arg_set_local, c_stdcl_arg_sett, &
              c_clfork, c_clndrange_fit, c_stdcl_forktv, c_clgetdevinfo, c_clreduce, &
+             c_clsort, c_clsort_by_key, c_clscan, &
              c_stdcl_f_span, c_stdcl_f_mctl, c_clforeign_begin
 
   ! ------------------------------------------------------------------
@@ -572,6 +595,18 @@ module stdcl
   interface clreduce
     procedure :: c_clreduce
   end interface
+  ! clsort, clsort_by_key and clscan: C's form (type(c_ptr), n and a
+  ! CL_REDUCE_* type, the only form for unsigned elements) and the array
+  ! forms of stdcl_reduce_spec.inc.
+  interface clsort
+    procedure :: c_clsort
+  end interface
+  interface clsort_by_key
+    procedure :: c_clsort_by_key
+  end interface
+  interface clscan
+    procedure :: c_clscan
+  end interface
   interface clndrange_init1d
     module procedure ndr_init1d_i32, ndr_init1d_i64
   end interface
@@ -604,8 +639,8 @@ module stdcl
              ndr_init3d_i32, ndr_init3d_i64, cllocal_i32, cllocal_i64, &
              cllocal_per_item_i32, cllocal_per_item_i64, &
              clforeign_begin_uses, clforeign_begin_use, &
-             c_string, cname, csource, fail, alloc_shape, free_array, array_span, put_arg, &
-             copy_fits, opt_flags
+             c_string, cname, csource, fail, alloc_shape, free_array, array_span, &
+             array_span_or_empty, put_arg, copy_fits, opt_flags
 
 contains
 
@@ -925,6 +960,21 @@ contains
     else if (nbytes == 0) then
       call stdcl_seterror(call // ": the array has no elements")
     end if
+  end function
+
+  ! As array_span, for the calls to which an array of no elements is
+  ! nothing to do (clsort, clsort_by_key, clscan, as n == 0 in C): ok with
+  ! nbytes 0 for it, without a message.
+  function array_span_or_empty(a, call, base, nbytes) result(ok)
+    type(*), intent(in) :: a(..)
+    character(len=*), intent(in) :: call
+    type(c_ptr), intent(out) :: base
+    integer(c_size_t), intent(out) :: nbytes
+    logical :: ok
+    integer(c_int) :: contiguous
+    contiguous = c_stdcl_f_span(a, base, nbytes)
+    ok = contiguous == 1 .and. nbytes == 0
+    if (.not. ok) ok = array_span(a, call, base, nbytes)
   end function
 
   ! Whether C's clmcopy, which copies from src to the end of the shorter of
@@ -1363,7 +1413,8 @@ contains
     end select
   end function
 
-  ! The procedures of each element kind (arrays, scalars, reductions).
+  ! The procedures of each element kind (arrays, scalars, reductions,
+  ! sorts and scans).
 #include "stdcl_kinds_body.inc"
 #include "stdcl_ranks_body.inc"
 #include "stdcl_reduce_body.inc"

@@ -4,14 +4,14 @@
  * when configure found a Fortran compiler; skipped otherwise), each in
  * zero-copy and copy mode (STDCL_ZERO_COPY=0): strings and errors, arrays
  * of each kind and rank, argument kinds, launches, the rest of the API
- * (contexts, information, event times, clmadopt, clmcopy...), plain
- * OpenCL commands announced by clforeign_begin/clforeign_end, OpenMP
- * threads, a kernel embedded by clcc; the STDCL 1.6 style
- * program of tests/compat/fortran/ on every device; a failing subroutine
- * without stat stopping with clerror()'s message; every constant of the
- * module against the value C gives the same name; libstdcl.so without the
- * Fortran runtime; and the examples of examples/fortran (matvec, and
- * nbody_fortran --check). */
+ * (contexts, information, event times, clmadopt, clmcopy...), sorts and
+ * scans (clsort, clsort_by_key, clscan), plain OpenCL commands announced
+ * by clforeign_begin/clforeign_end, OpenMP threads, a kernel embedded by
+ * clcc; the STDCL 1.6 style program of tests/compat/fortran/ on every
+ * device; a failing subroutine without stat stopping with clerror()'s
+ * message; every constant of the module against the value C gives the same
+ * name; libstdcl.so without the Fortran runtime; and the examples of
+ * examples/fortran (matvec, and nbody_fortran --check). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,6 +76,10 @@ static void test_fortran_misc_zero_copy_profiled(void** state)
     run_fortran_test_env("fortran_misc", 0, "STDCL_PROFILE=1");
 }
 static void test_fortran_misc_copy_mode(void** state) { (void)state; run_fortran_test_env("fortran_misc", 1, "STDCL_PROFILE"); }
+
+/* clsort, clsort_by_key and clscan of the module's arrays and of c_ptrs. */
+static void test_fortran_sort_zero_copy(void** state) { (void)state; run_fortran_test("fortran_sort", 0); }
+static void test_fortran_sort_copy_mode(void** state) { (void)state; run_fortran_test("fortran_sort", 1); }
 
 /* Plain OpenCL commands on the module's arrays, announced by clforeign_*. */
 static void test_fortran_foreign_zero_copy(void** state) { (void)state; run_fortran_test("fortran_foreign", 0); }
@@ -198,6 +202,10 @@ static const struct {
     {"CL_REDUCE_DOUBLE", (long long)(int)(CL_REDUCE_DOUBLE)},
     {"CL_REDUCE_INT", (long long)(int)(CL_REDUCE_INT)},
     {"CL_REDUCE_LONG", (long long)(int)(CL_REDUCE_LONG)},
+    {"CL_REDUCE_UINT", (long long)(int)(CL_REDUCE_UINT)},
+    {"CL_REDUCE_ULONG", (long long)(int)(CL_REDUCE_ULONG)},
+    {"CL_SORT_DESCENDING", (long long)(int)(CL_SORT_DESCENDING)},
+    {"CL_SCAN_EXCLUSIVE", (long long)(int)(CL_SCAN_EXCLUSIVE)},
     {"CL_ALL_DEVICES", (long long)(int)(CL_ALL_DEVICES)},
     {"STDCL_LOCAL_SIZE_DRIVER", (long long)(STDCL_LOCAL_SIZE_DRIVER)},
     {"STDCL_LOCAL_TAG", (long long)(STDCL_LOCAL_TAG)},
@@ -349,6 +357,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fortran_launch_copy_mode),
     cmocka_unit_test(test_fortran_misc_zero_copy_profiled),
     cmocka_unit_test(test_fortran_misc_copy_mode),
+    cmocka_unit_test(test_fortran_sort_zero_copy),
+    cmocka_unit_test(test_fortran_sort_copy_mode),
     cmocka_unit_test(test_fortran_foreign_zero_copy),
     cmocka_unit_test(test_fortran_foreign_copy_mode),
     cmocka_unit_test(test_fortran_threads_zero_copy),
