@@ -65,6 +65,7 @@ one examples/tiled_conv/tiled_conv -w 203 -h 157 --check
 one examples/tiled_conv/tiled_conv -w 203 -h 157 --plain --check
 one examples/blas/blas -n 203 -p s -r 2 --check
 one examples/fft/fft -w 60 -h 42 -r 2 --check
+one examples/particle_bins/particle_bins -n 100003 -g 17 --check
 one examples/hello_stdcl/hello_stdcl
 one examples/embedded_kernels/embedded_kernels
 one examples/stdcl_hpp/stdcl_hpp

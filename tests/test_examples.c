@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_examples.c: the example programs (examples/nbody_tile,
- * mixed_pointers, template_reduce, tiled_conv, blas, fft) with --check on
+ * mixed_pointers, template_reduce, tiled_conv, blas, fft, particle_bins) with --check on
  * small sizes whose sides are not powers of two, and a bad command line
  * each.  blas and fft are built only with CLBlast and clFFT (configure's
  * HAVE_CLBLAST, HAVE_CLFFT): skipped without them.  blas runs SGEMM only:
@@ -113,6 +113,16 @@ static void test_fft_check_passes(void** state)
     expect_usage("fft");
 }
 
+static void test_particle_bins_check_passes(void** state)
+{
+    (void)state;
+    const char* a1[] = {"-n", "100003", "-g", "17", "--check", NULL};
+    expect_pass("particle_bins", a1, "100003 particles in 4913 of 17^3 cells");
+    const char* a2[] = {"-n", "1", "-g", "1", "--check", NULL};
+    expect_pass("particle_bins", a2, "1 particles in 1 of 1^3 cells");
+    expect_usage("particle_bins");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_nbody_tile_check_passes_with_a_chosen_local_size),
     cmocka_unit_test(test_mixed_pointers_check_passes_over_two_devices),
@@ -120,6 +130,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tiled_conv_check_passes_async_and_plain),
     cmocka_unit_test(test_blas_check_passes_over_two_devices),
     cmocka_unit_test(test_fft_check_passes),
+    cmocka_unit_test(test_particle_bins_check_passes),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "examples", tests, NULL, NULL); }

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+// prims_cub.cu: the CUDA anchor of bench_prims: CUB's radix sort, scan and
+// reduce on the same data and sizes, with the same RESULT lines (impl=cub).
+//
+//   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce]
+//
+// Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28),
+// on device 0:
+//   sort    cub::DeviceRadixSort::SortKeys, uint32 keys         Gkeys/s
+//   pairs   cub::DeviceRadixSort::SortPairs, uint32 -> uint32   Gkeys/s
+//   scan    cub::DeviceScan::InclusiveSum, uint32               GB/s of 2 n 4 bytes
+//   reduce  cub::DeviceReduce::Sum, float (result on the device) GB/s of n 4 bytes
+// The sorts read one array and write another, so every run sorts the
+// unsorted input.  Temporary storage is allocated once per (operation, n),
+// outside timing.  A time is the median of reps runs (default 7) after
+// warmups (default 2), each timed with cudaEvents recorded around the call.
+// The data are bench_prims's (splitmix64, the same seeds); the last run's
+// result is checked as there (sorted, same keys; values follow their keys,
+// stably; the scan equal to a host scan; the sum within 1e-4 of a double
+// sum).  A size that does not fit in device memory gets a SKIP line.
+// Build: make bench-cuda (NVCCFLAGS="-O3 -std=c++17 -arch=sm_90" for CUB's
+// tuning of the card: without -arch, nvcc's default architecture's is used).
+// Exit status: 0; 1 on a CUDA failure or a wrong result; 2 for bad options.
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+static const char* prog = "prims_cub";
+
+#define CUDA_CHECK(call)                                                     \
+    do {                                                                     \
+        cudaError_t e_ = (call);                                             \
+        if (e_ != cudaSuccess) {                                             \
+            fprintf(stderr, "%s: %s failed: %s\n", prog, #call,              \
+                    cudaGetErrorString(e_));                                 \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_COUNT };
+static const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce"};
+
+// The i-th output (from 0) of splitmix64 seeded with seed: bench_prims.cpp's.
+static inline uint64_t splitmix64_at(uint64_t seed, uint64_t i)
+{
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static const uint64_t SEED_KEYS = 0x5eed0001, SEED_SCAN = 0x5eed0002, SEED_FLOAT = 0x5eed0003;
+
+static double rate_of(Op op, size_t n, double s)
+{
+    if (op == OP_SORT || op == OP_PAIRS) return (double)n / s * 1e-9;
+    if (op == OP_SCAN) return 2.0 * n * 4 / s * 1e-9;
+    return (double)n * 4 / s * 1e-9;
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t m = v.size();
+    return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
+static void fail(Op op, size_t n, const char* msg)
+{
+    printf("FAIL op=%s n=%zu impl=cub msg=\"%s\"\n", op_names[op], n, msg);
+    exit(1);
+}
+
+// cudaMalloc that gives back nullptr (and clears the error) when it does not fit.
+template <class T> static T* try_malloc(size_t bytes)
+{
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return static_cast<T*>(p);
+}
+
+// One (operation, n): allocation, timing, check, its line.
+static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+{
+    const int ni = (int)n;
+    const size_t bytes = n * 4;
+    std::vector<uint32_t> hu(op == OP_REDUCE ? 0 : n);
+    std::vector<float> hf(op == OP_REDUCE ? n : 0);
+    for (size_t i = 0; i < hu.size(); i++)
+        hu[i] = (uint32_t)(splitmix64_at(op == OP_SCAN ? SEED_SCAN : SEED_KEYS, i) >> 32);
+    for (size_t i = 0; i < hf.size(); i++)
+        hf[i] = (float)(splitmix64_at(SEED_FLOAT, i) >> 40) * (1.0f / 16777216.0f);
+
+    // the arrays: a (input keys / input), b (output keys / output), and for
+    // pairs c (input values) and d (output values)
+    int narr = op == OP_PAIRS ? 4 : op == OP_REDUCE ? 1 : 2;
+    void* arr[4] = {nullptr, nullptr, nullptr, nullptr};
+    for (int i = 0; i < narr; i++)
+        if (!(arr[i] = try_malloc<void>(bytes))) {
+            for (int j = 0; j < i; j++) cudaFree(arr[j]);
+            printf("SKIP op=%s n=%zu impl=cub reason=\"cudaMalloc of %zu bytes failed: no room\"\n", op_names[op], n,
+                   bytes);
+            return;
+        }
+    uint32_t *ka = (uint32_t*)arr[0], *kb = (uint32_t*)arr[1], *va = (uint32_t*)arr[2], *vb = (uint32_t*)arr[3];
+    float* fx = (float*)arr[0];
+    float* fsum = try_malloc<float>(sizeof(float));
+    if (!fsum) CUDA_CHECK(cudaErrorMemoryAllocation);
+    if (op == OP_REDUCE)
+        CUDA_CHECK(cudaMemcpy(fx, hf.data(), bytes, cudaMemcpyHostToDevice));
+    else
+        CUDA_CHECK(cudaMemcpy(ka, hu.data(), bytes, cudaMemcpyHostToDevice));
+    std::vector<uint32_t> iota;
+    if (op == OP_PAIRS) {
+        iota.resize(n);
+        std::iota(iota.begin(), iota.end(), 0u);
+        CUDA_CHECK(cudaMemcpy(va, iota.data(), bytes, cudaMemcpyHostToDevice));
+    }
+
+    // temporary storage: its size, then once
+    void* tmp = nullptr;
+    size_t tmp_bytes = 0;
+    auto call = [&]() -> cudaError_t {
+        switch (op) {
+        case OP_SORT: return cub::DeviceRadixSort::SortKeys(tmp, tmp_bytes, ka, kb, ni);
+        case OP_PAIRS: return cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, ka, kb, va, vb, ni);
+        case OP_SCAN: return cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, ka, kb, ni);
+        default: return cub::DeviceReduce::Sum(tmp, tmp_bytes, fx, fsum, ni);
+        }
+    };
+    CUDA_CHECK(call());
+    if (!(tmp = try_malloc<void>(tmp_bytes))) {
+        for (int i = 0; i < narr; i++) cudaFree(arr[i]);
+        cudaFree(fsum);
+        printf("SKIP op=%s n=%zu impl=cub reason=\"cudaMalloc of %zu bytes of temporary storage failed: no room\"\n",
+               op_names[op], n, tmp_bytes);
+        return;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    std::vector<double> t;
+    for (int r = -warmups; r < reps; r++) {
+        CUDA_CHECK(cudaEventRecord(e0));
+        CUDA_CHECK(call());
+        CUDA_CHECK(cudaEventRecord(e1));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0) t.push_back(1e-3 * ms);
+    }
+    CUDA_CHECK(cudaGetLastError());
+
+    // the check, on the last run's result
+    char msg[200];
+    if (op == OP_REDUCE) {
+        float got = 0;
+        CUDA_CHECK(cudaMemcpy(&got, fsum, sizeof got, cudaMemcpyDeviceToHost));
+        double want = 0;
+        for (float x : hf) want += x;
+        if (std::fabs(got - want) > 1e-4 * std::fabs(want) + 1e-3) {
+            snprintf(msg, sizeof msg, "sum %.9g, double-precision host sum %.9g", got, want);
+            fail(op, n, msg);
+        }
+    } else {
+        std::vector<uint32_t> out(n), vals(op == OP_PAIRS ? n : 0);
+        CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
+        if (op == OP_PAIRS) CUDA_CHECK(cudaMemcpy(vals.data(), vb, bytes, cudaMemcpyDeviceToHost));
+        if (op == OP_SCAN) {
+            uint32_t s = 0;
+            for (size_t i = 0; i < n; i++) {
+                s += hu[i];
+                if (out[i] != s) {
+                    snprintf(msg, sizeof msg, "out[%zu] = %u, host scan %u", i, out[i], s);
+                    fail(op, n, msg);
+                }
+            }
+        } else {
+            uint64_t want[2] = {0, 0}, got[2] = {0, 0};
+            for (size_t i = 0; i < n; i++) {
+                want[0] += hu[i];
+                want[1] += splitmix64_at(0, hu[i]);
+                got[0] += out[i];
+                got[1] += splitmix64_at(0, out[i]);
+                if (i && out[i - 1] > out[i]) {
+                    snprintf(msg, sizeof msg, "keys[%zu] = %u > keys[%zu] = %u", i - 1, out[i - 1], i, out[i]);
+                    fail(op, n, msg);
+                }
+                if (op == OP_PAIRS) {
+                    uint32_t v = vals[i];
+                    if (v >= n || hu[v] != out[i] || (i && out[i - 1] == out[i] && vals[i - 1] >= v)) {
+                        snprintf(msg, sizeof msg, "values[%zu] = %u does not follow key %u (stably)", i, v, out[i]);
+                        fail(op, n, msg);
+                    }
+                }
+            }
+            if (want[0] != got[0] || want[1] != got[1]) fail(op, n, "sorted, but not the same keys as the input");
+        }
+    }
+
+    double s = median(t);
+    printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=%s\n", op_names[op], n, s * 1e3, rate_of(op, n, s),
+           op <= OP_PAIRS ? "Gkeys/s" : "GB/s");
+    fflush(stdout);
+    cudaFree(tmp);
+    cudaFree(fsum);
+    for (int i = 0; i < narr; i++) cudaFree(arr[i]);
+}
+
+static void usage(const char* why)
+{
+    if (why) fprintf(stderr, "%s: %s\n", prog, why);
+    fprintf(stderr, "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce]\n",
+            prog);
+    exit(2);
+}
+
+static long parse_int(const char* name, const char* s, long lo, long hi)
+{
+    char* end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s: '%s' is not an integer in %ld..%ld\n", prog, name, s, lo, hi);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char** argv)
+{
+    int min_log2 = 10, max_log2 = 28, reps = 7, warmups = 2;
+    bool ops[OP_COUNT] = {true, true, true, true};
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(a, "--min") && more)
+            min_log2 = (int)parse_int("--min", argv[++i], 0, 30);
+        else if (!strcmp(a, "--max") && more)
+            max_log2 = (int)parse_int("--max", argv[++i], 0, 30);
+        else if (!strcmp(a, "-r") && more)
+            reps = (int)parse_int("-r", argv[++i], 1, 1000);
+        else if (!strcmp(a, "-w") && more)
+            warmups = (int)parse_int("-w", argv[++i], 0, 1000);
+        else if (!strcmp(a, "--ops") && more) {
+            std::string list = argv[++i];
+            std::fill(ops, ops + OP_COUNT, false);
+            size_t pos = 0;
+            while (pos <= list.size()) {
+                size_t end = list.find(',', pos);
+                if (end == std::string::npos) end = list.size();
+                std::string w = list.substr(pos, end - pos);
+                int k = 0;
+                while (k < OP_COUNT && w != op_names[k]) k++;
+                if (k == OP_COUNT) usage(("--ops: unknown operation '" + w + "'").c_str());
+                ops[k] = true;
+                pos = end + 1;
+            }
+        } else
+            usage(nullptr);
+    }
+    if (min_log2 > max_log2) usage("--min is larger than --max");
+
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        fprintf(stderr, "%s: no CUDA device\n", prog);
+        return 1;
+    }
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int rt = 0, drv = 0;
+    CUDA_CHECK(cudaRuntimeGetVersion(&rt));
+    CUDA_CHECK(cudaDriverGetVersion(&drv));
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    printf("%s: CUB %d.%d.%d, CUDA runtime %d.%d, driver %d.%d\n", prog, CUB_VERSION / 100000,
+           CUB_VERSION / 100 % 1000, CUB_VERSION % 100, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+    printf("device:   0 (%s, sm_%d%d, %.1f GiB, %.1f GiB free)\n", prop.name, prop.major, prop.minor,
+           total_b / 1073741824.0, free_b / 1073741824.0);
+    printf("runs:     n = 2^%d..2^%d (every other power), median of %d after %d warm-up(s), cudaEvents around the call\n",
+           min_log2, max_log2, reps, warmups);
+    fflush(stdout);
+
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    for (int o = 0; o < OP_COUNT; o++) {
+        if (!ops[o]) continue;
+        for (int l = min_log2; l <= max_log2; l += 2) run((Op)o, (size_t)1 << l, reps, warmups, e0, e1);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+}
