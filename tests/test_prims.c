@@ -3,8 +3,9 @@
  * both orders, floats' -0.0, infinities and NaNs of either sign, stability,
  * values of every size from 1 to 16 bytes, n = 0, 1, 7, 1000, 2^20 + 3 and
  * 2^24, CL_EVENT_NOWAIT joined by clwait, in place, interior pointers, both
- * devices, the GPU kernels on a CPU (STDCL_PRIMS_LAYOUT=gpu), and every bad
- * argument (an error, a message, nothing written).  Results are checked
+ * devices, the GPU kernels on a CPU (STDCL_PRIMS_LAYOUT=gpu), calls from
+ * several threads at once, and every bad argument (an error, a message,
+ * nothing written).  Results are checked
  * against orders and scans computed here, not by the library.  On stdcpu, or
  * on stdgpu with STDCL_TEST_CONTEXT=gpu (make check-gpu). */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 
 #include <cmocka.h>
 
@@ -510,6 +512,70 @@ static void test_bad_arguments_fail_with_a_message_and_write_nothing(void** stat
     clfree(v);
 }
 
+/* Calls from several threads at once, on both devices: each gets its own
+ * answer (calls on one context share its kernels and scratch memory one at a
+ * time). */
+struct thread_job {
+    unsigned dn;
+    uint64_t seed;
+    int ok;
+};
+
+static void* thread_body(void* arg)
+{
+    struct thread_job* j = (struct thread_job*)arg;
+    enum { M = 20011 };
+    int32_t* k = (int32_t*)clmalloc(g_cp, M * sizeof(int32_t), 0);
+    uint32_t* s = (uint32_t*)clmalloc(g_cp, M * sizeof(uint32_t), 0);
+    j->ok = k && s;
+    for (int round = 0; j->ok && round < 5; round++) {
+        int64_t sum = 0;
+        for (size_t i = 0; i < M; i++) {
+            k[i] = (int32_t)mix(j->seed + (uint64_t)round * M + i);
+            s[i] = (uint32_t)(i % 3);
+            sum += k[i];
+        }
+        int flags = round % 2 ? CL_EVENT_NOWAIT : 0;
+        j->ok = clmsync(g_cp, j->dn, k, CL_MEM_DEVICE) && clmsync(g_cp, j->dn, s, CL_MEM_DEVICE) &&
+                clsort(g_cp, j->dn, k, M, CL_REDUCE_INT, flags) == 0 &&
+                clscan(g_cp, j->dn, s, s, M, CL_REDUCE_UINT, CL_REDUCE_SUM, flags) == 0 &&
+                (!flags || clwait(g_cp, j->dn, CL_KERNEL_EVENT)) && clmsync(g_cp, j->dn, k, CL_MEM_HOST) &&
+                clmsync(g_cp, j->dn, s, CL_MEM_HOST);
+        if (!j->ok) fprintf(stderr, "thread on device %u: %s\n", j->dn, clerror());
+        for (size_t i = 0; j->ok && i < M; i++) {
+            sum -= k[i];
+            if (i > 0 && k[i - 1] > k[i]) j->ok = 0;
+        }
+        uint32_t run = 0;
+        for (size_t i = 0; j->ok && i < M; i++) {
+            run += (uint32_t)(i % 3);
+            if (s[i] != run) j->ok = 0;
+        }
+        if (sum != 0) j->ok = 0;
+    }
+    clfree(k);
+    clfree(s);
+    return NULL;
+}
+
+static void test_calls_from_several_threads(void** state)
+{
+    (void)state;
+    enum { T = 6 };
+    pthread_t th[T];
+    struct thread_job jobs[T];
+    for (unsigned t = 0; t < T; t++) {
+        jobs[t].dn = t % clgetndev(g_cp);
+        jobs[t].seed = 1000u + t;
+        jobs[t].ok = 0;
+        assert_int_equal(pthread_create(&th[t], NULL, thread_body, &jobs[t]), 0);
+    }
+    for (unsigned t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        if (!jobs[t].ok) fail_msg("thread %u (device %u): a wrong result or a failed call", t, jobs[t].dn);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clsort_every_type_and_order_at_small_sizes),
     cmocka_unit_test(test_clsort_large_arrays),
@@ -522,6 +588,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clscan_gpu_kernels_on_a_cpu),
     cmocka_unit_test(test_clreduce_unsigned_types),
     cmocka_unit_test(test_bad_arguments_fail_with_a_message_and_write_nothing),
+    cmocka_unit_test(test_calls_from_several_threads),
 };
 
 int main(int argc, char** argv) { return tu_run_tests(argc, argv, "prims", tests, setup, teardown); }
