@@ -892,8 +892,9 @@ STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
  * devnum is one device: CL_ALL_DEVICES is refused.  Returns 0, or
  * STDCL_EINVAL (bad type, flags or devnum, n past the end of the
  * allocation, a misaligned or NULL pointer), STDCL_ENOENT (keys not from
- * clmalloc), or an OpenCL failure; nothing is written then.  Calls on one
- * context are serialized; thread safe. */
+ * clmalloc), or an OpenCL failure.  A bad argument writes nothing; after
+ * an OpenCL failure during the passes the device's copy may be partly
+ * sorted.  Calls on one context are serialized; thread safe. */
 STDCL_API int clsort(CLCONTEXT* cp, unsigned int devnum, void* keys, size_t n,
                      int type, int flags);
 /* clsort, moving the n values at values (value_size bytes each, 1 to 16)
@@ -916,7 +917,8 @@ STDCL_API int clsort_by_key(CLCONTEXT* cp, unsigned int devnum, void* keys,
  * call waits for each slice's total, then the scans run); each device's copy
  * of out then holds its slice's results (clmsyncn them back).  flags:
  * CL_SCAN_EXCLUSIVE, CL_EVENT_WAIT or CL_EVENT_NOWAIT.  Returns 0, or an
- * error as clsort's, with nothing written. */
+ * error as clsort's (STDCL_ESTATE: double on a device without fp64); a bad
+ * argument writes nothing. */
 STDCL_API int clscan(CLCONTEXT* cp, unsigned int devnum, const void* in,
                      void* out, size_t n, int type, int op, int flags);
 
