@@ -257,6 +257,51 @@ static void w_stream_noevent(long n)
     OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
 }
 
+/* (1w) Each launch waited for, as a program whose every launch is
+ * CL_EVENT_WAIT does: clforka(CL_EVENT_WAIT) n times.  Raw: the six
+ * arguments, clEnqueueNDRangeKernel with no event, clFinish, n times. */
+static void raw_wait_each(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        int k = (int)i;
+        raw_stream_fixed_args();
+        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
+        OK(clFinish(q) == CL_SUCCESS);
+    }
+}
+static void w_wait_each(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i)
+        OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_WAIT, w_small, w_big, k_stream_s, (int)i, k_stream_m, k_stream_t) !=
+           NULL);
+}
+/* (1t) A time step of a stencil code: three NOWAIT launches, then one wait
+ * for them, n steps.  Raw: three launches as in (1s), clFinish, n times. */
+static void raw_step3(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            int k = (int)(3 * i + j);
+            raw_stream_fixed_args();
+            OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+            OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
+        }
+        OK(clFinish(q) == CL_SUCCESS);
+    }
+}
+static void w_step3(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i) {
+        for (int j = 0; j < 3; ++j)
+            OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT, w_small, w_big, k_stream_s, (int)(3 * i + j),
+                       k_stream_m, k_stream_t) != NULL);
+        OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
+    }
+}
+
 /* (2) 1 MiB each way.  Raw: a blocking transfer (the usual raw idiom). */
 static void raw_write(long n)
 {
@@ -561,7 +606,7 @@ static void usage(FILE* f)
         "  -t  calibrate reps so that one batch lasts about this many ms (default 10)\n"
         "  -n  live allocation counts for the registry lookups (default 1000,10000,100000,1000000)\n"
         "  -T  threads looking up at once for the lookup throughput row (default 16)\n"
-        "  -s  the launch-stream rows (1s) only\n");
+        "  -s  the launch rows (1s), (1w), (1t) only\n");
 }
 
 static long parse_long(const char* s, const char* what)
@@ -897,6 +942,10 @@ int main(int argc, char** argv)
     measure("(1s#) clforka stream, NOEVENT, vs lean raw",
             "1 clSetKernelArg (the changing one; 5 set before the loop) + clEnqueueNDRangeKernel, one clFinish",
             raw_stream_lean, w_stream_noevent, "info");
+    measure("(1w) clforka(CL_EVENT_WAIT) each launch", "6 clSetKernelArg + clEnqueueNDRangeKernel + clFinish",
+            raw_wait_each, w_wait_each, "1.05x");
+    measure("(1t) time step: 3 NOWAIT launches, one wait", "3 x (6 clSetKernelArg + clEnqueueNDRangeKernel), clFinish",
+            raw_step3, w_step3, "1.10x");
     measure("(1s') raw stream + an event per launch", "(1s)'s raw stream", raw_stream, raw_stream_event, "info");
     measure("(1s') raw stream + clFlush per launch", "(1s)'s raw stream", raw_stream, raw_stream_flush, "info");
     measure("(1s') raw stream + event + clFlush", "(1s)'s raw stream", raw_stream, raw_stream_event_flush, "info");

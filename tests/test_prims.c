@@ -25,6 +25,15 @@
 
 static CLCONTEXT* g_cp;
 
+/* The largest arrays (2^24 keys; 2^20 + 3 for every type) only where the test
+ * itself is not sanitized: under ASan or TSan the host's checks of them take
+ * most of the run, and the library's host code does the same for any n. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+static const int g_big = 0;
+#else
+static const int g_big = 1;
+#endif
+
 static const struct {
     int type;
     size_t size;
@@ -219,8 +228,9 @@ static void test_clsort_large_arrays(void** state)
 {
     (void)state;
     for (size_t t = 0; t < tu_countof(g_types); t++)
-        check_sort(g_types[t].type, g_types[t].size, (1u << 20) + 3, 0, 0, 0, t % 2 ? CL_SORT_DESCENDING : 0);
-    check_sort(CL_REDUCE_UINT, 4, 1u << 24, 0, 0, 0, 0);
+        if (g_big || t == 0)
+            check_sort(g_types[t].type, g_types[t].size, (1u << 20) + 3, 0, 0, 0, t % 2 ? CL_SORT_DESCENDING : 0);
+    if (g_big) check_sort(CL_REDUCE_UINT, 4, 1u << 24, 0, 0, 0, 0);
 }
 
 static void test_clsort_by_key_is_stable_for_every_value_size(void** state)
@@ -235,7 +245,7 @@ static void test_clsort_by_key_is_stable_for_every_value_size(void** state)
         for (int desc = 0; desc < 2; desc++)
             check_sort(g_types[t].type, g_types[t].size, 70001, 4, 1, 0, desc ? CL_SORT_DESCENDING : 0);
     check_sort(CL_REDUCE_UINT, 4, (1u << 20) + 3, 8, 1, 0, 0);
-    check_sort(CL_REDUCE_FLOAT, 4, (1u << 20) + 3, 4, 0, 0, 0);
+    if (g_big) check_sort(CL_REDUCE_FLOAT, 4, (1u << 20) + 3, 4, 0, 0, 0);
 }
 
 static void test_clsort_nowait_and_the_second_device(void** state)
@@ -396,7 +406,7 @@ static void test_clscan_every_type_op_and_kind(void** state)
             for (int excl = 0; excl < 2; excl++)
                 for (size_t s = 0; s < tu_countof(sizes); s++) check_scan(t, op, excl, sizes[s], s % 2, 0, 0);
     check_scan(1, CL_REDUCE_SUM, 0, (1u << 20) + 3, 0, 0, 0);
-    check_scan(4, CL_REDUCE_MAX, 1, (1u << 20) + 3, 1, 0, CL_EVENT_NOWAIT);
+    if (g_big) check_scan(4, CL_REDUCE_MAX, 1, (1u << 20) + 3, 1, 0, CL_EVENT_NOWAIT);
 }
 
 static void test_clscan_over_every_device_carries_between_slices(void** state)
