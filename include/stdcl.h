@@ -891,7 +891,8 @@ STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
  * the keys to the device first and back after.  n == 0 does nothing.
  * devnum is one device: CL_ALL_DEVICES is refused.  Returns 0, or
  * STDCL_EINVAL (bad type, flags or devnum, n past the end of the
- * allocation, a misaligned or NULL pointer), STDCL_ENOENT (keys not from
+ * allocation, a misaligned or NULL pointer, keys in CL_MEM_RO or CL_MEM_WO
+ * memory, which kernels only read or only write), STDCL_ENOENT (keys not from
  * clmalloc), or an OpenCL failure.  A bad argument writes nothing; after
  * an OpenCL failure during the passes the device's copy may be partly
  * sorted.  Calls on one context are serialized; thread safe. */

@@ -509,6 +509,25 @@ static void test_bad_arguments_fail_with_a_message_and_write_nothing(void** stat
     expect_fail(clscan(g_cp, 0, k, other, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_ENOENT, "clscan: out");
     expect_fail(clscan(g_cp, 0, k, v, M, CL_REDUCE_INT, CL_REDUCE_SUM, CL_SORT_DESCENDING), STDCL_EINVAL,
                 "unknown flags");
+    /* Memory kernels only read is not written, nor memory they only write read. */
+    int* ro = (int*)clmalloc(g_cp, M * sizeof(int), CL_MEM_RO);
+    int* wo = (int*)clmalloc(g_cp, M * sizeof(int), CL_MEM_WO);
+    assert_non_null(ro);
+    assert_non_null(wo);
+    expect_fail(clsort(g_cp, 0, ro, M, CL_REDUCE_INT, 0), STDCL_EINVAL, "is CL_MEM_RO (kernels only read it)");
+    expect_fail(clsort_by_key(g_cp, 0, k, ro, M, CL_REDUCE_INT, 4, 0), STDCL_EINVAL, "values: the allocation");
+    expect_fail(clsort(g_cp, 0, wo, M, CL_REDUCE_INT, 0), STDCL_EINVAL, "is CL_MEM_WO (kernels only write it)");
+    expect_fail(clscan(g_cp, 0, k, ro, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "clscan: out");
+    expect_fail(clscan(g_cp, 0, wo, v, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "clscan: in");
+    expect_fail(clscan(g_cp, 0, wo, wo, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "CL_MEM_WO");
+    /* A read-only input and a write-only output are what a scan wants. */
+    for (int i = 0; i < M; i++) ro[i] = 1;
+    assert_non_null(clmsync(g_cp, 0, ro, CL_MEM_DEVICE));
+    assert_int_equal(clscan(g_cp, 0, ro, wo, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), 0);
+    assert_non_null(clmsync(g_cp, 0, wo, CL_MEM_HOST));
+    assert_int_equal(wo[M - 1], M);
+    clfree(ro);
+    clfree(wo);
     /* Nothing was written: the host copies, and the device copies brought back. */
     for (int i = 0; i < M; i++) assert_true(k[i] == M - i && v[i] == i);
     assert_non_null(clmsync(g_cp, 0, k, CL_MEM_HOST));

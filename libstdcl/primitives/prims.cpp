@@ -36,7 +36,7 @@ bool handle_open(CLCONTEXT* cp, void* h)
 const ElemType* elem_type(int type) { return type >= 1 && type <= 6 ? &kElemTypes[type] : nullptr; }
 
 PrimArray prim_array(const char* call, const char* what, CLCONTEXT* cp, const void* ptr, size_t n, size_t es,
-                     const char* tname)
+                     const char* tname, int use)
 {
     if (!ptr) fail(STDCL_EINVAL, "%s: %s is NULL", call, what);
     PrimArray a;
@@ -46,6 +46,12 @@ PrimArray prim_array(const char* call, const char* what, CLCONTEXT* cp, const vo
         fail(STDCL_EINVAL, "%s: %s: the allocation at %p is %s", call, what, (void*)a.alloc->host,
              a.alloc->cp ? "attached to another context" : "detached (clmattach it first)");
     if (a.alloc->is_image) fail(STDCL_EINVAL, "%s: %s: the allocation at %p is an image", call, what, (void*)a.alloc->host);
+    if ((use & prim_write) && (a.alloc->flags & CL_MEM_RO))
+        fail(STDCL_EINVAL, "%s: %s: the allocation at %p is CL_MEM_RO (kernels only read it), and %s writes it", call,
+             what, (void*)a.alloc->host, call);
+    if ((use & prim_read) && (a.alloc->flags & CL_MEM_WO))
+        fail(STDCL_EINVAL, "%s: %s: the allocation at %p is CL_MEM_WO (kernels only write it), and %s reads it", call,
+             what, (void*)a.alloc->host, call);
     if (es > 1 && es <= 16 && (es & (es - 1)) == 0 && a.off % es)
         fail(STDCL_EINVAL, "%s: %s (%p) is not aligned to its %zu-byte %s elements", call, what, ptr, es, tname);
     size_t room = (a.alloc->size - a.off) / es;

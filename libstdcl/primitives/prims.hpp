@@ -43,10 +43,13 @@ struct PrimArray {
     std::shared_ptr<Allocation> alloc;
     size_t off = 0;
 };
+// How a call uses an array: reads it, writes it, or both.
+enum PrimUse { prim_read = 1, prim_write = 2 };
 // Checks ptr (named `what` in messages) as an array of n elements of es bytes
-// of cp's memory, for `call`.
+// of cp's memory, for `call`, used as `use` says (an allocation kernels only
+// read, CL_MEM_RO, is not written; one they only write, CL_MEM_WO, not read).
 PrimArray prim_array(const char* call, const char* what, CLCONTEXT* cp, const void* ptr, size_t n, size_t es,
-                     const char* tname);
+                     const char* tname, int use);
 // Whether the byte ranges of a and b (na and nb bytes) overlap.
 bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
 

@@ -268,8 +268,8 @@ int scan_entry(CLCONTEXT* cp, unsigned devnum, const void* in, void* out, size_t
     if ((flags & CL_EVENT_WAIT) && (flags & CL_EVENT_NOWAIT))
         fail(STDCL_EINVAL, "%s: CL_EVENT_WAIT and CL_EVENT_NOWAIT together", call);
     ScanCall c{cp, type, op, flags, et, {}, {}, n, caller};
-    c.in = prim_array(call, "in", cp, in, n, et->size, et->name);
-    c.out = prim_array(call, "out", cp, out, n, et->size, et->name);
+    c.in = prim_array(call, "in", cp, in, n, et->size, et->name, prim_read);
+    c.out = prim_array(call, "out", cp, out, n, et->size, et->name, in == out ? prim_read | prim_write : prim_write);
     if (in != out && prim_overlap(c.in, n * et->size, c.out, n * et->size))
         fail(STDCL_EINVAL, "%s: in (%p) and out (%p) overlap without being the same array", call, in, out);
     if (type == CL_REDUCE_DOUBLE)

@@ -192,9 +192,9 @@ int sort_entry(const char* call, CLCONTEXT* cp, unsigned devnum, void* keys, voi
         fail(STDCL_EINVAL, "%s: value_size %zu: values of 1 to 16 bytes", call, vsize);
     if (by_key && keys && keys == values) fail(STDCL_EINVAL, "%s: keys and values are the same array (%p)", call, keys);
     SortCall c{call, cp, devnum, et, {}, {}, n, by_key ? vsize : 0, flags, caller};
-    c.keys = prim_array(call, "keys", cp, keys, n, et->size, et->name);
+    c.keys = prim_array(call, "keys", cp, keys, n, et->size, et->name, prim_read | prim_write);
     if (by_key) {
-        c.values = prim_array(call, "values", cp, values, n, vsize, "value");
+        c.values = prim_array(call, "values", cp, values, n, vsize, "value", prim_read | prim_write);
         if (prim_overlap(c.keys, n * et->size, c.values, n * vsize))
             fail(STDCL_EINVAL, "%s: the keys (%p, %zu bytes) and the values (%p, %zu bytes) overlap", call, keys,
                  n * et->size, values, n * vsize);
