@@ -25,9 +25,12 @@
 
 static CLCONTEXT* g_cp;
 
-/* The largest arrays (2^24 keys; 2^20 + 3 for every type) only where the test
- * itself is not sanitized: under ASan or TSan the host's checks of them take
- * most of the run, and the library's host code does the same for any n. */
+/* Where the test itself is sanitized (ASan, TSan), what only the kernels
+ * change is left out: the largest arrays (2^24 keys; 2^20 + 3 for every type),
+ * whose host checks took most of the run, the GPU kernels on a CPU, and the
+ * scans of four of the six types, whose programs compile again in a sanitized
+ * tree (its kernel include folder differs).  The library's host code runs the
+ * same for any n, layout and type. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 static const int g_big = 0;
 #else
@@ -262,6 +265,7 @@ static void test_clsort_nowait_and_the_second_device(void** state)
 static void test_clsort_gpu_kernels_on_a_cpu(void** state)
 {
     (void)state;
+    if (!g_big) skip();
     setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
     check_sort(CL_REDUCE_INT, 4, 7, 0, 0, 0, 0);
     check_sort(CL_REDUCE_FLOAT, 4, 9001, 0, 0, 0, CL_SORT_DESCENDING);
@@ -404,8 +408,9 @@ static void test_clscan_every_type_op_and_kind(void** state)
     for (size_t t = 0; t < tu_countof(g_types); t++)
         for (int op = CL_REDUCE_SUM; op <= CL_REDUCE_MAX; op++)
             for (int excl = 0; excl < 2; excl++)
-                for (size_t s = 0; s < tu_countof(sizes); s++) check_scan(t, op, excl, sizes[s], s % 2, 0, 0);
-    check_scan(1, CL_REDUCE_SUM, 0, (1u << 20) + 3, 0, 0, 0);
+                for (size_t s = 0; s < tu_countof(sizes); s++)
+                    if (g_big || t == 0 || t == 5) check_scan(t, op, excl, sizes[s], s % 2, 0, 0);
+    check_scan(g_big ? 1 : 0, CL_REDUCE_SUM, 0, (1u << 20) + 3, 0, 0, 0);
     if (g_big) check_scan(4, CL_REDUCE_MAX, 1, (1u << 20) + 3, 1, 0, CL_EVENT_NOWAIT);
 }
 
@@ -413,6 +418,7 @@ static void test_clscan_over_every_device_carries_between_slices(void** state)
 {
     (void)state;
     for (size_t t = 0; t < tu_countof(g_types); t++) {
+        if (!g_big && t != 0 && t != 5) continue;
         check_scan(t, CL_REDUCE_SUM, 0, 100003, 0, CL_ALL_DEVICES, 0);
         check_scan(t, CL_REDUCE_MIN, 1, 1001, 1, CL_ALL_DEVICES, CL_EVENT_NOWAIT);
     }
@@ -422,6 +428,7 @@ static void test_clscan_over_every_device_carries_between_slices(void** state)
 static void test_clscan_gpu_kernels_on_a_cpu(void** state)
 {
     (void)state;
+    if (!g_big) skip();
     setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
     check_scan(0, CL_REDUCE_SUM, 0, 9001, 0, 0, 0);
     check_scan(4, CL_REDUCE_MIN, 1, 9001, 1, 0, 0);
