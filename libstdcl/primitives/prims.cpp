@@ -22,7 +22,9 @@ std::vector<std::shared_ptr<PrimState>>& states()
     return *v;
 }
 
-bool handle_open(CLCONTEXT* cp, void* h)
+}  // namespace
+
+bool prim_handle_open(CLCONTEXT* cp, void* h)
 {
     if (!h) return false;
     std::lock_guard<std::mutex> lock(cp->load_mu);
@@ -30,8 +32,6 @@ bool handle_open(CLCONTEXT* cp, void* h)
         if (p.get() == h) return true;
     return false;
 }
-
-}  // namespace
 
 const ElemType* elem_type(int type) { return type >= 1 && type <= 6 ? &kElemTypes[type] : nullptr; }
 
@@ -113,7 +113,7 @@ void prims_forget_context(CLCONTEXT* cp) noexcept
 void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call)
 {
     void*& h = st.handles[name];
-    if (handle_open(st.cp, h)) return h;
+    if (prim_handle_open(st.cp, h)) return h;
     auto bad = st.failed.find(name);
     if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
     h = clsopen_named(st.cp, source.c_str(), name.c_str(), CLLD_NOW);

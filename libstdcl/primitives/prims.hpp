@@ -70,6 +70,8 @@ struct PrimState {
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
     ~PrimState();
 };
+// Whether h is a program handle cp still has open (clreduce's too).
+bool prim_handle_open(CLCONTEXT* cp, void* h);
 // cp's state (made at the first call), its mutex not held.
 std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);
 // The program `name` of st's context (built from source at the first call),

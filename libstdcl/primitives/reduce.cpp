@@ -18,6 +18,7 @@
 // cache) and kept with their partial-value buffers in a per-context state; calls
 // on one context are serialized by its mutex.
 #include "events/events.hpp"
+#include "primitives/prims.hpp"
 #include "kernels/kernel.hpp"
 #include "config/config.hpp"
 #include "helpers/diag.hpp"
@@ -131,15 +132,6 @@ std::vector<std::shared_ptr<ReduceState>>& states()
 {
     static auto* v = new std::vector<std::shared_ptr<ReduceState>>;  // usable during exit
     return *v;
-}
-
-bool handle_open(CLCONTEXT* cp, void* h)
-{
-    if (!h) return false;
-    std::lock_guard<std::mutex> lock(cp->load_mu);
-    for (auto& p : cp->programs)
-        if (p.get() == h) return true;
-    return false;
 }
 
 void forget_state(CLCONTEXT* cp)
@@ -398,7 +390,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     auto st = state_of(cp);
     std::lock_guard<std::mutex> lock(st->mu);
     void*& handle = dbl ? st->dbl : st->basic;
-    if (!handle_open(cp, handle)) handle = open_kernels(cp, dbl);
+    if (!prim_handle_open(cp, handle)) handle = open_kernels(cp, dbl);
     if (st->devs.size() != cp->devs.size()) {
         std::vector<DeviceState> nd(cp->devs.size());
         for (size_t i = 0; i < cp->devs.size(); ++i)
