@@ -385,7 +385,8 @@ STDCL_API const char* clbuildlog(CLCONTEXT* cp, void* handle,
  * clwait(cp, devnum, CL_KERNEL_EVENT) joins the launch, and clfree and later
  * commands are ordered after it as after any other.  Launches are flushed
  * to the device at most every 200 us: clflush() starts the last ones of a
- * burst at once.  Not with CL_EVENT_WAIT or CL_EVENT_NORELEASE. */
+ * burst at once.  Not with CL_EVENT_WAIT or CL_EVENT_NORELEASE.  A launch
+ * waited for without CL_EVENT_NORELEASE returns STDCL_LAUNCHED too. */
 #define CL_EVENT_NOEVENT    0x0040
 #define STDCL_LAUNCHED      ((cl_event)(size_t)1)
 

@@ -103,6 +103,14 @@ void release_objects(CLCONTEXT* cp) noexcept
     if (cp->ctx) clReleaseContext(cp->ctx);
 }
 
+// Platforms whose driver starts a kernel enqueued without a clFlush, as
+// bench/flush_probe finds (BENCHMARKS.md, Table 1.8): NVIDIA's OpenCL and PoCL.
+// Any other keeps a clFlush after each NOWAIT launch.
+bool driver_starts_unflushed(const std::string& platform)
+{
+    return platform == "NVIDIA CUDA" || platform == "Portable Computing Language";
+}
+
 // The properties of a device that do not depend on the context: its type, name,
 // limits and zero-copy answer.
 void copy_device_properties(Device& to, const Device& from)
@@ -151,6 +159,7 @@ Made build_context(const std::string& label, const PlatformInfo& plat, const std
             check_cl(err, "clCreateCommandQueue");
             cp->devs.push_back(std::move(d));
             Device& nd = cp->devs.back();
+            nd.starts_unflushed = driver_starts_unflushed(plat.name);
             if (share) {
                 copy_device_properties(nd, share->cp->devs[i]);
                 while (cp->mem_align < nd.base_align) cp->mem_align *= 2;

@@ -60,6 +60,10 @@ struct Device {
     std::string name;
     std::string vendor_macro;  // e.g. "__POCL__"
     bool zero_copy = false;  // host memory is the device's memory (probed)
+    // The driver starts an enqueued kernel without a clFlush (NVIDIA's and PoCL's,
+    // bench/flush_probe): a NOWAIT launch then flushes at most every
+    // kKernelFlushNs instead of each time.
+    bool starts_unflushed = false;
     cl_uint base_align = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
     cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     cl_ulong global_mem = 0;

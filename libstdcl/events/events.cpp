@@ -33,20 +33,42 @@ void prune_completed(std::vector<cl_event>& list)
 
 }  // namespace
 
-std::uint64_t noevent_launched(Device& d) noexcept
+namespace {
+
+// Flushes d's kernel queue when its last flush of this kind was kKernelFlushNs ago
+// or more: the first launch after a pause starts at once, one in a burst at most
+// kKernelFlushNs later or at clflush/clwait.  Of two threads due at once, one flushes.
+void flush_when_due(Device& d) noexcept
 {
     EventList& el = *d.events;
-    std::uint64_t seq = el.noev_seq.fetch_add(1, std::memory_order_acq_rel) + 1;
     std::uint64_t now = std::uint64_t(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count());
-    // The first launch after a pause starts at once; one in a burst waits for the
-    // next flush, at most kNoEventFlushNs later or at clflush/clwait.  Of two
-    // threads due at once, one flushes.
     std::uint64_t last = el.flushed_ns.load(std::memory_order_relaxed);
-    if (now - last >= kNoEventFlushNs && el.flushed_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))
+    if (now - last >= kKernelFlushNs && el.flushed_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))
         clFlush(d.queue);
+}
+
+}  // namespace
+
+std::uint64_t noevent_launched(Device& d) noexcept
+{
+    std::uint64_t seq = d.events->noev_seq.fetch_add(1, std::memory_order_acq_rel) + 1;
+    flush_when_due(d);
     return seq;
+}
+
+void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call)
+{
+    Device& d = cp->devs[devnum];
+    EventList& el = *d.events;
+    // Every launch numbered up to here was enqueued before (its number is taken
+    // after its enqueue), so clFinish waits for it.
+    std::uint64_t upto = el.noev_seq.load(std::memory_order_acquire);
+    cl_int err = clFinish(d.queue);
+    if (err != CL_SUCCESS) fail_cl(err, "%s: the kernel on device %u failed (clFinish)", call, devnum);
+    std::lock_guard<std::mutex> lock(el.mu);
+    el.noev_joined = std::max(el.noev_joined, upto);
 }
 
 cl_event noevent_marker(const Device& d, std::uint64_t seq) noexcept
@@ -91,7 +113,9 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
     if (flags & CL_EVENT_NOWAIT) {
         if (cp->prof) profile_command(cp, devnum, ev, tag, false);
         // A failed flush is harmless: clWaitForEvents flushes the queue itself.
-        if (is_kernel)
+        if (is_kernel && d.starts_unflushed)
+            flush_when_due(d);  // the driver starts it; the flush only hands over the batch
+        else if (is_kernel)
             clFlush(d.queue);  // start it now: another device may be waited on first
         else if (d.xfer != d.queue)
             clFlush(d.xfer);  // a kernel on the other queue may wait for it
@@ -280,13 +304,23 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         // thread also finds and waits for them; whoever finishes first removes them.
         EventList& el = *d.events;
         std::vector<cl_event> evs;
+        // The kernel queue is in order: its newest tracked event is waited for, and
+        // the others it held (burst) are then looked at, not waited for one by one.
+        // With CL_EVENT_NORELEASE every event is waited for and stays tracked.
+        const bool newest_only = (which & CL_KERNEL_EVENT) && !(flags & CL_EVENT_NORELEASE);
+        std::vector<cl_event> burst;  // not retained: compared by handle under el.mu
         cl_int rerr = CL_SUCCESS;
         std::uint64_t noev = 0;  // the newest event-less launch to join
         {
             std::lock_guard<std::mutex> lock(el.mu);
             if ((which & CL_KERNEL_EVENT) && el.noev_seq > el.noev_joined) noev = el.noev_seq;
             evs.reserve(el.kernel.size() + el.mem.size() + 1);  // + the marker for noev
-            if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
+            if (newest_only && !el.kernel.empty()) {
+                burst.assign(el.kernel.begin(), el.kernel.end() - 1);
+                evs.push_back(el.kernel.back());
+            } else if (which & CL_KERNEL_EVENT) {
+                evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
+            }
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
             // Our own reference on each, so a concurrent clwait that finishes first
             // cannot release them under us.  Only events we retained are released.
@@ -329,17 +363,54 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             }
         if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
             std::sort(evs.begin(), evs.end());
-            std::lock_guard<std::mutex> lock(el.mu);
-            for (auto* list : {&el.kernel, &el.mem}) {
+            std::sort(burst.begin(), burst.end());
+            // The burst's events still running: enqueued by another thread after the
+            // newest was taken, or on a queue that does not keep their order.
+            std::vector<cl_event> rest;
+            auto take = [&](std::vector<cl_event>& list, bool kernels) {
                 size_t keep = 0;
-                for (cl_event e : *list) {
-                    if (!std::binary_search(evs.begin(), evs.end(), e))
-                        (*list)[keep++] = e;
-                    else
+                for (cl_event e : list) {
+                    bool mine = std::binary_search(evs.begin(), evs.end(), e);
+                    if (!mine && kernels && std::binary_search(burst.begin(), burst.end(), e)) {
+                        cl_int st = CL_QUEUED;
+                        cl_int qerr = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+                        if (qerr == CL_SUCCESS && st < 0 && worst == CL_SUCCESS) worst = st;
+                        mine = qerr == CL_SUCCESS && st <= CL_COMPLETE;
+                        if (!mine && clRetainEvent(e) == CL_SUCCESS) rest.push_back(e);
+                    }
+                    if (mine)
                         clReleaseEvent(e);  // the list's reference
+                    else
+                        list[keep++] = e;
                 }
-                list->resize(keep);
+                list.resize(keep);
+            };
+            {
+                std::lock_guard<std::mutex> lock(el.mu);
+                take(el.kernel, true);
+                take(el.mem, false);
             }
+            if (!rest.empty()) {
+                cl_int rerr2 = clWaitForEvents(cl_uint(rest.size()), rest.data());
+                if (rerr2 != CL_SUCCESS && err == CL_SUCCESS) err = rerr2;
+                for (cl_event e : rest) {
+                    cl_int st = CL_COMPLETE;
+                    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+                    if (st < 0 && worst == CL_SUCCESS) worst = st;
+                }
+                evs.insert(evs.end(), rest.begin(), rest.end());  // released below
+                std::sort(rest.begin(), rest.end());
+                std::lock_guard<std::mutex> lock(el.mu);
+                size_t keep = 0;
+                for (cl_event e : el.kernel) {
+                    if (std::binary_search(rest.begin(), rest.end(), e))
+                        clReleaseEvent(e);
+                    else
+                        el.kernel[keep++] = e;
+                }
+                el.kernel.resize(keep);
+            }
+            if (worst != CL_SUCCESS && err == CL_SUCCESS) err = worst;
         }
         for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
         if (cp->prof) profile_harvest(cp, int(devnum), false);

@@ -15,13 +15,19 @@ constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE |
 
 // The flags a launch takes: the event flags and CL_EVENT_NOEVENT.
 constexpr int kForkFlags = kEventFlags | CL_EVENT_NOEVENT;
-// How long an event-less launch may stay unflushed after the last flush for one.
-constexpr std::uint64_t kNoEventFlushNs = 200000;
+// How long a launch may stay unflushed after the last flush of its queue, where
+// it is not flushed each time: launches without an event, and NOWAIT launches on a
+// driver that starts them without a flush (Device::starts_unflushed).
+constexpr std::uint64_t kKernelFlushNs = 200000;
 
 // Launches without an event (CL_EVENT_NOEVENT) on device d's kernel queue.
 // noevent_launched, after the enqueue: the launch's number, for the allocations it
-// uses; flushes the queue when the last such flush was kNoEventFlushNs ago or more.
+// uses; flushes the queue when the last such flush was kKernelFlushNs ago or more.
 std::uint64_t noevent_launched(Device& d) noexcept;
+// After launches made with no event and waited for: finishes device devnum's
+// kernel queue (in order: every launch enqueued before is done) and counts the
+// event-less launches numbered so far as joined.  Throws when clFinish fails.
+void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call);
 // An event the caller releases that completes after event-less launch seq (a
 // marker on the kernel queue, shared by every wait up to the newest launch), or
 // null when nothing need be waited for: joined by clwait already, or, when no

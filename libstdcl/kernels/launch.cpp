@@ -343,9 +343,10 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
                                : std::string("chosen by the driver");
         trace(Trace::launch, "%s '%s' on device %u: global %zu x %zu x %zu, local %s%s", call, ki.name.c_str(), devnum,
               ndr->gtsz[0], ndr->dim > 1 ? ndr->gtsz[1] : 1, ndr->dim > 2 ? ndr->gtsz[2] : 1, ls.c_str(),
-              noevent                       ? " (nowait, no event)"
-                  : flags & CL_EVENT_NOWAIT ? " (nowait)"
-                                            : "");
+              noevent && (flags & CL_EVENT_NOWAIT) ? " (nowait, no event)"
+                  : noevent                        ? " (waited for, no event)"
+                  : flags & CL_EVENT_NOWAIT        ? " (nowait)"
+                                                   : "");
     }
     return ev;
 }
@@ -372,6 +373,12 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // with either on, the launch keeps an event of its own (the caller still gets
     // STDCL_LAUNCHED).
     if (noevent && (cp->prof || sync)) flags &= ~CL_EVENT_NOEVENT;
+    // A launch waited for whose event the program does not keep: the kernel queue
+    // is in order, so clFinish waits for it as its event would, and the driver
+    // makes no event (what enqueue + clFinish costs in a raw program).  The
+    // profile and the sync check follow each launch by its event.
+    const bool finish = !(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE)) && !cp->prof && !sync;
+    if (finish) flags |= CL_EVENT_NOEVENT;
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     SmallVec<AllocUse, 8> uses;
@@ -415,9 +422,12 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
         if ((flags & CL_EVENT_NOWAIT) && sync) sync_note_pending_launch(cp, devnum, ki, e, call, caller);
         return e;
     });
+    if (finish) noevent_finish(cp, devnum, call);
     if (flags & CL_EVENT_NOEVENT) return STDCL_LAUNCHED;
     cl_event done = event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
     if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call);
+    // Waited for, and released: the value only says that the launch succeeded.
+    if (!(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE))) return STDCL_LAUNCHED;
     return noevent ? STDCL_LAUNCHED : done;
 }
 
