@@ -4,6 +4,7 @@
 
 #include "config/config.hpp"
 #include "helpers/diag.hpp"
+#include "programs/program.hpp"
 #include "memory/sync_check.hpp"
 
 #include <cstring>
@@ -116,7 +117,7 @@ void* prim_program(PrimState& st, const std::string& name, const std::string& so
     if (prim_handle_open(st.cp, h)) return h;
     auto bad = st.failed.find(name);
     if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
-    h = clsopen_named(st.cp, source.c_str(), name.c_str(), CLLD_NOW);
+    h = open_library_program(st.cp, source.c_str(), name.c_str());
     if (!h) {
         std::string why = take_error("(no message)");
         st.failed[name] = why;

@@ -22,6 +22,7 @@
 #include "kernels/kernel.hpp"
 #include "config/config.hpp"
 #include "helpers/diag.hpp"
+#include "programs/program.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -167,7 +168,7 @@ std::shared_ptr<ReduceState> state_of(CLCONTEXT* cp)
 void* open_kernels(CLCONTEXT* cp, bool dbl)
 {
     std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
-    void* h = clsopen_named(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl", CLLD_NOW);
+    void* h = open_library_program(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl");
     if (!h) fail(STDCL_EBUILD, "clreduce: building the reduction kernels: %s", take_error("(no message)").c_str());
     return h;
 }

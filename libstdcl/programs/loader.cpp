@@ -128,10 +128,12 @@ BuildOptions options_for(const Program& p, const Device& d0)
     o.defines = {"__STDCL__", "__stdcl_kernel__"};
     if (const char* tm = type_macro(d0.type)) o.defines.push_back(tm);
     if (!d0.vendor_macro.empty()) o.defines.push_back(d0.vendor_macro);
-    if (!p.dir.empty()) o.include_dirs.push_back(p.dir);
-    if (p.dir != cwd()) o.include_dirs.push_back(cwd());
-    // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
-    if (!kernel_include_dir().empty()) o.include_dirs.push_back(kernel_include_dir());
+    if (!p.library) {
+        if (!p.dir.empty()) o.include_dirs.push_back(p.dir);
+        if (p.dir != cwd()) o.include_dirs.push_back(cwd());
+        // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
+        if (!kernel_include_dir().empty()) o.include_dirs.push_back(kernel_include_dir());
+    }
     o.user = p.user_options;
     const char* env = env_value("STDCL_BUILD_OPTIONS");
     o.env = env ? env : "";
@@ -435,6 +437,25 @@ std::shared_ptr<Program> text_program(const char* source, const char* call)
     return p;
 }
 
+// The program of source text `name` (clsopen_named), its arguments checked.
+std::shared_ptr<Program> named_program(CLCONTEXT* cp, const char* source, const char* name, const char* call)
+{
+    context_check(cp, call);
+    if (!source) fail(STDCL_EINVAL, "%s: the source is NULL", call);
+    if (!name || !*name) fail(STDCL_EINVAL, "%s: the name is NULL or empty", call);
+    if (std::strpbrk(name, "\"\\\n\r"))
+        fail(STDCL_EINVAL, "%s: the name '%s' holds a '\"', '\\' or a line break (it goes into a #line directive)",
+             call, name);
+    auto p = std::make_shared<Program>();
+    // Line 1 of the text is line 1 of `name` in the compiler's messages.
+    p->sources.push_back(std::string("#line 1 \"") + name + "\"\n" + source);
+    p->unit_names.push_back(std::string("'") + name + "'");
+    p->origins.push_back(std::string("source text '") + name + "'");
+    p->name = p->unit_names[0];
+    p->key = content_key(p->sources);
+    return p;
+}
+
 }  // namespace
 
 const std::string& kernel_include_dir()
@@ -454,6 +475,16 @@ void context_release_programs(CLCONTEXT* cp)
         std::lock_guard<std::mutex> lock(p->build_mu);
         release_program(*p);
     }
+}
+
+void* open_library_program(CLCONTEXT* cp, const char* source, const char* name)
+{
+    return guarded<void*>(nullptr, [&]() -> void* {
+        auto p = named_program(cp, source, name, "clsopen_named");
+        p->library = true;
+        p->key = "library " + p->key;  // never the same program as a program's own text
+        return open_program(cp, p, CLLD_NOW, "clsopen_named");
+    });
 }
 
 }  // namespace stdcl
@@ -497,22 +528,7 @@ STDCL_API void* clsopen_opt(CLCONTEXT* cp, const char* source, const char* optio
 STDCL_API void* clsopen_named(CLCONTEXT* cp, const char* source, const char* name, int flags)
 {
     return guarded<void*>(nullptr, [&]() -> void* {
-        context_check(cp, "clsopen_named");
-        if (!source) fail(STDCL_EINVAL, "clsopen_named: the source is NULL");
-        if (!name || !*name) fail(STDCL_EINVAL, "clsopen_named: the name is NULL or empty");
-        if (std::strpbrk(name, "\"\\\n\r"))
-            fail(STDCL_EINVAL,
-                 "clsopen_named: the name '%s' holds a '\"', '\\' or a line break (it goes into a #line "
-                 "directive)",
-                 name);
-        auto p = std::make_shared<Program>();
-        // Line 1 of the text is line 1 of `name` in the compiler's messages.
-        p->sources.push_back(std::string("#line 1 \"") + name + "\"\n" + source);
-        p->unit_names.push_back(std::string("'") + name + "'");
-        p->origins.push_back(std::string("source text '") + name + "'");
-        p->name = p->unit_names[0];
-        p->key = content_key(p->sources);
-        return open_program(cp, p, flags, "clsopen_named");
+        return open_program(cp, named_program(cp, source, name, "clsopen_named"), flags, "clsopen_named");
     });
 }
 

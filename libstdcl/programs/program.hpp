@@ -18,6 +18,10 @@ struct Program {
     std::string dir;  // the kernel file's directory ("" for source)
     std::string key;  // identity for reuse, with user_options: content (and folder)
     bool embedded = false;  // the kernels linked into the program (clcc)
+    // The library's own kernels (clsort, clscan, clreduce): they include nothing,
+    // so they build without -I folders, with the same options in every tree and
+    // folder (a compiler's cache then finds them wherever the program runs).
+    bool library = false;
     int flags = 0;
     int refs = 1;
     std::mutex build_mu;  // one build at a time; guards cl and kernels
@@ -38,5 +42,9 @@ struct Program {
 // -I it): <the library's folder>/../include when stdcl.h is there, else the
 // configured includedir when it is there, else "" (no -I).  Found once.
 const std::string& kernel_include_dir();
+
+// clsopen_named for the library's own kernels (Program::library): the same
+// handle and failures (NULL, clerror()), built at once, without -I folders.
+void* open_library_program(CLCONTEXT* cp, const char* source, const char* name);
 
 }  // namespace stdcl
