@@ -333,7 +333,6 @@ void destroy_context(CLCONTEXT* cp)
     }
     // The kernels first: no kernel holds a memory object released below.
     context_release_programs(cp);
-    reduce_forget_context(cp);
     prims_forget_context(cp);
     wait_forget_context(cp);
     memory_forget_context(cp);

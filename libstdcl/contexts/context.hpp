@@ -118,9 +118,8 @@ bool context_live(CLCONTEXT* cp);
 // first of stddev, stdcpu, stdgpu, stdacc.
 CLCONTEXT* context_of_cl(cl_context c);
 void context_release_programs(CLCONTEXT* cp);
-// Releases clreduce's kernels and partial-value buffers of cp (reduce.cpp).
-void reduce_forget_context(CLCONTEXT* cp) noexcept;
-// Releases clsort's and clscan's programs' scratch memory of cp (prims.cpp).
+// Forgets the programs of clsort, clscan and clreduce of cp and releases their
+// scratch memory (prims.cpp).
 void prims_forget_context(CLCONTEXT* cp) noexcept;
 
 }  // namespace stdcl

@@ -59,8 +59,8 @@ struct Scratch {
     size_t bytes = 0;
 };
 
-// What clsort and clscan keep per context: their programs and each device's
-// scratch memory.
+// What clsort, clscan and clreduce keep per context: their programs and each
+// device's scratch memory.
 struct PrimState {
     CLCONTEXT* cp = nullptr;
     cl_context ctx = nullptr;  // with cp: the context this state is for
@@ -68,6 +68,7 @@ struct PrimState {
     std::map<std::string, void*> handles;  // program name -> clsopen_named handle
     std::map<std::string, std::string> failed;  // program name -> why its build failed
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
+    std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (clreduce's first call)
     ~PrimState();
 };
 // Whether h is a program handle cp still has open (clreduce's too).

@@ -109,62 +109,6 @@ struct TypeInfo {
 const TypeInfo kTypes[7] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}, {"uint", 4}, {"ulong", 8}};
 const char* const kOps[4] = {"", "sum", "min", "max"};
 
-struct DeviceState {
-    cl_uint units = 1;
-    cl_mem parts = nullptr;  // kMaxParts * 8 bytes
-};
-
-struct ReduceState {
-    CLCONTEXT* cp = nullptr;
-    cl_context ctx = nullptr;  // with cp: the context this state is for
-    std::mutex mu;  // one clreduce at a time per context
-    void* basic = nullptr;  // clsopen_named handles (nullptr: not built)
-    void* dbl = nullptr;
-    std::vector<DeviceState> devs;
-    ~ReduceState()
-    {
-        for (auto& d : devs)
-            if (d.parts) clReleaseMemObject(d.parts);
-    }
-};
-
-std::mutex g_states_mu;
-std::vector<std::shared_ptr<ReduceState>>& states()
-{
-    static auto* v = new std::vector<std::shared_ptr<ReduceState>>;  // usable during exit
-    return *v;
-}
-
-void forget_state(CLCONTEXT* cp)
-{
-    std::shared_ptr<ReduceState> gone;  // released after the lock (clReleaseMemObject)
-    std::lock_guard<std::mutex> lock(g_states_mu);
-    auto& v = states();
-    for (size_t i = 0; i < v.size(); ++i)
-        if (v[i]->cp == cp) {
-            gone = std::move(v[i]);
-            v.erase(v.begin() + long(i));
-            break;
-        }
-}
-
-std::shared_ptr<ReduceState> state_of(CLCONTEXT* cp)
-{
-    std::lock_guard<std::mutex> lock(g_states_mu);
-    auto& v = states();
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (v[i]->cp != cp) continue;
-        if (v[i]->ctx == cp->ctx) return v[i];
-        v.erase(v.begin() + long(i));  // a destroyed context's address, reused
-        break;
-    }
-    auto s = std::make_shared<ReduceState>();
-    s->cp = cp;
-    s->ctx = cp->ctx;
-    v.push_back(s);
-    return s;
-}
-
 void* open_kernels(CLCONTEXT* cp, bool dbl)
 {
     std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
@@ -263,7 +207,7 @@ struct Reduction {
     int type, op;
     size_t n, off;
     std::shared_ptr<Allocation> alloc;
-    ReduceState* st;
+    PrimState* st;
     void* handle;
     std::vector<unsigned> devs;
     std::vector<cl_event> events;
@@ -287,7 +231,6 @@ struct Reduction {
         const size_t es = kTypes[type].size;
         unsigned dn = devs[k];
         Device& d = cp->devs[dn];
-        DeviceState& ds = st->devs[dn];
         size_t first = n / devs.size() * k + std::min(k, n % devs.size());
         size_t count = n / devs.size() + (k < n % devs.size() ? 1 : 0);
         if (count == 0) return;
@@ -299,11 +242,8 @@ struct Reduction {
         auto ki = kernel_find(k0);
         size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
         cl_kernel kern = ki->per_group[g];
-        if (!ds.parts) {
-            cl_int err = CL_SUCCESS;
-            ds.parts = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE, kMaxParts * 8, nullptr, &err);
-            check_cl(err, "clreduce: clCreateBuffer for the partial values");
-        }
+        cl_mem parts_mem = prim_scratch(*st, dn, "reduce parts", kMaxParts * 8, "clreduce");
+        const cl_uint units = st->units[dn];
         size_t local = 1, groups = 0, chunk = 0;
         if (strided) {
             size_t kmax = 256;
@@ -311,9 +251,9 @@ struct Reduction {
                      "clreduce: clGetKernelWorkGroupInfo");
             local = 1;
             while (local * 2 <= std::min<size_t>(kmax, 256)) local *= 2;
-            groups = std::min<size_t>({size_t(ds.units) * 8, kMaxParts, (count + local - 1) / local});
+            groups = std::min<size_t>({size_t(units) * 8, kMaxParts, (count + local - 1) / local});
         } else {
-            size_t want = std::min<size_t>(size_t(ds.units) * 8, kMaxParts);
+            size_t want = std::min<size_t>(size_t(units) * 8, kMaxParts);
             chunk = (count + want - 1) / want;
             chunk = (chunk + 15) / 16 * 16;  // whole vector steps
             groups = (count + chunk - 1) / chunk;
@@ -331,7 +271,7 @@ struct Reduction {
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof a_chunk, &a_chunk);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 4, sizeof ds.parts, &ds.parts);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 4, sizeof parts_mem, &parts_mem);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 5, local * es, nullptr);
         check_cl(err, "clreduce: clSetKernelArg");
         size_t global = groups * local;
@@ -348,7 +288,7 @@ struct Reduction {
         if (cp->prof) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
         parts[k].assign(groups * es, 0);
         cl_event rev = nullptr;
-        check_cl(clEnqueueReadBuffer(d.queue, ds.parts, CL_FALSE, 0, groups * es, parts[k].data(), 0, nullptr, &rev),
+        check_cl(clEnqueueReadBuffer(d.queue, parts_mem, CL_FALSE, 0, groups * es, parts[k].data(), 0, nullptr, &rev),
                  "clreduce: clEnqueueReadBuffer of the partial values");
         events.push_back(rev);
         clFlush(d.queue);
@@ -388,17 +328,17 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     bool dbl = type == CL_REDUCE_DOUBLE;
     if (dbl) check_double(cp);
 
-    auto st = state_of(cp);
+    auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void*& handle = dbl ? st->dbl : st->basic;
+    // Opened again after a failed build (clsort's and clscan's fail at once).
+    void*& handle = st->handles[dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl"];
     if (!prim_handle_open(cp, handle)) handle = open_kernels(cp, dbl);
-    if (st->devs.size() != cp->devs.size()) {
-        std::vector<DeviceState> nd(cp->devs.size());
+    if (st->units.size() != cp->devs.size()) {
+        std::vector<cl_uint> units(cp->devs.size(), 1);
         for (size_t i = 0; i < cp->devs.size(); ++i)
-            check_cl(
-                clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof nd[i].units, &nd[i].units, nullptr),
-                "clreduce: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
-        st->devs.swap(nd);
+            check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units[i], &units[i], nullptr),
+                     "clreduce: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+        st->units.swap(units);
     }
     AllocUse use(alloc);  // clfree waits for this call
     Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, std::vector<std::vector<char>>(devs.size()),
@@ -422,16 +362,6 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 }
 
 }  // namespace
-
-void reduce_forget_context(CLCONTEXT* cp) noexcept
-{
-    try {
-        forget_state(cp);
-    } catch (...) {
-        // std::mutex::lock failed: the state stays listed; state_of replaces it
-        // when the address comes back.
-    }
-}
 
 }  // namespace stdcl
 
