@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* event_costs.c: what the driver calls around a launch cost, one by one, in
+ * raw OpenCL (the Makefile links OpenCL alone).  BENCHMARKS.md (Table 1.11)
+ * uses it to say where a libstdcl launch's time goes beyond raw OpenCL's.
+ *
+ *   event_costs [-n calls] [-r rounds]
+ *
+ * Each row times `calls` calls (default 20000) in a loop, `rounds` times
+ * (default 5), and prints the median time per call:
+ *   launch             clEnqueueNDRangeKernel of an empty kernel, no event
+ *   launch + event     the same with an event, released at once
+ *   retain + release   clRetainEvent and clReleaseEvent of a completed event
+ *   status query       clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)
+ *   wait (complete)    clWaitForEvents of one completed event
+ *   flush              clFlush of an idle queue
+ *   finish (idle)      clFinish of an idle queue
+ *   marker             clEnqueueMarkerWithWaitList with an event, released
+ * Launch rows finish the queue after each batch of 1000 launches (inside the
+ * time).  Uses the first GPU, else the first device of the first platform.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        cl_int e_ = (call);                                                                                            \
+        if (e_ != CL_SUCCESS) {                                                                                        \
+            fprintf(stderr, "event_costs: %s failed (%d)\n", #call, (int)e_);                                          \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+static int cmp(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+enum { LAUNCH, LAUNCH_EVENT, RETAIN, STATUS, WAIT, FLUSH, FINISH, MARKER, NROWS };
+static const char* names[NROWS] = {"launch",          "launch + event", "retain + release", "status query",
+                                   "wait (complete)", "flush",          "finish (idle)",    "marker"};
+
+int main(int argc, char** argv)
+{
+    long calls = 20000;
+    int rounds = 5;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc)
+            calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [-n calls] [-r rounds]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (calls < 1000 || rounds < 1 || rounds > 99) {
+        fprintf(stderr, "event_costs: -n 1000 or more, -r 1..99\n");
+        return 2;
+    }
+    cl_platform_id plats[8];
+    cl_uint np = 0;
+    CHECK(clGetPlatformIDs(8, plats, &np));
+    cl_device_id dev = NULL;
+    cl_platform_id plat = plats[0];
+    for (cl_uint p = 0; p < np && !dev; ++p)
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) == CL_SUCCESS) plat = plats[p];
+    if (!dev) CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    char pname[256] = "", dname[256] = "";
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    printf("event_costs: %s, %s; %ld calls a round, median of %d rounds\n", pname, dname, calls, rounds);
+
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    CHECK(err);
+    const char* src = "__kernel void empty(__global int* x) { }";
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(prog, 1, &dev, "", NULL, NULL));
+    cl_kernel k = clCreateKernel(prog, "empty", &err);
+    CHECK(err);
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    size_t g = 1;
+    cl_event done = NULL;
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &done));
+    CHECK(clFinish(q));
+
+    printf("%-18s %10s\n", "call", "ns a call");
+    for (int r = 0; r < NROWS; ++r) {
+        double t[99];
+        for (int round = 0; round < rounds + 1; ++round) { /* round 0: warm-up */
+            double t0 = now_ns();
+            for (long i = 0; i < calls; ++i) {
+                cl_event e = NULL;
+                cl_int st = 0;
+                switch (r) {
+                case LAUNCH: CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL)); break;
+                case LAUNCH_EVENT:
+                    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &e));
+                    CHECK(clReleaseEvent(e));
+                    break;
+                case RETAIN:
+                    CHECK(clRetainEvent(done));
+                    CHECK(clReleaseEvent(done));
+                    break;
+                case STATUS:
+                    CHECK(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+                    break;
+                case WAIT: CHECK(clWaitForEvents(1, &done)); break;
+                case FLUSH: CHECK(clFlush(q)); break;
+                case FINISH: CHECK(clFinish(q)); break;
+                case MARKER:
+                    CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
+                    CHECK(clReleaseEvent(e));
+                    break;
+                }
+                if ((r == LAUNCH || r == LAUNCH_EVENT || r == MARKER) && i % 1000 == 999) CHECK(clFinish(q));
+            }
+            CHECK(clFinish(q));
+            if (round > 0) t[round - 1] = (now_ns() - t0) / (double)calls;
+        }
+        qsort(t, (size_t)rounds, sizeof t[0], cmp);
+        printf("%-18s %10.1f\n", names[r], t[rounds / 2]);
+    }
+    clReleaseEvent(done);
+    clReleaseKernel(k);
+    clReleaseMemObject(buf);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}
