@@ -304,23 +304,13 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         // thread also finds and waits for them; whoever finishes first removes them.
         EventList& el = *d.events;
         std::vector<cl_event> evs;
-        // The kernel queue is in order: its newest tracked event is waited for, and
-        // the others it held (burst) are then looked at, not waited for one by one.
-        // With CL_EVENT_NORELEASE every event is waited for and stays tracked.
-        const bool newest_only = (which & CL_KERNEL_EVENT) && !(flags & CL_EVENT_NORELEASE);
-        std::vector<cl_event> burst;  // not retained: compared by handle under el.mu
         cl_int rerr = CL_SUCCESS;
         std::uint64_t noev = 0;  // the newest event-less launch to join
         {
             std::lock_guard<std::mutex> lock(el.mu);
             if ((which & CL_KERNEL_EVENT) && el.noev_seq > el.noev_joined) noev = el.noev_seq;
             evs.reserve(el.kernel.size() + el.mem.size() + 1);  // + the marker for noev
-            if (newest_only && !el.kernel.empty()) {
-                burst.assign(el.kernel.begin(), el.kernel.end() - 1);
-                evs.push_back(el.kernel.back());
-            } else if (which & CL_KERNEL_EVENT) {
-                evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
-            }
+            if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
             // Our own reference on each, so a concurrent clwait that finishes first
             // cannot release them under us.  Only events we retained are released.
@@ -363,54 +353,17 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             }
         if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
             std::sort(evs.begin(), evs.end());
-            std::sort(burst.begin(), burst.end());
-            // The burst's events still running: enqueued by another thread after the
-            // newest was taken, or on a queue that does not keep their order.
-            std::vector<cl_event> rest;
-            auto take = [&](std::vector<cl_event>& list, bool kernels) {
+            std::lock_guard<std::mutex> lock(el.mu);
+            for (auto* list : {&el.kernel, &el.mem}) {
                 size_t keep = 0;
-                for (cl_event e : list) {
-                    bool mine = std::binary_search(evs.begin(), evs.end(), e);
-                    if (!mine && kernels && std::binary_search(burst.begin(), burst.end(), e)) {
-                        cl_int st = CL_QUEUED;
-                        cl_int qerr = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-                        if (qerr == CL_SUCCESS && st < 0 && worst == CL_SUCCESS) worst = st;
-                        mine = qerr == CL_SUCCESS && st <= CL_COMPLETE;
-                        if (!mine && clRetainEvent(e) == CL_SUCCESS) rest.push_back(e);
-                    }
-                    if (mine)
+                for (cl_event e : *list) {
+                    if (!std::binary_search(evs.begin(), evs.end(), e))
+                        (*list)[keep++] = e;
+                    else
                         clReleaseEvent(e);  // the list's reference
-                    else
-                        list[keep++] = e;
                 }
-                list.resize(keep);
-            };
-            {
-                std::lock_guard<std::mutex> lock(el.mu);
-                take(el.kernel, true);
-                take(el.mem, false);
+                list->resize(keep);
             }
-            if (!rest.empty()) {
-                cl_int rerr2 = clWaitForEvents(cl_uint(rest.size()), rest.data());
-                if (rerr2 != CL_SUCCESS && err == CL_SUCCESS) err = rerr2;
-                for (cl_event e : rest) {
-                    cl_int st = CL_COMPLETE;
-                    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-                    if (st < 0 && worst == CL_SUCCESS) worst = st;
-                }
-                evs.insert(evs.end(), rest.begin(), rest.end());  // released below
-                std::sort(rest.begin(), rest.end());
-                std::lock_guard<std::mutex> lock(el.mu);
-                size_t keep = 0;
-                for (cl_event e : el.kernel) {
-                    if (std::binary_search(rest.begin(), rest.end(), e))
-                        clReleaseEvent(e);
-                    else
-                        el.kernel[keep++] = e;
-                }
-                el.kernel.resize(keep);
-            }
-            if (worst != CL_SUCCESS && err == CL_SUCCESS) err = worst;
         }
         for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
         if (cp->prof) profile_harvest(cp, int(devnum), false);
