@@ -527,6 +527,10 @@ static void test_bad_arguments_fail_with_a_message_and_write_nothing(void** stat
     expect_fail(clscan(g_cp, 0, k, ro, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "clscan: out");
     expect_fail(clscan(g_cp, 0, wo, v, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "clscan: in");
     expect_fail(clscan(g_cp, 0, wo, wo, M, CL_REDUCE_INT, CL_REDUCE_SUM, 0), STDCL_EINVAL, "CL_MEM_WO");
+    int wsum = 12345;
+    expect_fail(clreduce(g_cp, 0, wo, M, CL_REDUCE_INT, CL_REDUCE_SUM, &wsum), STDCL_EINVAL,
+                "is CL_MEM_WO (kernels only write it), and clreduce reads it");
+    assert_int_equal(wsum, 12345);
     /* A read-only input and a write-only output are what a scan wants. */
     for (int i = 0; i < M; i++) ro[i] = 1;
     assert_non_null(clmsync(g_cp, 0, ro, CL_MEM_DEVICE));

@@ -182,6 +182,9 @@ std::shared_ptr<Allocation> checked_array(CLCONTEXT* cp, unsigned devnum, const 
         fail(STDCL_EINVAL, "clreduce: %zu %s elements from %p pass the end of the allocation (%zu fit)", n,
              kTypes[type].name, ptr, room);
     if (alloc->is_image) fail(STDCL_EINVAL, "clreduce: the allocation at %p is an image", (void*)alloc->host);
+    if (alloc->flags & CL_MEM_WO)
+        fail(STDCL_EINVAL, "clreduce: the allocation at %p is CL_MEM_WO (kernels only write it), and clreduce reads it",
+             (void*)alloc->host);
     return alloc;
 }
 
