@@ -117,11 +117,13 @@ void* prim_program(PrimState& st, const std::string& name, const std::string& so
     if (prim_handle_open(st.cp, h)) return h;
     auto bad = st.failed.find(name);
     if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
-    h = open_library_program(st.cp, source.c_str(), name.c_str());
-    if (!h) {
-        std::string why = take_error("(no message)");
-        st.failed[name] = why;
-        fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), why.c_str());
+    try {
+        h = open_library_program(st.cp, source.c_str(), name.c_str());
+    } catch (const Error& e) {
+        // The compiler refused it: it would again.  Anything else (memory, a
+        // failed OpenCL call) may pass next time, and is tried again.
+        if (e.code == STDCL_EBUILD) st.failed[name] = e.msg;
+        fail(e.code, "%s: building its kernels (%s): %s", call, name.c_str(), e.msg.c_str());
     }
     return h;
 }

@@ -76,7 +76,8 @@ bool prim_handle_open(CLCONTEXT* cp, void* h);
 // cp's state (made at the first call), its mutex not held.
 std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);
 // The program `name` of st's context (built from source at the first call),
-// for `call`; a build that failed fails again at once.
+// for `call`; a build the compiler refused fails again at once, any other
+// failure (memory, an OpenCL call) is tried again at the next call.
 void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call);
 // Device dn's scratch buffer `name` of at least bytes bytes.
 cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call);

@@ -112,9 +112,11 @@ const char* const kOps[4] = {"", "sum", "min", "max"};
 void* open_kernels(CLCONTEXT* cp, bool dbl)
 {
     std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
-    void* h = open_library_program(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl");
-    if (!h) fail(STDCL_EBUILD, "clreduce: building the reduction kernels: %s", take_error("(no message)").c_str());
-    return h;
+    try {
+        return open_library_program(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl");
+    } catch (const Error& e) {
+        fail(e.code, "clreduce: building the reduction kernels: %s", e.msg.c_str());
+    }
 }
 
 // The layout for device d: true for strided.

@@ -479,12 +479,10 @@ void context_release_programs(CLCONTEXT* cp)
 
 void* open_library_program(CLCONTEXT* cp, const char* source, const char* name)
 {
-    return guarded<void*>(nullptr, [&]() -> void* {
-        auto p = named_program(cp, source, name, "clsopen_named");
-        p->library = true;
-        p->key = "library " + p->key;  // never the same program as a program's own text
-        return open_program(cp, p, CLLD_NOW, "clsopen_named");
-    });
+    auto p = named_program(cp, source, name, "clsopen_named");
+    p->library = true;
+    p->key = "library " + p->key;  // never the same program as a program's own text
+    return open_program(cp, p, CLLD_NOW, "clsopen_named");
 }
 
 }  // namespace stdcl

@@ -44,7 +44,8 @@ struct Program {
 const std::string& kernel_include_dir();
 
 // clsopen_named for the library's own kernels (Program::library): the same
-// handle and failures (NULL, clerror()), built at once, without -I folders.
+// handle, built at once, without -I folders; throws Error on failure
+// (STDCL_EBUILD when the compiler refused the source).
 void* open_library_program(CLCONTEXT* cp, const char* source, const char* name);
 
 }  // namespace stdcl
