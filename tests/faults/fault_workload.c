@@ -11,7 +11,7 @@
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
- * clmcopy, a foreign command announced on a queue of the workload's own
+ * clmcopy, clsort, clreduce and clscan, a foreign command announced on a queue of the workload's own
  * after a NOWAIT upload (clforeign_begin/end) and stdcl_queue's hand-over of
  * a kernel queue, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
@@ -116,6 +116,7 @@ static int run_round(CLCONTEXT* cp)
     int rc = ROUND_OK;
     void *h = NULL, *bad = NULL;
     float *a = NULL, *b = NULL, *c = NULL, *dup = NULL, *tick = NULL;
+    int* keys = NULL;
     cl_float4 *img = NULL, *out = NULL;
     cl_kernel k_axpb, k_scale, k_image, k_noop;
     const float s = 3.0f, two = 2.0f, one = 1.0f;
@@ -302,6 +303,44 @@ static int run_round(CLCONTEXT* cp)
             goto done;
         }
 
+    /* clsort, clreduce and clscan on device 1: N keys N..1 sorted to 1..N,
+     * summed, scanned in place, brought back. */
+    if (!(keys = (int*)clmalloc(cp, N * sizeof(int), 0))) {
+        rc = failed("clmalloc(keys)");
+        goto done;
+    }
+    for (int i = 0; i < N; i++) keys[i] = N - i;
+    if (!clmsync(cp, 1, keys, CL_MEM_DEVICE | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(keys, device)");
+        goto done;
+    }
+    if (clsort(cp, 1, keys, N, CL_REDUCE_INT, CL_EVENT_NOWAIT) != 0) {
+        rc = failed("clsort");
+        goto done;
+    }
+    int ksum = 0;
+    if (clreduce(cp, 1, keys, N, CL_REDUCE_INT, CL_REDUCE_SUM, &ksum) != 0) {
+        rc = failed("clreduce");
+        goto done;
+    }
+    if (ksum != N * (N + 1) / 2) {
+        rc = wrong("clreduce of keys", 0, ksum, N * (N + 1) / 2);
+        goto done;
+    }
+    if (clscan(cp, 1, keys, keys, N, CL_REDUCE_INT, CL_REDUCE_SUM, 0) != 0) {
+        rc = failed("clscan");
+        goto done;
+    }
+    if (!clmsync(cp, 1, keys, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(keys, host)");
+        goto done;
+    }
+    for (int i = 0; i < N; i++)
+        if (keys[i] != (i + 1) * (i + 2) / 2) {
+            rc = wrong("scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
+            goto done;
+        }
+
     /* An image, written to each device, read by a kernel, and read back. */
     if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) {
         rc = failed("clmalloc(image)");
@@ -410,7 +449,7 @@ done:
         stdcl_wait(cp, 1, CL_ALL_EVENT);
         clerror();
     }
-    void* mem[] = {a, b, c, dup, img, out, tick};
+    void* mem[] = {a, b, c, dup, keys, img, out, tick};
     for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
         if (mem[i] && clfree(mem[i]) != 0 && rc == ROUND_OK) rc = failed("clfree");
     if (h && clclose(cp, h) != 0 && rc == ROUND_OK) rc = failed("clclose");
