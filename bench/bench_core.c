@@ -207,15 +207,21 @@ static void raw_stream_fixed_args(void)
  * clEnqueueNDRangeKernel with no event, then clFinish.  (1s') The raw stream
  * with what libstdcl's NOWAIT launch adds to it: an event per launch
  * (released at once), a clFlush per launch, or both. */
+/* One raw launch of the six-argument kernel as a program written against
+ * OpenCL makes it: every argument set, k the one that changes; its event
+ * (when asked for) released at once. */
+static void raw_launch_six(int k, int event)
+{
+    raw_stream_fixed_args();
+    OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+    cl_event ev = NULL;
+    OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, event ? &ev : NULL) == CL_SUCCESS);
+    if (ev) clReleaseEvent(ev);
+}
 static void raw_stream_with(long n, int event, int flush)
 {
     for (long i = 0; i < n; ++i) {
-        int k = (int)i;
-        raw_stream_fixed_args();
-        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
-        cl_event ev = NULL;
-        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, event ? &ev : NULL) == CL_SUCCESS);
-        if (ev) clReleaseEvent(ev);
+        raw_launch_six((int)i, event);
         if (flush) clFlush(q);
     }
     OK(clFinish(q) == CL_SUCCESS);
@@ -263,10 +269,7 @@ static void w_stream_noevent(long n)
 static void raw_wait_each(long n)
 {
     for (long i = 0; i < n; ++i) {
-        int k = (int)i;
-        raw_stream_fixed_args();
-        OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
-        OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
+        raw_launch_six((int)i, 0);
         OK(clFinish(q) == CL_SUCCESS);
     }
 }
@@ -282,12 +285,7 @@ static void w_wait_each(long n)
 static void raw_step3(long n)
 {
     for (long i = 0; i < n; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            int k = (int)(3 * i + j);
-            raw_stream_fixed_args();
-            OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
-            OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, NULL) == CL_SUCCESS);
-        }
+        for (int j = 0; j < 3; ++j) raw_launch_six((int)(3 * i + j), 0);
         OK(clFinish(q) == CL_SUCCESS);
     }
 }
