@@ -2,11 +2,14 @@
 // calls.cpp: each thread's slot of calls in flight (calls.hpp).
 #include "helpers/calls.hpp"
 
+#include <new>
+
 #include "helpers/diag.hpp"
 
 #include <pthread.h>
 
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace stdcl {
@@ -27,9 +30,16 @@ struct Slots {
 };
 Slots& slots()
 {
-    static Slots* s = new Slots;  // never destroyed: threads end during exit
-    return *s;
+    // Never destroyed (nothing to destroy: a mutex and a pointer), and made
+    // without an allocation that could fail inside a call's noexcept entry.
+    static Slots s;
+    return s;
 }
+
+// The slot of a thread whose own could not be allocated: shared, listed once,
+// never freed.  The exit handler and clcontext_destroy still see its calls.
+CallSlot g_shared_slot;
+bool g_shared_listed = false;  // under slots().mu
 
 // What the exit handler decided: still running, deciding (a call that enters
 // waits for the decision), calls go on (nothing is released), or releasing
@@ -70,7 +80,16 @@ CallSlot* my_slot()
 {
     CallSlot* s = t_slot;
     if (s) return s;
-    s = new CallSlot;
+    s = new (std::nothrow) CallSlot;
+    if (!s) {  // out of memory: the shared slot, and a new try at the next call
+        std::lock_guard<std::mutex> lock(slots().mu);
+        if (!g_shared_listed) {
+            g_shared_slot.next = slots().head;
+            slots().head = &g_shared_slot;
+            g_shared_listed = true;
+        }
+        return &g_shared_slot;
+    }
     {
         std::lock_guard<std::mutex> lock(slots().mu);
         s->next = slots().head;

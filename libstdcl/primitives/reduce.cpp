@@ -280,6 +280,10 @@ struct Reduction {
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 5, local * es, nullptr);
         check_cl(err, "clreduce: clSetKernelArg");
         size_t global = groups * local;
+        // Room for this part's two events before either is made: a push that
+        // failed would lose an event the driver holds.
+        events.reserve(events.size() + 2);
+        if (cp->prof) launched.reserve(launched.size() + 1);
         cl_event kev = nullptr;
         {
             // After the pending commands on the array (a NOWAIT clmsync or kernel
