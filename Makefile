@@ -506,9 +506,9 @@ $(BENCHES): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_SO)
 # bench_startup's children link as small programs do: startup_empty with
 # -lstdcl, startup_raw with OpenCL alone, neither with OpenMP or libpng, so
 # that each loads only what it needs.
-# subbuffer_order, flush_probe and event_costs test the driver alone: raw OpenCL, no libstdcl either.
+# subbuffer_order, flush_probe, event_costs and reduce_costs test the driver alone: raw OpenCL, no libstdcl either.
 RAW_OPENCL_BENCHES = $(BUILD)/bench/startup_raw $(BUILD)/bench/subbuffer_order $(BUILD)/bench/subbuffer_threads \
-    $(BUILD)/bench/flush_probe $(BUILD)/bench/event_costs
+    $(BUILD)/bench/flush_probe $(BUILD)/bench/event_costs $(BUILD)/bench/reduce_costs
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private OPENMP_CFLAGS =
 $(BUILD)/bench/startup_empty $(RAW_OPENCL_BENCHES): private PNG_LINK =
 $(RAW_OPENCL_BENCHES): private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* reduce_costs.c: where the time of a float sum of n elements goes on a GPU, in
+ * raw OpenCL (the Makefile links OpenCL alone).  BENCHMARKS.md (Table 15.4)
+ * uses it to choose clreduce's GPU kernel and the way its result comes back.
+ *
+ *   reduce_costs [-r reps] [--min LOG2] [--max LOG2]
+ *
+ * For n = 2^min, 2^(min+2) .. 2^max floats (default 2^10..2^28), each kernel
+ * below is run `reps` times (default 30, after 3 warm-ups) with each way of
+ * bringing the group sums back, and the median wall time of a whole call is
+ * printed in us, with the bandwidth (4n bytes over that time).  The host adds
+ * the group sums; the result is checked against a double sum.
+ *   kernels (G groups of 256 work-items, CU = compute units):
+ *     scalar x4    work-item i reads i, i + S, ... (S the global size), four
+ *                  loads in flight; G = 8 CU
+ *     vec4 x2 G    float4 loads, two in flight; G = 8, 16 or 32 CU
+ *     vec4 x4 G    float4 loads, four in flight; G = 8 or 16 CU
+ *   ways back:
+ *     events       kernel and read with events, clFlush, clWaitForEvents of both
+ *     blocking     kernel without an event, then a blocking read
+ * Uses the first GPU, else the first device of the first platform.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+#define CHECK(call)                                                                                                    \
+    do {                                                                                                               \
+        cl_int e_ = (call);                                                                                            \
+        if (e_ != CL_SUCCESS) {                                                                                        \
+            fprintf(stderr, "reduce_costs: %s failed (%d)\n", #call, (int)e_);                                         \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
+    } while (0)
+
+static int cmp(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+static const char* const src =
+    "__kernel void scalar4(__global const float* x, ulong n, __global float* part, __local float* s)\n"
+    "{\n"
+    "    ulong gs = get_global_size(0), i = get_global_id(0);\n"
+    "    float a0 = 0, a1 = 0, a2 = 0, a3 = 0;\n"
+    "    for (; i + 3 * gs < n; i += 4 * gs) {\n"
+    "        a0 += x[i]; a1 += x[i + gs]; a2 += x[i + 2 * gs]; a3 += x[i + 3 * gs];\n"
+    "    }\n"
+    "    for (; i < n; i += gs) a0 += x[i];\n"
+    "    uint lid = get_local_id(0);\n"
+    "    s[lid] = (a0 + a1) + (a2 + a3);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (uint k = get_local_size(0) / 2; k > 0; k >>= 1) {\n"
+    "        if (lid < k) s[lid] += s[lid + k];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (lid == 0) part[get_group_id(0)] = s[0];\n"
+    "}\n"
+    "#define VEC(NAME, U)\\\n"
+    "__kernel void NAME(__global const float* x, ulong n, __global float* part, __local float* s)\\\n"
+    "{\\\n"
+    "    __global const float4* v = (__global const float4*)x;\\\n"
+    "    ulong nv = n / 4, gs = get_global_size(0), i = get_global_id(0);\\\n"
+    "    float4 a[U];\\\n"
+    "    for (int u = 0; u < U; ++u) a[u] = (float4)(0.0f);\\\n"
+    "    for (; i + (U - 1) * gs < nv; i += U * gs)\\\n"
+    "        for (int u = 0; u < U; ++u) a[u] += v[i + u * gs];\\\n"
+    "    for (; i < nv; i += gs) a[0] += v[i];\\\n"
+    "    for (int u = 1; u < U; ++u) a[0] += a[u];\\\n"
+    "    float t = (a[0].s0 + a[0].s1) + (a[0].s2 + a[0].s3);\\\n"
+    "    if (get_global_id(0) < n % 4) t += x[nv * 4 + get_global_id(0)];\\\n"
+    "    uint lid = get_local_id(0);\\\n"
+    "    s[lid] = t;\\\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\\\n"
+    "    for (uint k = get_local_size(0) / 2; k > 0; k >>= 1) {\\\n"
+    "        if (lid < k) s[lid] += s[lid + k];\\\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\\\n"
+    "    }\\\n"
+    "    if (lid == 0) part[get_group_id(0)] = s[0];\\\n"
+    "}\n"
+    "VEC(vec4x2, 2)\n"
+    "VEC(vec4x4, 4)\n";
+
+struct variant {
+    const char* kernel;
+    const char* label;
+    unsigned per_cu;
+};
+static const struct variant variants[] = {
+    {"scalar4", "scalar x4    8", 8}, {"vec4x2", "vec4 x2      8", 8},  {"vec4x2", "vec4 x2     16", 16},
+    {"vec4x2", "vec4 x2     32", 32}, {"vec4x4", "vec4 x4      8", 8},  {"vec4x4", "vec4 x4     16", 16},
+};
+#define NVAR (sizeof variants / sizeof variants[0])
+
+int main(int argc, char** argv)
+{
+    int reps = 30, lo = 10, hi = 28;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--min") && i + 1 < argc)
+            lo = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--max") && i + 1 < argc)
+            hi = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [-r reps] [--min LOG2] [--max LOG2]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (reps < 1 || reps > 999 || lo < 4 || hi > 30 || lo > hi) {
+        fprintf(stderr, "reduce_costs: -r 1..999, 4 <= --min <= --max <= 30\n");
+        return 2;
+    }
+    cl_platform_id plats[8];
+    cl_uint np = 0;
+    CHECK(clGetPlatformIDs(8, plats, &np));
+    cl_device_id dev = NULL;
+    cl_platform_id plat = plats[0];
+    for (cl_uint p = 0; p < np && !dev; ++p)
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) == CL_SUCCESS) plat = plats[p];
+    if (!dev) CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    char pname[256] = "", dname[256] = "";
+    cl_uint cu = 1;
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    printf("reduce_costs: %s, %s, %u compute units; median of %d calls after 3 warm-ups\n", pname, dname, cu, reps);
+
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    CHECK(err);
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    if (clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "reduce_costs: build failed:\n%s\n", log);
+        return 1;
+    }
+    size_t nmax = (size_t)1 << hi;
+    float* host = malloc(nmax * sizeof(float));
+    if (!host) return 1;
+    for (size_t i = 0; i < nmax; ++i) host[i] = (float)((i * 2654435761u) % 1000) / 1000.0f;
+    cl_mem x = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nmax * sizeof(float), host, &err);
+    CHECK(err);
+    const size_t maxg = 32 * (size_t)cu;
+    cl_mem part = clCreateBuffer(ctx, CL_MEM_READ_WRITE, maxg * sizeof(float), NULL, &err);
+    CHECK(err);
+    float* parts = malloc(maxg * sizeof(float));
+    double* t = malloc((size_t)reps * sizeof(double));
+    if (!parts || !t) return 1;
+
+    printf("%-6s %-16s %-9s %10s %9s\n", "n", "kernel G/CU", "back", "us a call", "GB/s");
+    for (int lg = lo; lg <= hi; lg += 2) {
+        const cl_ulong n = (cl_ulong)1 << lg;
+        double want = 0;
+        for (size_t i = 0; i < n; ++i) want += host[i];
+        for (size_t v = 0; v < NVAR; ++v) {
+            cl_kernel k = clCreateKernel(prog, variants[v].kernel, &err);
+            CHECK(err);
+            size_t local = 256, groups = variants[v].per_cu * (size_t)cu;
+            size_t need = (size_t)(n / (strncmp(variants[v].kernel, "vec", 3) ? 1 : 4) + local - 1) / local;
+            if (groups > need) groups = need ? need : 1;
+            size_t global = groups * local;
+            CHECK(clSetKernelArg(k, 0, sizeof x, &x));
+            CHECK(clSetKernelArg(k, 1, sizeof n, &n));
+            CHECK(clSetKernelArg(k, 2, sizeof part, &part));
+            CHECK(clSetKernelArg(k, 3, local * sizeof(float), NULL));
+            for (int way = 0; way < 2; ++way) {
+                double got = 0;
+                for (int r = -3; r < reps; ++r) {
+                    double t0 = now_us();
+                    if (way == 0) {
+                        cl_event ev[2];
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, &ev[0]));
+                        CHECK(clEnqueueReadBuffer(q, part, CL_FALSE, 0, groups * sizeof(float), parts, 0, NULL,
+                                                  &ev[1]));
+                        CHECK(clFlush(q));
+                        CHECK(clWaitForEvents(2, ev));
+                        clReleaseEvent(ev[0]);
+                        clReleaseEvent(ev[1]);
+                    } else {
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+                        CHECK(clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), parts, 0, NULL, NULL));
+                    }
+                    float s = 0;
+                    for (size_t g = 0; g < groups; ++g) s += parts[g];
+                    if (r >= 0) t[r] = now_us() - t0;
+                    got = s;
+                }
+                qsort(t, (size_t)reps, sizeof t[0], cmp);
+                double us = t[reps / 2];
+                int ok = fabs(got - want) <= 1e-4 * fabs(want) + 1e-3;
+                printf("2^%-4d %-16s %-9s %10.1f %9.0f%s\n", lg, variants[v].label, way ? "blocking" : "events", us,
+                       (double)n * 4 / us / 1e3, ok ? "" : "  WRONG SUM");
+            }
+            clReleaseKernel(k);
+        }
+    }
+    free(t);
+    free(parts);
+    free(host);
+    clReleaseMemObject(part);
+    clReleaseMemObject(x);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}
