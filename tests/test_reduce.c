@@ -2,9 +2,11 @@
 /* test_reduce.c: clreduce: sum, min and max of float, double, int and long
  * arrays on one device and on both, sizes that are not multiples of
  * anything, interior pointers, both layouts (STDCL_REDUCE_LAYOUT), and every
- * bad argument. */
+ * bad argument.  On stdcpu's two PoCL devices; on stdgpu with
+ * STDCL_TEST_CONTEXT=gpu (make check-gpu). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,8 @@
 
 #define N 100003
 
+static CLCONTEXT* g_cp;  /* stdcpu; stdgpu with STDCL_TEST_CONTEXT=gpu (make check-gpu) */
+static unsigned g_dev1;  /* device 1, or 0 where the context has one device */
 static float* g_f;
 static double* g_d;
 static int* g_i;
@@ -25,17 +29,28 @@ static long* g_l;
 
 static void to_devices(void* p)
 {
-    for (unsigned d = 0; d < clgetndev(stdcpu); d++) assert_non_null(clmsync(stdcpu, d, p, CL_MEM_DEVICE));
+    for (unsigned d = 0; d < clgetndev(g_cp); d++) assert_non_null(clmsync(g_cp, d, p, CL_MEM_DEVICE));
 }
 
 static int setup(void** state)
 {
     (void)state;
-    if (tu_need_two_cpu_devices() != 0) return -1;
-    g_f = (float*)clmalloc(stdcpu, N * sizeof(float), 0);
-    g_d = (double*)clmalloc(stdcpu, N * sizeof(double), 0);
-    g_i = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
-    g_l = (long*)clmalloc(stdcpu, N * sizeof(long), 0);
+    const char* which = getenv("STDCL_TEST_CONTEXT");
+    if (which && strcmp(which, "gpu") == 0) {
+        if (!stdgpu) {
+            fprintf(stderr, "test_reduce: STDCL_TEST_CONTEXT=gpu and no stdgpu\n");
+            return -1;
+        }
+        g_cp = stdgpu;
+    } else {
+        if (tu_need_two_cpu_devices() != 0) return -1;
+        g_cp = stdcpu;
+    }
+    g_dev1 = clgetndev(g_cp) > 1 ? 1 : 0;
+    g_f = (float*)clmalloc(g_cp, N * sizeof(float), 0);
+    g_d = (double*)clmalloc(g_cp, N * sizeof(double), 0);
+    g_i = (int*)clmalloc(g_cp, N * sizeof(int), 0);
+    g_l = (long*)clmalloc(g_cp, N * sizeof(long), 0);
     if (!g_f || !g_d || !g_i || !g_l) return -1;
     for (size_t k = 0; k < N; k++) {
         unsigned h = (unsigned)(k * 2654435761u);
@@ -44,11 +59,11 @@ static int setup(void** state)
         g_i[k] = (int)(h % 2000001) - 1000000;
         g_l[k] = (long)(h % 2000000001u) * 4096L - 4096000000000L;
     }
-    for (unsigned d = 0; d < clgetndev(stdcpu); d++) {
-        clmsync(stdcpu, d, g_f, CL_MEM_DEVICE);
-        clmsync(stdcpu, d, g_d, CL_MEM_DEVICE);
-        clmsync(stdcpu, d, g_i, CL_MEM_DEVICE);
-        clmsync(stdcpu, d, g_l, CL_MEM_DEVICE);
+    for (unsigned d = 0; d < clgetndev(g_cp); d++) {
+        clmsync(g_cp, d, g_f, CL_MEM_DEVICE);
+        clmsync(g_cp, d, g_d, CL_MEM_DEVICE);
+        clmsync(g_cp, d, g_i, CL_MEM_DEVICE);
+        clmsync(g_cp, d, g_l, CL_MEM_DEVICE);
     }
     return 0;
 }
@@ -86,14 +101,14 @@ static void check_all(unsigned devnum, size_t off, size_t n)
         double rd = 0;
         int ri = 0;
         long rl = 0;
-        assert_int_equal(clreduce(stdcpu, devnum, g_f + off, n, CL_REDUCE_FLOAT, op, &rf), 0);
+        assert_int_equal(clreduce(g_cp, devnum, g_f + off, n, CL_REDUCE_FLOAT, op, &rf), 0);
         double wf = host_f(g_f + off, n, op);
         assert_float_equal(rf, wf, op == CL_REDUCE_SUM ? 1e-4 * (double)n : 0.0);
-        assert_int_equal(clreduce(stdcpu, devnum, g_d + off, n, CL_REDUCE_DOUBLE, op, &rd), 0);
+        assert_int_equal(clreduce(g_cp, devnum, g_d + off, n, CL_REDUCE_DOUBLE, op, &rd), 0);
         assert_float_equal(rd, host_d(g_d + off, n, op), op == CL_REDUCE_SUM ? 1e-9 * (double)n : 0.0);
-        assert_int_equal(clreduce(stdcpu, devnum, g_i + off, n, CL_REDUCE_INT, op, &ri), 0);
+        assert_int_equal(clreduce(g_cp, devnum, g_i + off, n, CL_REDUCE_INT, op, &ri), 0);
         assert_int_equal(ri, (int)host_i(g_i + off, n, op));
-        assert_int_equal(clreduce(stdcpu, devnum, g_l + off, n, CL_REDUCE_LONG, op, &rl), 0);
+        assert_int_equal(clreduce(g_cp, devnum, g_l + off, n, CL_REDUCE_LONG, op, &rl), 0);
         assert_true(rl == host_l(g_l + off, n, op));
     }
 }
@@ -107,7 +122,7 @@ static void test_clreduce_every_type_and_op_on_both_devices(void** state)
 static void test_clreduce_every_type_and_op_on_one_device(void** state)
 {
     (void)state;
-    check_all(1, 0, N);
+    check_all(g_dev1, 0, N);
 }
 
 static void test_clreduce_sizes_that_are_not_multiples_of_anything(void** state)
@@ -133,18 +148,25 @@ static void test_clreduce_strided_layout_gives_the_same_answers(void** state)
     setenv("STDCL_REDUCE_LAYOUT", "strided", 1);
     check_all(CL_ALL_DEVICES, 0, N);
     check_all(0, 7, 1000);
-    check_all(1, 0, 3);
+    check_all(g_dev1, 0, 3);
+    /* The kernel reads 16-byte vectors from the array's first 16-byte boundary:
+     * every start and end around one, and arrays shorter than a vector. */
+    for (size_t off = 0; off < 4; off++) {
+        const size_t sizes[] = {1, 2, 3, 4, 5, 9, 4099};
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) check_all(0, off, sizes[k]);
+        check_all(CL_ALL_DEVICES, off, 4099);
+    }
     unsetenv("STDCL_REDUCE_LAYOUT");
 }
 
 static void test_clreduce_int_sum_wraps_around(void** state)
 {
     (void)state;
-    int* x = (int*)clmalloc(stdcpu, 4 * sizeof(int), 0);
+    int* x = (int*)clmalloc(g_cp, 4 * sizeof(int), 0);
     x[0] = x[1] = x[2] = x[3] = 0x40000000;
     to_devices(x);
     int r = 0;
-    assert_int_equal(clreduce(stdcpu, 0, x, 4, CL_REDUCE_INT, CL_REDUCE_SUM, &r), 0);
+    assert_int_equal(clreduce(g_cp, 0, x, 4, CL_REDUCE_INT, CL_REDUCE_SUM, &r), 0);
     assert_int_equal(r, 0);
     clfree(x);
 }
@@ -153,30 +175,30 @@ static void test_clreduce_bad_arguments_fail_with_a_message(void** state)
 {
     (void)state;
     float r = 42.0f;
-    assert_int_equal(clreduce(stdcpu, 0, g_f, N, 0, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f, N, 0, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "clreduce: unknown element type 0");
-    assert_int_equal(clreduce(stdcpu, 0, g_f, N, CL_REDUCE_FLOAT, 9, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f, N, CL_REDUCE_FLOAT, 9, &r), STDCL_EINVAL);
     assert_contains(clerror(), "clreduce: unknown operation 9");
-    assert_int_equal(clreduce(stdcpu, 0, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, NULL), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, NULL), STDCL_EINVAL);
     assert_contains(clerror(), "clreduce: the result pointer is NULL");
-    assert_int_equal(clreduce(stdcpu, 0, NULL, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, NULL, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "clreduce: the array pointer is NULL");
-    assert_int_equal(clreduce(stdcpu, 0, g_f, 0, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f, 0, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "clreduce: 0 elements");
-    assert_int_equal(clreduce(stdcpu, 0, g_f, N + 1, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f, N + 1, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "pass the end of the allocation (100003 fit)");
-    assert_int_equal(clreduce(stdcpu, 0, g_f + 10, N - 9, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, g_f + 10, N - 9, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "(99993 fit)");
-    assert_int_equal(clreduce(stdcpu, 0, (char*)g_f + 2, 10, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
+    assert_int_equal(clreduce(g_cp, 0, (char*)g_f + 2, 10, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
     assert_contains(clerror(), "is not aligned to its 4-byte float elements");
     float local_array[4] = {0};
-    assert_int_equal(clreduce(stdcpu, 0, local_array, 4, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_ENOENT);
+    assert_int_equal(clreduce(g_cp, 0, local_array, 4, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_ENOENT);
     assert_contains(clerror(), "is not memory returned by clmalloc");
-    assert_true(clreduce(stdcpu, 5, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r) < 0);
+    assert_true(clreduce(g_cp, 5, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r) < 0);
     assert_contains(clerror(), "5");
     assert_true(clreduce(NULL, 0, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r) < 0);
     assert_non_null(clerror());
-    if (stddev && stddev != stdcpu) {
+    if (stddev && stddev != g_cp) {
         assert_int_equal(clreduce(stddev, 0, g_f, N, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &r), STDCL_EINVAL);
         assert_contains(clerror(), "attached to another context");
     }
@@ -191,7 +213,7 @@ static void test_clreduce_repeated_calls_reuse_the_kernels(void** state)
     for (int k = 0; k < 20; k++) {
         int r = 0;
         size_t n = (size_t)(1 + k * 4999);
-        assert_int_equal(clreduce(stdcpu, CL_ALL_DEVICES, g_i, n, CL_REDUCE_INT, CL_REDUCE_MAX, &r), 0);
+        assert_int_equal(clreduce(g_cp, CL_ALL_DEVICES, g_i, n, CL_REDUCE_INT, CL_REDUCE_MAX, &r), 0);
         assert_int_equal(r, (int)host_i(g_i, n, CL_REDUCE_MAX));
     }
 }

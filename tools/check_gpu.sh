@@ -9,7 +9,7 @@
 #     clcontext_destroy with 16 threads in calls, test_argtypes's scalar
 #     conversions, test_foreign's plain OpenCL commands between libstdcl's
 #     (with the transfer queue and without), test_synccheck's seeded sync
-#     bugs and test_prims's sorts and scans, with the check and without
+#     bugs, test_reduce's sums and test_prims's sorts and scans, with the check and without
 #     (when CMocka was found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
 #     platform), once compiling its kernels in the process (STDCL_CACHE=0),
@@ -103,6 +103,10 @@ fi
 if [ -x "$build/tests/test_synccheck" ]; then
     check "test_synccheck on stdgpu (seeded sync bugs)" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- \
         ./test_synccheck
+fi
+if [ -x "$build/tests/test_reduce" ]; then
+    # clreduce: every type and operation, sizes and starts around its 16-byte loads.
+    check "test_reduce on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_reduce
 fi
 if [ -x "$build/tests/test_prims" ]; then
     # clsort, clsort_by_key and clscan: every type, size and flag, with the

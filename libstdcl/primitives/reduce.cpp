@@ -6,11 +6,14 @@
 // other kind of device (PoCL on two cores: 2.1 GB/s strided, 25 GB/s chunked):
 // - chunked (CPUs): each work-item reduces one contiguous chunk with 8-wide vector
 //   loads, one work-item per group; a core streams through its own memory.
-// - strided (GPUs): work-item i reads i, i + G, i + 2G ... (G the global size) so
-//   that consecutive work-items read consecutive elements (coalesced), four loads
-//   in flight each, then a tree in __local memory gives one value per group.
+// - strided (GPUs): work-item i reads 16-byte vectors i, i + G, i + 2G ... (G the
+//   global size) so that consecutive work-items read consecutive addresses
+//   (coalesced), two loads in flight each, then a tree in __local memory gives one
+//   value per group.  8 groups per compute unit.  On an H200 (bench/reduce_costs,
+//   BENCHMARKS Table 15.4) this reads 2^26 floats 3% faster than scalar loads
+//   four in flight, and more groups or loads in flight gain nothing.
 // Either way each device writes a few hundred partial values, which the host
-// reads back and combines.  STDCL_REDUCE_LAYOUT=chunked|strided forces one (for
+// reads back with a blocking read (no events: see Reduction::read) and combines.  STDCL_REDUCE_LAYOUT=chunked|strided forces one (for
 // tests and measurements).
 //
 // The kernels are built once per context (float, int and long at the first call,
@@ -39,8 +42,10 @@ const char* const kReduceSource = R"CLC(
 #define R_SUM(a, b) ((a) + (b))
 #define R_MIN(a, b) min((a), (b))
 #define R_MAX(a, b) max((a), (b))
+#define R_FOLD4(OP, v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
+#define R_FOLD2(OP, v) OP((v).s0, (v).s1)
 #define R_FOLD8(OP, v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
-#define DEF(T, T8, NAME, OPN, OP, ID) \
+#define DEF(T, T8, TV, VW, NAME, OPN, OP, ID) \
 __kernel void stdcl_reduce_##NAME##_##OPN##_chunked(__global const T* x, ulong off, ulong n, ulong chunk, \
                                                    __global T* part, __local T* scratch) \
 { \
@@ -59,23 +64,28 @@ __kernel void stdcl_reduce_##NAME##_##OPN##_chunked(__global const T* x, ulong o
     for (; i < e; ++i) a = OP(a, x[i]); \
     part[gid] = a; \
 } \
-__kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong off, ulong n, ulong chunk, \
+__kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong off, ulong n, ulong head, \
                                                    __global T* part, __local T* scratch) \
 { \
-    (void)chunk; \
     x += off; \
     ulong gs = get_global_size(0); \
-    ulong i = get_global_id(0); \
-    T a0 = ID, a1 = ID, a2 = ID, a3 = ID; \
-    for (; i + 3 * gs < n; i += 4 * gs) { \
-        a0 = OP(a0, x[i]); \
-        a1 = OP(a1, x[i + gs]); \
-        a2 = OP(a2, x[i + 2 * gs]); \
-        a3 = OP(a3, x[i + 3 * gs]); \
+    ulong gid = get_global_id(0); \
+    T a = gid < head ? x[gid] : ID; \
+    __global const TV* v = (__global const TV*)(x + head); \
+    ulong nv = (n - head) / VW; \
+    TV b0 = (TV)(ID), b1 = (TV)(ID); \
+    ulong i = gid; \
+    for (; i + gs < nv; i += 2 * gs) { \
+        b0 = OP(b0, v[i]); \
+        b1 = OP(b1, v[i + gs]); \
     } \
-    for (; i < n; i += gs) a0 = OP(a0, x[i]); \
+    if (i < nv) b0 = OP(b0, v[i]); \
+    b0 = OP(b0, b1); \
+    a = OP(a, FOLDV(OP, b0)); \
+    ulong t = head + nv * VW; \
+    if (gid < n - t) a = OP(a, x[t + gid]); \
     uint lid = get_local_id(0); \
-    scratch[lid] = OP(OP(a0, a1), OP(a2, a3)); \
+    scratch[lid] = a; \
     barrier(CLK_LOCAL_MEM_FENCE); \
     for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) { \
         if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]); \
@@ -83,21 +93,26 @@ __kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong o
     } \
     if (lid == 0) part[get_group_id(0)] = scratch[0]; \
 }
-#define DEF3(T, T8, NAME, LO, HI) \
-    DEF(T, T8, NAME, sum, R_SUM, (T)0) DEF(T, T8, NAME, min, R_MIN, HI) DEF(T, T8, NAME, max, R_MAX, LO)
+#define DEF3(T, T8, TV, VW, NAME, LO, HI) \
+    DEF(T, T8, TV, VW, NAME, sum, R_SUM, (T)0) DEF(T, T8, TV, VW, NAME, min, R_MIN, HI) \
+    DEF(T, T8, TV, VW, NAME, max, R_MAX, LO)
 )CLC";
 
 const char* const kReduceBasic = R"CLC(
-DEF3(float, float8, float, (-INFINITY), INFINITY)
-DEF3(int, int8, int, INT_MIN, INT_MAX)
-DEF3(long, long8, long, LONG_MIN, LONG_MAX)
-DEF3(uint, uint8, uint, 0u, UINT_MAX)
-DEF3(ulong, ulong8, ulong, 0ul, ULONG_MAX)
+#define FOLDV R_FOLD4
+DEF3(float, float8, float4, 4, float, (-INFINITY), INFINITY)
+DEF3(int, int8, int4, 4, int, INT_MIN, INT_MAX)
+DEF3(uint, uint8, uint4, 4, uint, 0u, UINT_MAX)
+#undef FOLDV
+#define FOLDV R_FOLD2
+DEF3(long, long8, long2, 2, long, LONG_MIN, LONG_MAX)
+DEF3(ulong, ulong8, ulong2, 2, ulong, 0ul, ULONG_MAX)
 )CLC";
 
 const char* const kReduceDouble = R"CLC(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-DEF3(double, double8, double, (-(double)INFINITY), (double)INFINITY)
+#define FOLDV R_FOLD2
+DEF3(double, double8, double2, 2, double, (-(double)INFINITY), (double)INFINITY)
 )CLC";
 
 constexpr size_t kMaxParts = 4096;  // partial values per device at most
@@ -205,8 +220,8 @@ void check_double(CLCONTEXT* cp)
     }
 }
 
-// One clreduce call: the kernels it enqueues per device, their partial values,
-// and the events it waits for.
+// One clreduce call: the kernel it enqueues per device, and the partial values
+// each brings back.
 struct Reduction {
     CLCONTEXT* cp;
     int type, op;
@@ -215,8 +230,9 @@ struct Reduction {
     PrimState* st;
     void* handle;
     std::vector<unsigned> devs;
-    std::vector<cl_event> events;
     std::vector<std::vector<char>> parts;
+    std::vector<cl_mem> part_mems;  // per part: the device's partial values
+    std::vector<unsigned> enqueued;  // the devices with a kernel enqueued
     struct Launched {  // for the profile at exit (STDCL_PROFILE)
         cl_event ev;
         unsigned dn;
@@ -226,11 +242,11 @@ struct Reduction {
 
     ~Reduction()
     {
-        for (cl_event e : events) clReleaseEvent(e);
+        for (const Launched& l : launched) clReleaseEvent(l.ev);
     }
 
-    // Enqueues the part of device devs[k] (its kernel, then the read of its
-    // partial values), after the pending commands on the array.
+    // Enqueues the kernel of device devs[k] after the pending commands on the
+    // array; its partial values stay on the device until read().
     void enqueue_part(size_t k, AllocUse& use)
     {
         const size_t es = kTypes[type].size;
@@ -249,19 +265,26 @@ struct Reduction {
         cl_kernel kern = ki->per_group[g];
         cl_mem parts_mem = prim_scratch(*st, dn, "reduce parts", kMaxParts * 8, "clreduce");
         const cl_uint units = st->units[dn];
-        size_t local = 1, groups = 0, chunk = 0;
+        size_t local = 1, groups = 0;
+        cl_ulong arg3 = 0;  // strided: the elements before the first 16-byte boundary; chunked: the chunk
         if (strided) {
+            // 16-byte loads from the first 16-byte boundary of the array (allocations
+            // are aligned to 128 bytes at least); the elements before it and after
+            // the last whole vector are read one by one.
+            const size_t vw = 16 / es;
+            arg3 = std::min<cl_ulong>(count, ((16 - ((off + first * es) % 16)) % 16) / es);
             size_t kmax = 256;
             check_cl(clGetKernelWorkGroupInfo(kern, d.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, nullptr),
                      "clreduce: clGetKernelWorkGroupInfo");
             local = 1;
             while (local * 2 <= std::min<size_t>(kmax, 256)) local *= 2;
-            groups = std::min<size_t>({size_t(units) * 8, kMaxParts, (count + local - 1) / local});
+            groups = std::min<size_t>({size_t(units) * 8, kMaxParts, (count / vw + local - 1) / local});
         } else {
             size_t want = std::min<size_t>(size_t(units) * 8, kMaxParts);
-            chunk = (count + want - 1) / want;
+            size_t chunk = (count + want - 1) / want;
             chunk = (chunk + 15) / 16 * 16;  // whole vector steps
             groups = (count + chunk - 1) / chunk;
+            arg3 = chunk;
         }
         groups = std::max<size_t>(groups, 1);
         // The kernel's lock from the arguments to the enqueue, as clfork's; the
@@ -269,59 +292,61 @@ struct Reduction {
         std::lock_guard<KernelLock> klock(ki->mu);
         std::uint64_t serial = 0;
         cl_mem in = alloc->device_mem(dn, 0, &serial);
-        cl_ulong a_off = (off / es) + first, a_n = count, a_chunk = chunk;
+        cl_ulong a_off = (off / es) + first, a_n = count;
         alloc->in_kernel.store(true, std::memory_order_relaxed);
         cl_int err = clSetKernelArg(kern, 0, sizeof in, &in);
         if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial, dn, 0};
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof a_chunk, &a_chunk);
+        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof arg3, &arg3);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 4, sizeof parts_mem, &parts_mem);
         if (err == CL_SUCCESS) err = clSetKernelArg(kern, 5, local * es, nullptr);
         check_cl(err, "clreduce: clSetKernelArg");
         size_t global = groups * local;
-        // Room for this part's two events before either is made: a push that
-        // failed would lose an event the driver holds.
-        events.reserve(events.size() + 2);
+        // An event only for the profile: the blocking read that follows on the
+        // same queue waits for the kernel.
         if (cp->prof) launched.reserve(launched.size() + 1);
+        enqueued.reserve(enqueued.size() + 1);
         cl_event kev = nullptr;
         {
             // After the pending commands on the array (a NOWAIT clmsync or kernel
             // on the other queue); the partial values follow on the same queue.
             CommandOrder order(d, dn, {&*use}, d.queue);
-            check_cl(
-                clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(), &kev),
-                strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
+            check_cl(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(),
+                                            cp->prof ? &kev : nullptr),
+                     strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
         }
-        events.push_back(kev);
-        if (cp->prof) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
+        enqueued.push_back(dn);
+        if (kev) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
         parts[k].assign(groups * es, 0);
-        cl_event rev = nullptr;
-        check_cl(clEnqueueReadBuffer(d.queue, parts_mem, CL_FALSE, 0, groups * es, parts[k].data(), 0, nullptr, &rev),
-                 "clreduce: clEnqueueReadBuffer of the partial values");
-        events.push_back(rev);
-        clFlush(d.queue);
+        part_mems[k] = parts_mem;
+        if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
         trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
               kTypes[type].name, kOps[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
-              strided ? "" : strprintf(", chunks of %zu", chunk).c_str());
+              strided ? "" : strprintf(", chunks of %zu", size_t(arg3)).c_str());
     }
 
-    // Waits for every part; the first failure's status is thrown.
-    void wait()
+    // Brings every part's partial values back, a blocking read each: on NVIDIA's
+    // OpenCL a non-blocking read of pageable memory waited for with its event
+    // costs about 27 us more (bench/reduce_costs).  A failed kernel fails its read.
+    void read()
     {
-        if (events.empty()) return;
-        cl_int err = clWaitForEvents(cl_uint(events.size()), events.data());
-        if (err != CL_SUCCESS) {
-            cl_int worst = err;
-            for (cl_event e : events) {
-                cl_int s = CL_COMPLETE;
-                clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
-                if (s < 0) worst = s;
-            }
-            fail_cl(worst, "clreduce: the reduction failed on the device");
+        for (size_t k = 0; k < devs.size(); ++k) {
+            if (parts[k].empty()) continue;
+            unsigned dn = devs[k];
+            cl_int err = clEnqueueReadBuffer(cp->devs[dn].queue, part_mems[k], CL_TRUE, 0, parts[k].size(),
+                                             parts[k].data(), 0, nullptr, nullptr);
+            if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", dn);
         }
         for (const Launched& l : launched)
             profile_command(cp, l.dn, l.ev, CommandTag{CommandTag::kernel, &l.name, 0, true}, true);
+    }
+
+    // After a failure: the kernels enqueued finish before the call returns (the
+    // array may be freed then).
+    void drain() noexcept
+    {
+        for (unsigned dn : enqueued) clFinish(cp->devs[dn].queue);
     }
 };
 
@@ -350,13 +375,13 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         st->units.swap(units);
     }
     AllocUse use(alloc);  // clfree waits for this call
-    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, std::vector<std::vector<char>>(devs.size()),
-                {}};
+    Reduction r{cp,         type, op, n, off, alloc, st.get(), handle, devs, std::vector<std::vector<char>>(devs.size()),
+                std::vector<cl_mem>(devs.size()), {}, {}};
     try {
         for (size_t k = 0; k < devs.size(); ++k) r.enqueue_part(k, use);
-        r.wait();
+        r.read();
     } catch (...) {
-        if (!r.events.empty()) clWaitForEvents(cl_uint(r.events.size()), r.events.data());  // parts outlive them
+        r.drain();
         throw;
     }
     switch (type) {
