@@ -433,6 +433,20 @@ static void test_clscan_gpu_kernels_on_a_cpu(void** state)
     check_scan(0, CL_REDUCE_SUM, 0, 9001, 0, 0, 0);
     check_scan(4, CL_REDUCE_MIN, 1, 9001, 1, 0, 0);
     check_scan(5, CL_REDUCE_SUM, 1, 70001, 0, CL_ALL_DEVICES, 0);
+    /* The one-pass scan (all but float and double sums): every type, more tiles
+     * than one look-back window (32 tiles of 8192 4-byte or 4096 8-byte
+     * elements), whole tiles only, one element, in place, exclusive, NOWAIT,
+     * over both devices; the state grows and is reused from call to call. */
+    const size_t sizes[] = {270001, 8192, 1, 300001};
+    for (size_t t = 0; t < tu_countof(g_types); t++)
+        for (size_t s = 0; s < tu_countof(sizes); s++)
+            check_scan(t, t == 4 ? CL_REDUCE_MAX : t == 5 ? CL_REDUCE_MIN : CL_REDUCE_SUM, (int)(s % 2), sizes[s],
+                       (int)(t % 2), 0, s == 3 ? CL_EVENT_NOWAIT : 0);
+    check_scan(2, CL_REDUCE_MAX, 0, 270001, 0, CL_ALL_DEVICES, CL_EVENT_NOWAIT);
+    /* The same programs with the look-back turned off give the same results. */
+    setenv("STDCL_SCAN_LOOKBACK", "0", 1);
+    check_scan(1, CL_REDUCE_SUM, 1, 270001, 0, 0, 0);
+    unsetenv("STDCL_SCAN_LOOKBACK");
     unsetenv("STDCL_PRIMS_LAYOUT");
 }
 

@@ -57,6 +57,7 @@ bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
 struct Scratch {
     cl_mem mem = nullptr;
     size_t bytes = 0;
+    cl_uint epoch = 0;  // clscan's look-back state: the last call's epoch (0: to be cleared)
 };
 
 // What clsort, clscan and clreduce keep per context: their programs and each

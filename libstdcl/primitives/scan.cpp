@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: MIT
 // scan.cpp: clscan, the inclusive or exclusive prefix sum, minimum or maximum of
-// a device's copy of clmalloc memory (kernels: prims_cl.cpp), reduce-then-scan:
-// each tile's fold, a scan of the folds (from a carry), then each tile scanned
-// from its fold's prefix.  Over several devices each scans an equal slice of
-// its own copy: the slices' folds come back to the host first, which gives
-// each device the carry of the slices before it.
+// a device's copy of clmalloc memory (kernels: prims_cl.cpp).  Two ways:
+// - one pass (GPU layout; not float or double sums, see lookback_for): each
+//   work-group takes the next tile, publishes its fold, folds the prefix of the
+//   tiles before it from what they published (decoupled look-back), publishes
+//   its own inclusive prefix and writes its tile: the data is read once and
+//   written once.
+// - reduce-then-scan (CPU layout, and float and double sums): each tile's fold,
+//   a scan of the folds (from a carry), then each tile scanned from its fold's
+//   prefix: the data is read twice.
+// Over several devices each scans an equal slice of its own copy: the slices'
+// folds come back to the host first, which gives each device the carry of the
+// slices before it.
 #include "primitives/prims.hpp"
 
+#include "config/config.hpp"
 #include "helpers/diag.hpp"
 
 #include <cmath>
@@ -44,7 +52,11 @@ std::string scan_source(int type, int op, bool gpu)
     const char* mn = fp ? "fmin((a), (b))" : "min((a), (b))";
     const char* mx = fp ? "fmax((a), (b))" : "max((a), (b))";
     const std::string ops[3][3] = {{"sum", sum, "((" + t + ")0)"}, {"min", mn, hi}, {"max", mx, lo}};
-    const char* items = et.size == 4 ? "16" : "8";
+    // A GPU tile of 32 KB: 8192 4-byte or 4096 8-byte elements.  Against 16 KB
+    // tiles, half the look-backs: the one-pass scan of 2^26 uints ran 12% faster
+    // on an H200 (BENCHMARKS Table 15.4).
+    const char* items = et.size == 4 ? "32" : "16";
+    s += et.size == 4 ? "#define SWORDS 1\n" : "#define SWORDS 2\n";
     const auto& o = ops[op - 1];
     {
         s += "#define T " + t + "\n#define OP(a, b) " + o[1] + "\n#define ID " + o[2] + "\n#define SITEMS " + items +
@@ -53,6 +65,36 @@ std::string scan_source(int type, int op, bool gpu)
         s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
     }
     return s;
+}
+
+// Whether a GPU-layout scan of type and op takes the one-pass kernel.  Float and
+// double sums do not: the look-back folds a tile's prefix from whichever tiles
+// are ready, so the rounding would differ from run to run; reduce-then-scan adds
+// in the same order every time.  STDCL_SCAN_LOOKBACK=0 turns it off (for
+// measurements).
+bool lookback_for(int type, int op)
+{
+    if (op == CL_REDUCE_SUM && (type == CL_REDUCE_FLOAT || type == CL_REDUCE_DOUBLE)) return false;
+    const char* v = env_value("STDCL_SCAN_LOOKBACK");
+    return !(v && std::strcmp(v, "0") == 0);
+}
+
+// The look-back state of device dn for nparts tiles of es-byte elements: the
+// scratch buffer (cleared on the queue when new or when the epochs run out) and
+// *epoch, this call's.
+constexpr cl_uint kMaxEpoch = (1u << 30) - 1;  // the tag's 30 bits
+cl_mem lookback_state(PrimState& st, unsigned dn, size_t nparts, size_t es, cl_uint* epoch, const char* call)
+{
+    cl_mem m = prim_scratch(st, dn, "scan state", 8 + nparts * 8 * (es / 4), call);
+    Scratch& sc = st.scratch[dn]["scan state"];
+    if (sc.epoch == 0 || sc.epoch >= kMaxEpoch) {
+        sc.epoch = 0;
+        const cl_uint zero = 0;
+        check_cl(clEnqueueFillBuffer(st.cp->devs[dn].queue, m, &zero, sizeof zero, 0, sc.bytes, 0, nullptr, nullptr),
+                 "clscan: clEnqueueFillBuffer of the look-back state");
+    }
+    *epoch = ++sc.epoch;
+    return m;
 }
 
 // The host side of the operations, for the carries between devices.
@@ -139,6 +181,7 @@ struct Slice {
     unsigned dn;
     size_t first, count;
     bool gpu;
+    bool onepass;  // the GPU layout's one-pass scan (decoupled look-back)
     void* prog;  // its layout's program
     size_t chunk, nparts;
     cl_mem part, partx;
@@ -166,10 +209,11 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         if (s.count == 0) continue;
         Device& d = cp->devs[s.dn];
         s.gpu = prim_gpu_layout(d);
+        s.onepass = s.gpu && lookback_for(c.type, c.op);
         s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kOpNames[c.op], s.gpu ? "gpu" : "cpu"),
                               scan_source(c.type, c.op, s.gpu), call);
         if (s.gpu) {
-            s.chunk = kWg * (es == 4 ? 16 : 8);
+            s.chunk = kWg * (es == 4 ? 32 : 16);  // scan_source's SITEMS
         } else {
             cl_uint units = 1;
             clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
@@ -178,8 +222,11 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         }
         s.nparts = (s.count + s.chunk - 1) / s.chunk;
         if (s.nparts >= (size_t(1) << 31)) fail(STDCL_EINVAL, "%s: %zu elements: too many for one call", call, c.n);
-        s.part = prim_scratch(*st, s.dn, "scan parts", (s.nparts + 1) * es, call);
-        s.partx = prim_scratch(*st, s.dn, "scan partx", (s.nparts + 1) * es, call);
+        s.part = s.partx = nullptr;
+        if (!s.onepass || devs.size() > 1) {  // the folds of the tiles (of the slices)
+            s.part = prim_scratch(*st, s.dn, "scan parts", (s.nparts + 1) * es, call);
+            s.partx = prim_scratch(*st, s.dn, "scan partx", (s.nparts + 1) * es, call);
+        }
         slices.push_back(std::move(s));
     }
     for (Slice& s : slices) {
@@ -223,25 +270,41 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         Slice& s = slices[k];
         Device& d = cp->devs[s.dn];
         CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
-        CommandOrder* first = &o;
-        if (slices.size() == 1) {
-            fold_tiles(s, first);
-            first = nullptr;
-        }
         const cl_ulong io = ioff + s.first, oo = ooff + s.first, cnt = s.count, ch = s.chunk;
         const cl_uint np = cl_uint(s.nparts);
         cl_mem in = c.in.alloc->device_mem(s.dn, 0), out = c.out.alloc->device_mem(s.dn, 0);
-        prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
-                     {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
-        cl_event ev =
-            prim_enqueue(cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
-                         {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)},
-                         nullptr, true, call);
+        cl_event ev = nullptr;
+        if (s.onepass) {
+            cl_uint epoch = 0;
+            cl_mem state = lookback_state(*st, s.dn, s.nparts, es, &epoch, call);
+            try {
+                ev = prim_enqueue(cp, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
+                                  {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(state), parg(np),
+                                   parg(epoch), carry_arg, parg(excl)},
+                                  &o, true, call);
+            } catch (...) {
+                // Its tickets may not all have been taken: clear the state next time.
+                st->scratch[s.dn]["scan state"].epoch = 0;
+                throw;
+            }
+        } else {
+            CommandOrder* first = &o;
+            if (slices.size() == 1) {
+                fold_tiles(s, first);
+                first = nullptr;
+            }
+            prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+                         {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
+            ev = prim_enqueue(cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts,
+                              s.gpu ? kWg : 1,
+                              {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)},
+                              nullptr, true, call);
+        }
         std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kOpNames[c.op]);
         prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
-        trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout, %zu tile(s) of %zu",
+        trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
               c.et->name, kOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
-              s.nparts, s.chunk);
+              s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
         prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
         combine(c.type, c.op, carry, folds[k].data());
     }
