@@ -11,7 +11,7 @@
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
- * clmcopy, clsort, clreduce and clscan, a foreign command announced on a queue of the workload's own
+ * clmcopy, clsort, clreduce and clscan (both layouts), a foreign command announced on a queue of the workload's own
  * after a NOWAIT upload (clforeign_begin/end) and stdcl_queue's hand-over of
  * a kernel queue, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
@@ -338,6 +338,25 @@ static int run_round(CLCONTEXT* cp)
     for (int i = 0; i < N; i++)
         if (keys[i] != (i + 1) * (i + 2) / 2) {
             rc = wrong("scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
+            goto done;
+        }
+    /* The GPU kernels' one-pass scan (its look-back state is cleared with
+     * clEnqueueFillBuffer): a running maximum of the increasing sums, in place,
+     * leaves them as they are. */
+    setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
+    int scan_rc = clscan(cp, 1, keys, keys, N, CL_REDUCE_INT, CL_REDUCE_MAX, 0);
+    unsetenv("STDCL_PRIMS_LAYOUT");
+    if (scan_rc != 0) {
+        rc = failed("clscan (GPU kernels)");
+        goto done;
+    }
+    if (!clmsync(cp, 1, keys, CL_MEM_HOST | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(keys, host) after the maximum");
+        goto done;
+    }
+    for (int i = 0; i < N; i++)
+        if (keys[i] != (i + 1) * (i + 2) / 2) {
+            rc = wrong("maximum of the scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
             goto done;
         }
 
