@@ -16,8 +16,6 @@ namespace {
 // Tracked lists are pruned of completed events when they grow past this, so a
 // program that never calls clwait does not grow without bound.
 constexpr size_t kPruneAt = 4096;
-// clwait waits for this many kernel events or more through a marker.
-constexpr size_t kMarkerAt = 3;
 
 void prune_completed(std::vector<cl_event>& list)
 {
@@ -308,13 +306,11 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         std::vector<cl_event> evs;
         cl_int rerr = CL_SUCCESS;
         std::uint64_t noev = 0;  // the newest event-less launch to join
-        size_t nkernel = 0;  // evs: the kernel events first, then the transfers
         {
             std::lock_guard<std::mutex> lock(el.mu);
             if ((which & CL_KERNEL_EVENT) && el.noev_seq > el.noev_joined) noev = el.noev_seq;
             evs.reserve(el.kernel.size() + el.mem.size() + 1);  // + the marker for noev
             if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
-            nkernel = evs.size();
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
             // Our own reference on each, so a concurrent clwait that finishes first
             // cannot release them under us.  Only events we retained are released.
@@ -324,7 +320,6 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
                 if (rerr == CL_SUCCESS) evs[kept++] = e;
             }
             evs.resize(kept);
-            nkernel = std::min(nkernel, kept);
         }
         if (rerr != CL_SUCCESS) {
             for (cl_event e : evs) clReleaseEvent(e);
@@ -348,47 +343,14 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             if (sync_check_on()) sync_settle("clwait");
             return 0;
         }
-        // A burst of kernels is waited for through one marker enqueued after it on
-        // the in-order kernel queue: NVIDIA's clWaitForEvents costs about 1.3 us an
-        // event (BENCHMARKS Table 1.12), a marker and one wait about 2.7 us in all.
-        // The kernels' events were all enqueued before the marker (each is listed
-        // after its enqueue returned).  A failed kernel fails the commands after
-        // it on the queue (NVIDIA, PoCL), the marker too; then every event is asked.
-        cl_event km = nullptr;
-        if (nkernel >= kMarkerAt &&
-            (clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &km) != CL_SUCCESS || !km))
-            km = nullptr;
-        cl_int err;
-        if (km) {
-            std::vector<cl_event> rest;
-            try {
-                rest.reserve(evs.size() - nkernel + 1);
-            } catch (...) {
-                clReleaseEvent(km);
-                for (cl_event e : evs) clReleaseEvent(e);
-                throw;
-            }
-            rest.push_back(km);
-            rest.insert(rest.end(), evs.begin() + long(nkernel), evs.end());
-            err = clWaitForEvents(cl_uint(rest.size()), rest.data());
-            if (err == CL_SUCCESS) {
-                cl_int st = CL_COMPLETE;
-                clGetEventInfo(km, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-                if (st < 0) err = st;
-            }
-            clReleaseEvent(km);
-        } else {
-            err = clWaitForEvents(cl_uint(evs.size()), evs.data());
-        }
+        cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
         cl_int worst = CL_SUCCESS;
-        if (err != CL_SUCCESS) {
-            if (km) clWaitForEvents(cl_uint(evs.size()), evs.data());  // each ends, then says how
+        if (err != CL_SUCCESS)
             for (cl_event e : evs) {
                 cl_int st = CL_COMPLETE;
                 clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
                 if (st < 0) worst = st;
             }
-        }
         if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
             std::sort(evs.begin(), evs.end());
             std::lock_guard<std::mutex> lock(el.mu);
