@@ -15,6 +15,11 @@
  *   flush              clFlush of an idle queue
  *   finish (idle)      clFinish of an idle queue
  *   marker             clEnqueueMarkerWithWaitList with an event, released
+ *   wait (1000)        clWaitForEvents of 1000 completed launches' events, a
+ *                      call, per event
+ *   release (last)     clReleaseEvent of the last reference to a completed
+ *                      launch's event (the launches made and finished first,
+ *                      in batches of 1000, outside the time)
  * Launch rows finish the queue after each batch of 1000 launches (inside the
  * time).  Uses the first GPU, else the first device of the first platform.
  */
@@ -47,9 +52,10 @@ static int cmp(const void* a, const void* b)
     return x < y ? -1 : x > y;
 }
 
-enum { LAUNCH, LAUNCH_EVENT, RETAIN, STATUS, WAIT, FLUSH, FINISH, MARKER, NROWS };
+enum { LAUNCH, LAUNCH_EVENT, RETAIN, STATUS, WAIT, FLUSH, FINISH, MARKER, WAIT_MANY, RELEASE_LAST, NROWS };
 static const char* names[NROWS] = {"launch",          "launch + event", "retain + release", "status query",
-                                   "wait (complete)", "flush",          "finish (idle)",    "marker"};
+                                   "wait (complete)", "flush",          "finish (idle)",    "marker",
+                                   "wait (1000)",     "release (last)"};
 
 int main(int argc, char** argv)
 {
@@ -102,8 +108,30 @@ int main(int argc, char** argv)
     CHECK(clFinish(q));
 
     printf("%-18s %10s\n", "call", "ns a call");
+    cl_event* batch = malloc(1000 * sizeof *batch);
+    if (!batch) return 1;
     for (int r = 0; r < NROWS; ++r) {
         double t[99];
+        if (r == RELEASE_LAST || r == WAIT_MANY) {
+            for (int round = 0; round < rounds + 1; ++round) {
+                double spent = 0;
+                for (long i = 0; i < calls; i += 1000) {
+                    for (int j = 0; j < 1000; ++j) CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &batch[j]));
+                    CHECK(clFinish(q));
+                    double t0 = now_ns();
+                    if (r == WAIT_MANY) {
+                        CHECK(clWaitForEvents(1000, batch));
+                        spent += now_ns() - t0;
+                    }
+                    for (int j = 0; j < 1000; ++j) CHECK(clReleaseEvent(batch[j]));
+                    if (r == RELEASE_LAST) spent += now_ns() - t0;
+                }
+                if (round > 0) t[round - 1] = spent / (double)(calls / 1000 * 1000);
+            }
+            qsort(t, (size_t)rounds, sizeof t[0], cmp);
+            printf("%-18s %10.1f\n", names[r], t[rounds / 2]);
+            continue;
+        }
         for (int round = 0; round < rounds + 1; ++round) { /* round 0: warm-up */
             double t0 = now_ns();
             for (long i = 0; i < calls; ++i) {
@@ -138,6 +166,7 @@ int main(int argc, char** argv)
         qsort(t, (size_t)rounds, sizeof t[0], cmp);
         printf("%-18s %10.1f\n", names[r], t[rounds / 2]);
     }
+    free(batch);
     clReleaseEvent(done);
     clReleaseKernel(k);
     clReleaseMemObject(buf);
