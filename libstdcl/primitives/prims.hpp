@@ -72,7 +72,7 @@ struct PrimState {
     std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (clreduce's first call)
     ~PrimState();
 };
-// Whether h is a program handle cp still has open (clreduce's too).
+// Whether h is a program handle cp still has open.
 bool prim_handle_open(CLCONTEXT* cp, void* h);
 // cp's state (made at the first call), its mutex not held.
 std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);

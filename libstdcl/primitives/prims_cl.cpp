@@ -136,6 +136,28 @@ inline void CAT(tile_load_, SFX)(__global const T* in, __local T* buf, uint cnt)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
+// The work-item's SITEMS consecutive elements of the loaded tile into v; their fold.
+inline T CAT(tile_items_, SFX)(__local const T* buf, T* v)
+{
+    uint lid = get_local_id(0);
+    T a = ID;
+    for (uint i = 0; i < SITEMS; ++i) {
+        v[i] = buf[SPAD(lid * SITEMS + i)];
+        a = OP(a, v[i]);
+    }
+    return a;
+}
+// Their scan from run (the prefix of the elements before them) back into buf.
+inline void CAT(tile_rescan_, SFX)(__local T* buf, const T* v, T run, uint excl)
+{
+    uint lid = get_local_id(0);
+    for (uint i = 0; i < SITEMS; ++i) {
+        T next = OP(run, v[i]);
+        buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
+        run = next;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
 inline void CAT(tile_store_, SFX)(__global T* out, __local const T* buf, uint cnt)
 {
     uint lid = get_local_id(0);
@@ -194,7 +216,6 @@ void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __
     __local T tmp[WG];
     __local T wt[NWARP + 1];
     (void)chunk;
-    uint lid = get_local_id(0);
     uint tile = get_group_id(0);
     ulong base = (ulong)tile * STILE;
     uint cnt = (uint)min((ulong)STILE, n - base);
@@ -202,19 +223,9 @@ void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __
     out += ooff + base;
     CAT(tile_load_, SFX)(in, buf, cnt);
     T v[SITEMS];
-    T a = ID;
-    for (uint i = 0; i < SITEMS; ++i) {
-        v[i] = buf[SPAD(lid * SITEMS + i)];
-        a = OP(a, v[i]);
-    }
+    T a = CAT(tile_items_, SFX)(buf, v);
     T total;
-    T run = OP(partx[tile], CAT(block_excl_w_, SFX)(a, tmp, wt, &total));
-    for (uint i = 0; i < SITEMS; ++i) {
-        T next = OP(run, v[i]);
-        buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
-        run = next;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CAT(tile_rescan_, SFX)(buf, v, OP(partx[tile], CAT(block_excl_w_, SFX)(a, tmp, wt, &total)), excl);
     CAT(tile_store_, SFX)(out, buf, cnt);
 }
 
@@ -288,11 +299,7 @@ void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, 
     out += ooff + base;
     CAT(tile_load_, SFX)(in, buf, cnt);
     T v[SITEMS];
-    T a = ID;
-    for (uint i = 0; i < SITEMS; ++i) {
-        v[i] = buf[SPAD(lid * SITEMS + i)];
-        a = OP(a, v[i]);
-    }
+    T a = CAT(tile_items_, SFX)(buf, v);
     T total;
     T x = CAT(block_excl_w_, SFX)(a, tmp, wt, &total);
     if (lid == 0) {
@@ -336,13 +343,7 @@ void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, 
         barrier(CLK_LOCAL_MEM_FENCE);
         j -= 32;
     }
-    T run = OP(s_prefix, x);
-    for (uint i = 0; i < SITEMS; ++i) {
-        T next = OP(run, v[i]);
-        buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
-        run = next;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CAT(tile_rescan_, SFX)(buf, v, OP(s_prefix, x), excl);
     CAT(tile_store_, SFX)(out, buf, cnt);
 }
 #endif

@@ -17,9 +17,9 @@
 // tests and measurements).
 //
 // The kernels are built once per context (float, int and long at the first call,
-// double at the first double call, through clsopen_named and so the program
-// cache) and kept with their partial-value buffers in a per-context state; calls
-// on one context are serialized by its mutex.
+// double at the first double call, through prim_program and so the program
+// cache) and kept with their partial-value buffers in the primitives' state of
+// the context (prims.hpp); calls on one context are serialized by its mutex.
 #include "events/events.hpp"
 #include "primitives/prims.hpp"
 #include "kernels/kernel.hpp"
@@ -123,16 +123,6 @@ struct TypeInfo {
 };
 const TypeInfo kTypes[7] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}, {"uint", 4}, {"ulong", 8}};
 const char* const kOps[4] = {"", "sum", "min", "max"};
-
-void* open_kernels(CLCONTEXT* cp, bool dbl)
-{
-    std::string src = std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic);
-    try {
-        return open_library_program(cp, src.c_str(), dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl");
-    } catch (const Error& e) {
-        fail(e.code, "clreduce: building the reduction kernels: %s", e.msg.c_str());
-    }
-}
 
 // The layout for device d: true for strided.
 bool strided_for(const Device& d)
@@ -364,9 +354,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    // Opened again after a failed build (clsort's and clscan's fail at once).
-    void*& handle = st->handles[dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl"];
-    if (!prim_handle_open(cp, handle)) handle = open_kernels(cp, dbl);
+    void* handle = prim_program(*st, dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl",
+                                std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic), "clreduce");
     if (st->units.size() != cp->devs.size()) {
         std::vector<cl_uint> units(cp->devs.size(), 1);
         for (size_t i = 0; i < cp->devs.size(); ++i)
@@ -375,8 +364,9 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         st->units.swap(units);
     }
     AllocUse use(alloc);  // clfree waits for this call
-    Reduction r{cp,         type, op, n, off, alloc, st.get(), handle, devs, std::vector<std::vector<char>>(devs.size()),
-                std::vector<cl_mem>(devs.size()), {}, {}};
+    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}, {}};
+    r.parts.resize(devs.size());
+    r.part_mems.resize(devs.size());
     try {
         for (size_t k = 0; k < devs.size(); ++k) r.enqueue_part(k, use);
         r.read();

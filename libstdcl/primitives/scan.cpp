@@ -29,6 +29,12 @@ constexpr int kScanFlags = CL_SCAN_EXCLUSIVE | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
 constexpr size_t kWg = 256;
 const char* const kOpNames[4] = {"", "sum", "min", "max"};
 
+// Elements a work-item scans on a GPU (SITEMS): a tile of 32 KB, 8192 4-byte or
+// 4096 8-byte elements.  Against 16 KB tiles that halves the look-backs: a
+// raw-OpenCL copy of the one-pass kernel scanned 2^26 uints 12% faster on an
+// H200.
+size_t gpu_items(size_t es) { return es == 4 ? 32 : 16; }
+
 // The scan program of one element type, operation and layout.
 std::string scan_source(int type, int op, bool gpu)
 {
@@ -52,10 +58,7 @@ std::string scan_source(int type, int op, bool gpu)
     const char* mn = fp ? "fmin((a), (b))" : "min((a), (b))";
     const char* mx = fp ? "fmax((a), (b))" : "max((a), (b))";
     const std::string ops[3][3] = {{"sum", sum, "((" + t + ")0)"}, {"min", mn, hi}, {"max", mx, lo}};
-    // A GPU tile of 32 KB: 8192 4-byte or 4096 8-byte elements.  Against 16 KB
-    // tiles, half the look-backs: the one-pass scan of 2^26 uints ran 12% faster
-    // on an H200 (BENCHMARKS Table 15.4).
-    const char* items = et.size == 4 ? "32" : "16";
+    const std::string items = std::to_string(gpu_items(et.size));
     s += et.size == 4 ? "#define SWORDS 1\n" : "#define SWORDS 2\n";
     const auto& o = ops[op - 1];
     {
@@ -213,7 +216,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kOpNames[c.op], s.gpu ? "gpu" : "cpu"),
                               scan_source(c.type, c.op, s.gpu), call);
         if (s.gpu) {
-            s.chunk = kWg * (es == 4 ? 32 : 16);  // scan_source's SITEMS
+            s.chunk = kWg * gpu_items(es);
         } else {
             cl_uint units = 1;
             clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
@@ -274,38 +277,39 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         const cl_uint np = cl_uint(s.nparts);
         cl_mem in = c.in.alloc->device_mem(s.dn, 0), out = c.out.alloc->device_mem(s.dn, 0);
         cl_event ev = nullptr;
-        if (s.onepass) {
-            cl_uint epoch = 0;
-            cl_mem state = lookback_state(*st, s.dn, s.nparts, es, &epoch, call);
-            try {
+        try {
+            if (s.onepass) {
+                cl_uint epoch = 0;
+                cl_mem state = lookback_state(*st, s.dn, s.nparts, es, &epoch, call);
                 ev = prim_enqueue(cp, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
                                   {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(state), parg(np),
                                    parg(epoch), carry_arg, parg(excl)},
                                   &o, true, call);
-            } catch (...) {
-                // Its tickets may not all have been taken: clear the state next time.
-                st->scratch[s.dn]["scan state"].epoch = 0;
-                throw;
+            } else {
+                CommandOrder* first = &o;
+                if (slices.size() == 1) {
+                    fold_tiles(s, first);
+                    first = nullptr;
+                }
+                prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+                             {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
+                ev = prim_enqueue(
+                    cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
+                    {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)}, nullptr,
+                    true, call);
             }
-        } else {
-            CommandOrder* first = &o;
-            if (slices.size() == 1) {
-                fold_tiles(s, first);
-                first = nullptr;
-            }
-            prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
-                         {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
-            ev = prim_enqueue(cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts,
-                              s.gpu ? kWg : 1,
-                              {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)},
-                              nullptr, true, call);
+            std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kOpNames[c.op]);
+            prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
+            trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
+                  c.et->name, kOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
+                  s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
+            prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
+        } catch (...) {
+            // A failed one-pass scan may leave tickets taken and tiles published
+            // this epoch: the state is cleared before the next.
+            if (s.onepass) st->scratch[s.dn]["scan state"].epoch = 0;
+            throw;
         }
-        std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kOpNames[c.op]);
-        prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
-        trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
-              c.et->name, kOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
-              s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
-        prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
         combine(c.type, c.op, carry, folds[k].data());
     }
     return 0;
