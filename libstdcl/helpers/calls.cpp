@@ -2,8 +2,6 @@
 // calls.cpp: each thread's slot of calls in flight (calls.hpp).
 #include "helpers/calls.hpp"
 
-#include <new>
-
 #include "helpers/diag.hpp"
 
 #include <pthread.h>
