@@ -23,34 +23,10 @@
  * Launch rows finish the queue after each batch of 1000 launches (inside the
  * time).  Uses the first GPU, else the first device of the first platform.
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define RAW_CL_PROG "event_costs"
+#include "raw_cl.h"
+
 #include <string.h>
-#include <time.h>
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-#define CHECK(call)                                                                                                    \
-    do {                                                                                                               \
-        cl_int e_ = (call);                                                                                            \
-        if (e_ != CL_SUCCESS) {                                                                                        \
-            fprintf(stderr, "event_costs: %s failed (%d)\n", #call, (int)e_);                                          \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-static int cmp(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
 
 enum { LAUNCH, LAUNCH_EVENT, RETAIN, STATUS, WAIT, FLUSH, FINISH, MARKER, WAIT_MANY, RELEASE_LAST, NROWS };
 static const char* names[NROWS] = {"launch",          "launch + event", "retain + release", "status query",
@@ -75,14 +51,8 @@ int main(int argc, char** argv)
         fprintf(stderr, "event_costs: -n 1000 or more, -r 1..99\n");
         return 2;
     }
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    CHECK(clGetPlatformIDs(8, plats, &np));
-    cl_device_id dev = NULL;
-    cl_platform_id plat = plats[0];
-    for (cl_uint p = 0; p < np && !dev; ++p)
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) == CL_SUCCESS) plat = plats[p];
-    if (!dev) CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_platform_id plat;
+    cl_device_id dev = raw_device(&plat);
     char pname[256] = "", dname[256] = "";
     clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
     clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
@@ -118,22 +88,22 @@ int main(int argc, char** argv)
                 for (long i = 0; i < calls; i += 1000) {
                     for (int j = 0; j < 1000; ++j) CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, &batch[j]));
                     CHECK(clFinish(q));
-                    double t0 = now_ns();
+                    double t0 = raw_now_ns();
                     if (r == WAIT_MANY) {
                         CHECK(clWaitForEvents(1000, batch));
-                        spent += now_ns() - t0;
+                        spent += raw_now_ns() - t0;
                     }
                     for (int j = 0; j < 1000; ++j) CHECK(clReleaseEvent(batch[j]));
-                    if (r == RELEASE_LAST) spent += now_ns() - t0;
+                    if (r == RELEASE_LAST) spent += raw_now_ns() - t0;
                 }
                 if (round > 0) t[round - 1] = spent / (double)(calls / 1000 * 1000);
             }
-            qsort(t, (size_t)rounds, sizeof t[0], cmp);
+            qsort(t, (size_t)rounds, sizeof t[0], raw_cmp_double);
             printf("%-18s %10.1f\n", names[r], t[rounds / 2]);
             continue;
         }
         for (int round = 0; round < rounds + 1; ++round) { /* round 0: warm-up */
-            double t0 = now_ns();
+            double t0 = raw_now_ns();
             for (long i = 0; i < calls; ++i) {
                 cl_event e = NULL;
                 cl_int st = 0;
@@ -161,9 +131,9 @@ int main(int argc, char** argv)
                 if ((r == LAUNCH || r == LAUNCH_EVENT || r == MARKER) && i % 1000 == 999) CHECK(clFinish(q));
             }
             CHECK(clFinish(q));
-            if (round > 0) t[round - 1] = (now_ns() - t0) / (double)calls;
+            if (round > 0) t[round - 1] = (raw_now_ns() - t0) / (double)calls;
         }
-        qsort(t, (size_t)rounds, sizeof t[0], cmp);
+        qsort(t, (size_t)rounds, sizeof t[0], raw_cmp_double);
         printf("%-18s %10.1f\n", names[r], t[rounds / 2]);
     }
     free(batch);

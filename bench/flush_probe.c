@@ -15,12 +15,10 @@
  * line per case, three runs each, and uses the first GPU, else the first
  * device of the first platform.
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#define RAW_CL_PROG "flush_probe"
+#include "raw_cl.h"
+
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* A load each step: no compiler can fold the loop away. */
@@ -28,21 +26,7 @@ static const char* src = "__kernel void spin(__global uint* x, uint n) {"
                          " uint v = x[0]; for (uint i = 0; i < n; i++) v = v * 1103515245u + x[v & 1u] + 12345u;"
                          " x[1] = v; }";
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-#define CHECK(call)                                                                                                    \
-    do {                                                                                                               \
-        cl_int e_ = (call);                                                                                            \
-        if (e_ != CL_SUCCESS) {                                                                                        \
-            fprintf(stderr, "flush_probe: %s failed (%d)\n", #call, (int)e_);                                          \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
+static double now_ms(void) { return raw_now_ns() / 1e6; }
 
 static cl_command_queue q;
 static cl_kernel k;
@@ -69,13 +53,8 @@ int main(int argc, char** argv)
         fprintf(stderr, "usage: flush_probe [-m MS]\n");
         return 2;
     }
-    cl_platform_id pl[8];
-    cl_uint np = 0;
-    cl_device_id dev = NULL;
-    CHECK(clGetPlatformIDs(8, pl, &np));
-    for (cl_uint i = 0; i < np && !dev; i++)
-        if (clGetDeviceIDs(pl[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS) dev = NULL;
-    if (!dev) CHECK(clGetDeviceIDs(pl[0], CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_platform_id plat;
+    cl_device_id dev = raw_device(&plat);
     char name[256] = "";
     clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
     cl_int err;

@@ -20,37 +20,13 @@
  *     blocking     kernel without an event, then a blocking read
  * Uses the first GPU, else the first device of the first platform.
  */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#define RAW_CL_PROG "reduce_costs"
+#include "raw_cl.h"
+
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-#define CHECK(call)                                                                                                    \
-    do {                                                                                                               \
-        cl_int e_ = (call);                                                                                            \
-        if (e_ != CL_SUCCESS) {                                                                                        \
-            fprintf(stderr, "reduce_costs: %s failed (%d)\n", #call, (int)e_);                                         \
-            exit(1);                                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-static int cmp(const void* a, const void* b)
-{
-    double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-
-static const char* const src =
+static const char* src =
     "__kernel void scalar4(__global const float* x, ulong n, __global float* part, __local float* s)\n"
     "{\n"
     "    ulong gs = get_global_size(0), i = get_global_id(0);\n"
@@ -123,14 +99,8 @@ int main(int argc, char** argv)
         fprintf(stderr, "reduce_costs: -r 1..999, 4 <= --min <= --max <= 30\n");
         return 2;
     }
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    CHECK(clGetPlatformIDs(8, plats, &np));
-    cl_device_id dev = NULL;
-    cl_platform_id plat = plats[0];
-    for (cl_uint p = 0; p < np && !dev; ++p)
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) == CL_SUCCESS) plat = plats[p];
-    if (!dev) CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_platform_id plat;
+    cl_device_id dev = raw_device(&plat);
     char pname[256] = "", dname[256] = "";
     cl_uint cu = 1;
     clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
@@ -183,7 +153,7 @@ int main(int argc, char** argv)
             for (int way = 0; way < 2; ++way) {
                 double got = 0;
                 for (int r = -3; r < reps; ++r) {
-                    double t0 = now_us();
+                    double t0 = raw_now_ns() / 1e3;
                     if (way == 0) {
                         cl_event ev[2];
                         CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, &ev[0]));
@@ -199,10 +169,10 @@ int main(int argc, char** argv)
                     }
                     float s = 0;
                     for (size_t g = 0; g < groups; ++g) s += parts[g];
-                    if (r >= 0) t[r] = now_us() - t0;
+                    if (r >= 0) t[r] = raw_now_ns() / 1e3 - t0;
                     got = s;
                 }
-                qsort(t, (size_t)reps, sizeof t[0], cmp);
+                qsort(t, (size_t)reps, sizeof t[0], raw_cmp_double);
                 double us = t[reps / 2];
                 int ok = fabs(got - want) <= 1e-4 * fabs(want) + 1e-3;
                 printf("2^%-4d %-16s %-9s %10.1f %9.0f%s\n", lg, variants[v].label, way ? "blocking" : "events", us,
