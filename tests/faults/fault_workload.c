@@ -327,38 +327,28 @@ static int run_round(CLCONTEXT* cp)
         rc = wrong("clreduce of keys", 0, ksum, N * (N + 1) / 2);
         goto done;
     }
-    if (clscan(cp, 1, keys, keys, N, CL_REDUCE_INT, CL_REDUCE_SUM, 0) != 0) {
-        rc = failed("clscan");
-        goto done;
-    }
-    if (!clmsync(cp, 1, keys, CL_MEM_HOST | CL_EVENT_WAIT)) {
-        rc = failed("clmsync(keys, host)");
-        goto done;
-    }
-    for (int i = 0; i < N; i++)
-        if (keys[i] != (i + 1) * (i + 2) / 2) {
-            rc = wrong("scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
+    /* clscan in place with the CPU kernels (the running sum 1, 3, 6, ...), then
+     * with the GPU kernels' one-pass scan (its look-back state is cleared with
+     * clEnqueueFillBuffer): a running maximum of the increasing sums leaves them
+     * as they are. */
+    for (int gpu = 0; gpu < 2; gpu++) {
+        if (gpu) setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
+        int scan_rc = clscan(cp, 1, keys, keys, N, CL_REDUCE_INT, gpu ? CL_REDUCE_MAX : CL_REDUCE_SUM, 0);
+        if (gpu) unsetenv("STDCL_PRIMS_LAYOUT");
+        if (scan_rc != 0) {
+            rc = failed(gpu ? "clscan (GPU kernels)" : "clscan");
             goto done;
         }
-    /* The GPU kernels' one-pass scan (its look-back state is cleared with
-     * clEnqueueFillBuffer): a running maximum of the increasing sums, in place,
-     * leaves them as they are. */
-    setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
-    int scan_rc = clscan(cp, 1, keys, keys, N, CL_REDUCE_INT, CL_REDUCE_MAX, 0);
-    unsetenv("STDCL_PRIMS_LAYOUT");
-    if (scan_rc != 0) {
-        rc = failed("clscan (GPU kernels)");
-        goto done;
-    }
-    if (!clmsync(cp, 1, keys, CL_MEM_HOST | CL_EVENT_WAIT)) {
-        rc = failed("clmsync(keys, host) after the maximum");
-        goto done;
-    }
-    for (int i = 0; i < N; i++)
-        if (keys[i] != (i + 1) * (i + 2) / 2) {
-            rc = wrong("maximum of the scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
+        if (!clmsync(cp, 1, keys, CL_MEM_HOST | CL_EVENT_WAIT)) {
+            rc = failed("clmsync(keys, host)");
             goto done;
         }
+        for (int i = 0; i < N; i++)
+            if (keys[i] != (i + 1) * (i + 2) / 2) {
+                rc = wrong(gpu ? "maximum of the scanned keys" : "scanned keys", i, keys[i], (i + 1) * (i + 2) / 2);
+                goto done;
+            }
+    }
 
     /* An image, written to each device, read by a kernel, and read back. */
     if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) {
