@@ -147,6 +147,24 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
     return m;
 }
 
+cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
+                           const char* call)
+{
+    constexpr cl_uint kMaxEpoch = (1u << 30) - 1;  // the tag's 30 bits
+    cl_mem m = prim_scratch(st, dn, name, bytes, call);
+    Scratch& sc = st.scratch[dn][name];
+    if (sc.epoch == 0 || sc.epoch > kMaxEpoch - epochs) {
+        sc.epoch = 0;
+        const cl_uint zero = 0;
+        cl_int err =
+            clEnqueueFillBuffer(st.cp->devs[dn].queue, m, &zero, sizeof zero, 0, sc.bytes, 0, nullptr, nullptr);
+        if (err != CL_SUCCESS) fail_cl(err, "%s: clEnqueueFillBuffer of the look-back state (%s)", call, name);
+    }
+    *epoch = sc.epoch + 1;
+    sc.epoch += epochs;
+    return m;
+}
+
 bool prim_gpu_layout(const Device& d)
 {
     const char* v = env_value("STDCL_PRIMS_LAYOUT");

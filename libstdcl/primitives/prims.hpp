@@ -28,6 +28,7 @@ namespace stdcl {
 extern const char* const kPrimsCommon;
 extern const char* const kScanBody;
 extern const char* const kSortBody;
+extern const char* const kSortPass;
 
 // An element type of clsort, clscan and clreduce (CL_REDUCE_*).
 struct ElemType {
@@ -57,7 +58,7 @@ bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
 struct Scratch {
     cl_mem mem = nullptr;
     size_t bytes = 0;
-    cl_uint epoch = 0;  // clscan's look-back state: the last call's epoch (0: to be cleared)
+    cl_uint epoch = 0;  // look-back state: the last epoch used (0: to be cleared)
 };
 
 // What clsort, clscan and clreduce keep per context: their programs and each
@@ -82,6 +83,14 @@ std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);
 void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call);
 // Device dn's scratch buffer `name` of at least bytes bytes.
 cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call);
+// Device dn's look-back state `name` (clscan's, clsort's) of at least bytes
+// bytes: words tagged with an epoch, so that a call needs no clearing when its
+// epochs are new.  The buffer is cleared on the device's queue when it is new or
+// when the epochs run out.  *epoch: the first of the `epochs` epochs the call
+// takes (one a pass).  A call that fails after taking them sets the state's
+// Scratch::epoch to 0, so that the next call clears it.
+cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
+                           const char* call);
 // Whether the kernels for device d are the GPU layout: a GPU or an
 // accelerator, or STDCL_PRIMS_LAYOUT=gpu (cpu: the CPU layout; for tests).
 bool prim_gpu_layout(const Device& d);

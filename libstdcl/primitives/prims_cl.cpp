@@ -8,8 +8,10 @@
 //   addresses, and local memory for what the group shares.
 // - CPU: one work-item a group, each a contiguous chunk it walks in order
 //   (PoCL runs a group on one core; a core streams through its own memory).
-// Both are reduce-then-scan: a pass counts (or sums) per tile, a small scan
-// turns the counts into offsets, and a pass rewrites each tile from them.
+// The CPU layout is reduce-then-scan: a pass counts (or sums) per tile, a small
+// scan turns the counts into offsets, and a pass rewrites each tile from them.
+// On a GPU the scans (but float sums) and each pass of the sort read their data
+// once, with a decoupled look-back between the tiles.
 //
 // The sort is an LSD radix sort with 8-bit digits on keys mapped to unsigned
 // integers whose order is the wanted one (map_key: signed keys get the sign bit
@@ -17,9 +19,9 @@
 // after +inf; descending inverts the mapped key), mapped at the first pass's
 // loads and mapped back at the last pass's stores.  Each pass is stable.  On a
 // GPU a tile's keys are ranked per warp (32 work-items in a row), in order,
-// with the group's local memory (or, with STDCL_WANT_NV_WARP defined on
-// NVIDIA, STDCL_PRIMS_WARP=nv, with the warp's match instruction through
-// inline PTX), then placed in local memory in digit order so that each
+// with the group's local memory (or, with STDCL_WANT_NV_WARP defined, on
+// NVIDIA's GPUs by default, with eight ballots of the warp's vote instruction
+// through inline PTX), then placed in local memory in digit order so that each
 // digit's run is stored to consecutive addresses.
 #include "primitives/prims.hpp"
 
@@ -33,25 +35,34 @@ const char* const kPrimsCommon = R"CLC(
 #define CAT(a, b) CAT2(a, b)
 #if defined(__NVIDIA__) && defined(__GPU__) && defined(STDCL_WANT_NV_WARP)
 #define STDCL_NV_WARP 1
-inline uint nv_match_any(uint x)
-{
-    uint m;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(x));
-    return m;
-}
 inline uint nv_lanemask_lt(void)
 {
     uint m;
     asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
     return m;
 }
-inline uint nv_shfl(uint v, uint src)
-{
-    uint r;
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
-    return r;
-}
 inline void nv_syncwarp(void) { asm volatile("bar.warp.sync 0xffffffff;"); }
+// The lanes whose p is not 0 (every lane of the warp takes part).
+inline uint nv_ballot(uint p)
+{
+    uint m;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\tvote.sync.ballot.b32 %0, q, 0xffffffff;\n\t}"
+                 : "=r"(m)
+                 : "r"(p));
+    return m;
+}
+// The lanes (valid ones) whose 8-bit digit is d; an invalid lane: itself.
+inline uint nv_peers(uint d, uint valid)
+{
+    uint peers = nv_ballot(valid);
+#pragma unroll
+    for (uint b = 0; b < 8u; ++b) {
+        uint bit = (d >> b) & 1u;
+        uint m = nv_ballot(bit);
+        peers &= bit ? m : ~m;
+    }
+    return valid ? peers : 1u << (get_local_id(0) & 31u);
+}
 #endif
 )CLC";
 
@@ -446,129 +457,55 @@ inline void CAT(move_value, SFX)(__global const uchar* vsrc, __global uchar* vds
 }
 
 #if STDCL_LAYOUT_GPU
+// The digits of every pass at once: ghist[p * 256 + d] += the keys (mapped as
+// mode says) whose digit p is d, over the group's run of `per` keys.  ghist is
+// zero before the first group.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_sort_count_, SFX), _gpu)(__global const KU* src, ulong soff, ulong n, ulong chunk, uint shift,
-                                            uint mode, __global uint* counts, uint ntiles)
+void CAT(CAT(stdcl_sort_hist_, SFX), _gpu)(__global const KU* src, ulong soff, ulong n, ulong per, uint mode,
+                                           __global uint* ghist)
 {
-    __local uint hist[NWARP * 256];
-    (void)chunk;
+    __local uint h[PASSES * 256];
     uint lid = get_local_id(0);
-    uint tile = get_group_id(0);
-    for (uint j = lid; j < NWARP * 256; j += WG) hist[j] = 0;
+    for (uint j = lid; j < PASSES * 256u; j += WG) h[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    ulong base = (ulong)tile * TILE;
-    uint cnt = (uint)min((ulong)TILE, n - base);
-    src += soff + base;
-    __local uint* h = hist + (lid >> 5) * 256;
-    for (uint j = lid; j < cnt; j += WG) {
-        KU k = src[j];
-        if (mode & 1u) k = CAT(map_key, SFX)(k, mode);
-        atomic_inc(&h[(uint)(k >> shift) & 255u]);
+    ulong b = (ulong)get_group_id(0) * per, e = min(b + per, n);
+    src += soff;
+    for (ulong i = b + lid; i < e; i += 4 * WG) {
+        KU k[4];
+#pragma unroll
+        for (uint u = 0; u < 4; ++u) k[u] = i + u * WG < e ? src[i + u * WG] : (KU)0;
+#pragma unroll
+        for (uint u = 0; u < 4; ++u) {
+            if (i + u * WG >= e) break;
+            KU m = CAT(map_key, SFX)(k[u], mode);
+#pragma unroll
+            for (uint p = 0; p < PASSES; ++p) atomic_inc(&h[p * 256u + ((uint)(m >> (p * 8u)) & 255u)]);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint c = 0;
-    for (uint w = 0; w < NWARP; ++w) c += hist[w * 256 + lid];
-    counts[lid * ntiles + tile] = c;
+    for (uint j = lid; j < PASSES * 256u; j += WG)
+        if (h[j]) atomic_add(&ghist[j], h[j]);
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_sort_scatter_, SFX), _gpu)(__global const KU* src, ulong soff, __global KU* dst, ulong doff,
-                                              __global const uchar* vsrc, ulong vsoff, __global uchar* vdst,
-                                              ulong vdoff, uint vmode, uint vsize, ulong n, ulong chunk, uint shift,
-                                              uint mode, __global const uint* offs, uint ntiles)
+// The group's exclusive scan of one uint per work-item (x[lid] = v); returns
+// the work-item's.
+inline uint CAT(sort_excl_, SFX)(uint v, __local uint* x)
 {
-    __local uint whist[NWARP * 256];
-    __local uint dstart[WG];
-    __local KU skey[TILE];
-    __local ushort sidx[TILE];
-#ifndef STDCL_NV_WARP
-    __local uint wdig[WG];
-#endif
-    (void)chunk;
-    uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
-    uint tile = get_group_id(0);
-    ulong base = (ulong)tile * TILE;
-    uint cnt = (uint)min((ulong)TILE, n - base);
-    for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    __global const KU* s = src + soff + base;
-    uint seg = warp * (TILE / NWARP);
-    KU key[ITEMS];
-    uint rank[ITEMS];
-    // Rank: the keys of each warp's run in order, 32 at a time; whist[warp][d]
-    // counts the warp's keys of digit d so far.
-    for (uint r = 0; r < ITEMS; ++r) {
-        uint j = seg + r * 32u + lane;
-        int valid = j < cnt;
-        KU k = valid ? s[j] : (KU)0;
-        if (mode & 1u) k = CAT(map_key, SFX)(k, mode);
-        key[r] = k;
-        uint d = valid ? ((uint)(k >> shift) & 255u) : 256u + lane;
-#ifdef STDCL_NV_WARP
-        volatile __local uint* wh = whist + warp * 256;
-        uint peers = nv_match_any(d);
-        uint leader = 31u - clz(peers);
-        uint old = 0;
-        if (lane == leader && valid) {
-            old = wh[d];
-            wh[d] = old + popcount(peers);
-        }
-        old = nv_shfl(old, leader);
-        nv_syncwarp();
-        rank[r] = old + popcount(peers & nv_lanemask_lt());
-#else
-        wdig[lid] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint peers = 0;
-        for (uint l = 0; l < 32u; ++l) peers |= (wdig[(warp << 5) + l] == d ? 1u : 0u) << l;
-        uint old = valid ? whist[warp * 256 + d] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (valid && lane == 31u - clz(peers)) whist[warp * 256 + d] = old + popcount(peers);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        rank[r] = old + popcount(peers & ((1u << lane) - 1u));
-#endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // Work-item lid takes digit lid: the warps' exclusive prefixes, then where
-    // the digit's run starts in the tile.
-    uint total = 0;
-    for (uint w = 0; w < NWARP; ++w) {
-        uint c = whist[w * 256 + lid];
-        whist[w * 256 + lid] = total;
-        total += c;
-    }
-    dstart[lid] = total;
+    uint lid = get_local_id(0);
+    x[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint off = 1; off < WG; off <<= 1) {
-        uint x = dstart[lid];
-        if (lid >= off) x += dstart[lid - off];
+        uint y = x[lid];
+        if (lid >= off) y += x[lid - off];
         barrier(CLK_LOCAL_MEM_FENCE);
-        dstart[lid] = x;
+        x[lid] = y;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    uint mine = dstart[lid] - total;  // exclusive
+    uint r = x[lid] - v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    dstart[lid] = mine;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint r = 0; r < ITEMS; ++r) {
-        uint j = seg + r * 32u + lane;
-        if (j < cnt) {
-            uint d = (uint)(key[r] >> shift) & 255u;
-            uint pos = dstart[d] + whist[warp * 256 + d] + rank[r];
-            skey[pos] = key[r];
-            sidx[pos] = (ushort)j;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    dst += doff;
-    for (uint j = lid; j < cnt; j += WG) {
-        KU k = skey[j];
-        uint d = (uint)(k >> shift) & 255u;
-        ulong g = (ulong)offs[d * ntiles + tile] + (j - dstart[d]);
-        dst[g] = (mode & 2u) ? CAT(unmap_key, SFX)(k, mode) : k;
-        if (vmode) CAT(move_value, SFX)(vsrc + vsoff, vdst + vdoff, base + sidx[j], g, vmode, vsize);
-    }
+    return r;
 }
+
 
 #else
 __kernel void CAT(CAT(stdcl_sort_count_, SFX), _cpu)(__global const KU* src, ulong soff, ulong n, ulong chunk,
@@ -610,6 +547,235 @@ __kernel void CAT(CAT(stdcl_sort_scatter_, SFX), _cpu)(__global const KU* src, u
 }
 #endif
 #undef TILE
+)CLC";
+
+// One pass of the GPU sort (8 bits of the key from shift), in one sweep over the
+// keys; the defines of kSortBody, and PAIRS: 0 the keys alone
+// (stdcl_sort_onesweep_<SFX>_gpu), 1 their values too
+// (stdcl_sort_onesweep_pairs_<SFX>_gpu).
+//
+// Each group takes the next tile by a ticket (state[0]), counts its digits and
+// publishes the counts at once, ranks its keys by digit, stably, and puts them in
+// digit order in local memory.  Work-item d meanwhile looks back over the tiles
+// before it for digit d's first output position: a decoupled look-back per
+// digit, as clscan's.  state holds, after the ticket's 8 bytes, one 64-bit word
+// per (tile, digit): its tag (epoch << 2 | 1 the tile's count, 2 the count of
+// every tile up to and with it) above the count.  Tile 0 starts each digit at
+// its place in the whole array, from ghist[pass * 256 + d].  The keys then go
+// out in digit order, each digit's run to consecutive addresses; values of 4, 8
+// or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item) and put in the same order in local
+// memory, 32 bits at a time, so that they too are read and written in runs.
+const char* const kSortPass = R"CLC(
+#if STDCL_LAYOUT_GPU
+#if PAIRS
+#define SO_ITEMS PAIR_ITEMS
+#else
+#define SO_ITEMS ITEMS
+#endif
+#define TILE (WG * SO_ITEMS)
+#define SO_FOLD 1u
+#define SO_INCL 2u
+#if PAIRS
+#define SO_NAME CAT(CAT(stdcl_sort_onesweep_pairs_, SFX), _gpu)
+#else
+#define SO_NAME CAT(CAT(stdcl_sort_onesweep_, SFX), _gpu)
+#endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, __global const uchar* vsrc,
+             ulong vsoff, __global uchar* vdst, ulong vdoff, uint vmode, uint vsize, ulong n, uint shift, uint mode,
+             __global const uint* ghist, uint pass, __global uint* state, uint ntiles, uint epoch)
+{
+    __local uint whist[NWARP * 256];
+    __local uint dstart[WG];  // where each digit's run starts in the tile
+    __local uint gpos[WG];    // and in the output, less dstart
+    __local KU skey[TILE];
+#if PAIRS
+    // Values of 4, 8 or 16 bytes: 32 bits of each, in key order; others: each
+    // key's index in the tile (as ushort).
+    __local uint sval[TILE];
+    __local ushort sperm[TILE];  // others: sperm[pos] = j; else sperm[j] = pos
+#endif
+    __local uint s_tile;
+#ifndef STDCL_NV_WARP
+    __local uint wdig[WG];
+    __local uint thist[256];  // the tile's count of each digit
+#endif
+    uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
+    volatile __global ulong* sw = (volatile __global ulong*)state + 1;
+    if (lid == 0) {
+        uint t = atomic_inc(state);
+        if (t == ntiles - 1) atomic_xchg(state, 0u);
+        s_tile = t;
+    }
+    for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
+#ifndef STDCL_NV_WARP
+    thist[lid] = 0;
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint tile = s_tile;
+    ulong base = (ulong)tile * TILE;
+    uint cnt = (uint)min((ulong)TILE, n - base);
+    __global const KU* s = src + soff + base;
+    uint seg = warp * (TILE / NWARP);
+    KU key[SO_ITEMS];
+    uint rank[SO_ITEMS];
+    // Every load of the tile issued before the first key is used.
+    if (cnt == TILE) {
+#pragma unroll
+        for (uint r = 0; r < SO_ITEMS; ++r) key[r] = s[seg + r * 32u + lane];
+    } else {
+#pragma unroll
+        for (uint r = 0; r < SO_ITEMS; ++r) {
+            uint j = seg + r * 32u + lane;
+            key[r] = j < cnt ? s[j] : (KU)0;
+        }
+    }
+    if (mode & 1u) {
+#pragma unroll
+        for (uint r = 0; r < SO_ITEMS; ++r) key[r] = CAT(map_key, SFX)(key[r], mode);
+    }
+    // The portable kernels count the tile's digits first and publish the counts
+    // before they rank the keys.  With NVIDIA's warp instructions the counts are
+    // published after the ranks: counting first cost 70 registers more a
+    // work-item there, and it was slower on an H200.
+#ifndef STDCL_NV_WARP
+#pragma unroll
+    for (uint r = 0; r < SO_ITEMS; ++r) {
+        uint valid = seg + r * 32u + lane < cnt;
+        uint d = (uint)(key[r] >> shift) & 255u;
+        if (valid) atomic_inc(&thist[d]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint total = thist[lid];
+    if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)((epoch << 2) | SO_FOLD) << 32) | total;
+#endif
+    // Rank: the keys of each warp's run in order, 32 at a time; whist[warp][d]
+    // counts the warp's keys of digit d so far.
+#pragma unroll
+    for (uint r = 0; r < SO_ITEMS; ++r) {
+        uint valid = seg + r * 32u + lane < cnt;
+        uint d = (uint)(key[r] >> shift) & 255u;
+#ifdef STDCL_NV_WARP
+        uint peers = nv_peers(d, valid);
+        volatile __local uint* wh = whist + warp * 256;
+        uint old = valid ? wh[d] : 0u;
+        nv_syncwarp();
+        if (valid && lane == 31u - clz(peers)) wh[d] = old + popcount(peers);
+        nv_syncwarp();
+        rank[r] = old + popcount(peers & nv_lanemask_lt());
+#else
+        if (!valid) d = 256u + lane;
+        wdig[lid] = d;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint peers = 0;
+        for (uint l = 0; l < 32u; ++l) peers |= (wdig[(warp << 5) + l] == d ? 1u : 0u) << l;
+        uint old = valid ? whist[warp * 256 + d] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (valid && lane == 31u - clz(peers)) whist[warp * 256 + d] = old + popcount(peers);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rank[r] = old + popcount(peers & ((1u << lane) - 1u));
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Work-item lid takes digit lid: the warps' exclusive prefixes, and where
+    // the digit's run starts in the tile.
+    uint run = 0;
+    for (uint w = 0; w < NWARP; ++w) {
+        uint c = whist[w * 256 + lid];
+        whist[w * 256 + lid] = run;
+        run += c;
+    }
+#ifdef STDCL_NV_WARP
+    uint total = run;
+    if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)((epoch << 2) | SO_FOLD) << 32) | total;
+#endif
+    uint mine = CAT(sort_excl_, SFX)(total, gpos);
+    dstart[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // The keys in digit order in local memory (while the tiles before finish).
+#pragma unroll
+    for (uint r = 0; r < SO_ITEMS; ++r) {
+        uint j = seg + r * 32u + lane;
+        if (j < cnt) {
+            uint d = (uint)(key[r] >> shift) & 255u;
+            uint pos = dstart[d] + whist[warp * 256 + d] + rank[r];
+            skey[pos] = key[r];
+#if PAIRS
+            if (vmode != 4u && vmode != 8u && vmode != 16u)
+                sperm[pos] = (ushort)j;
+            else
+                sperm[j] = (ushort)pos;
+#endif
+        }
+    }
+    // Digit lid's first position: tile 0's from the whole array's counts, the
+    // others' from the tiles before them, nearest first, up to the first
+    // inclusive count.  (Reading several tiles' words at once was slower on an
+    // H200.)
+    uint prefix = 0;
+    if (tile == 0) {
+        prefix = CAT(sort_excl_, SFX)(ghist[pass * 256u + lid], gpos);
+    } else {
+        for (int t = (int)tile - 1;; --t) {
+            ulong w;
+            do
+                w = sw[(ulong)t * 256u + lid];
+            while ((uint)(w >> 34) != epoch);
+            prefix += (uint)w;
+            if (((uint)(w >> 32) & 3u) == SO_INCL) break;
+        }
+    }
+    sw[(ulong)tile * 256u + lid] = ((ulong)((epoch << 2) | SO_INCL) << 32) | (prefix + total);
+    gpos[lid] = prefix - mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    dst += doff;
+#pragma unroll
+    for (uint i = 0; i < SO_ITEMS; ++i) {
+        uint j = lid + i * WG;
+        if (j < cnt) {
+            KU k = skey[j];
+            uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
+            dst[g] = (mode & 2u) ? CAT(unmap_key, SFX)(k, mode) : k;
+#if PAIRS
+            if (vmode != 4u && vmode != 8u && vmode != 16u)
+                CAT(move_value, SFX)(vsrc + vsoff, vdst + vdoff, base + sperm[j], g, vmode, vsize);
+#endif
+        }
+    }
+#if PAIRS
+    if (vmode == 4u || vmode == 8u || vmode == 16u) {
+        uint words = vmode / 4u;
+        __global const uint* vs = (__global const uint*)(vsrc + vsoff) + base * words;
+        __global uint* vd = (__global uint*)(vdst + vdoff);
+        for (uint w = 0; w < words; ++w) {
+            uint v[SO_ITEMS];
+#pragma unroll
+            for (uint r = 0; r < SO_ITEMS; ++r) {
+                uint j = seg + r * 32u + lane;
+                v[r] = j < cnt ? vs[j * words + w] : 0u;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);  // the last round's sval read
+#pragma unroll
+            for (uint r = 0; r < SO_ITEMS; ++r) {
+                uint j = seg + r * 32u + lane;
+                if (j < cnt) sval[sperm[j]] = v[r];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+            for (uint i = 0; i < SO_ITEMS; ++i) {
+                uint j = lid + i * WG;
+                if (j < cnt) vd[(ulong)(gpos[(uint)(skey[j] >> shift) & 255u] + j) * words + w] = sval[j];
+            }
+        }
+    }
+#endif
+}
+#undef SO_NAME
+#undef SO_FOLD
+#undef SO_INCL
+#undef TILE
+#undef SO_ITEMS
+#endif
 )CLC";
 
 }  // namespace stdcl

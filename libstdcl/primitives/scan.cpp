@@ -82,24 +82,6 @@ bool lookback_for(int type, int op)
     return !(v && std::strcmp(v, "0") == 0);
 }
 
-// The look-back state of device dn for nparts tiles of es-byte elements: the
-// scratch buffer (cleared on the queue when new or when the epochs run out) and
-// *epoch, this call's.
-constexpr cl_uint kMaxEpoch = (1u << 30) - 1;  // the tag's 30 bits
-cl_mem lookback_state(PrimState& st, unsigned dn, size_t nparts, size_t es, cl_uint* epoch, const char* call)
-{
-    cl_mem m = prim_scratch(st, dn, "scan state", 8 + nparts * 8 * (es / 4), call);
-    Scratch& sc = st.scratch[dn]["scan state"];
-    if (sc.epoch == 0 || sc.epoch >= kMaxEpoch) {
-        sc.epoch = 0;
-        const cl_uint zero = 0;
-        check_cl(clEnqueueFillBuffer(st.cp->devs[dn].queue, m, &zero, sizeof zero, 0, sc.bytes, 0, nullptr, nullptr),
-                 "clscan: clEnqueueFillBuffer of the look-back state");
-    }
-    *epoch = ++sc.epoch;
-    return m;
-}
-
 // The host side of the operations, for the carries between devices.
 template <class T> T host_op(int op, T a, T b)
 {
@@ -280,7 +262,8 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         try {
             if (s.onepass) {
                 cl_uint epoch = 0;
-                cl_mem state = lookback_state(*st, s.dn, s.nparts, es, &epoch, call);
+                cl_mem state =
+                    prim_lookback_state(*st, s.dn, "scan state", 8 + s.nparts * 8 * (es / 4), 1, &epoch, call);
                 ev = prim_enqueue(cp, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
                                   {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(state), parg(np),
                                    parg(epoch), carry_arg, parg(excl)},
@@ -327,8 +310,8 @@ int scan_entry(CLCONTEXT* cp, unsigned devnum, const void* in, void* out, size_t
         devs.push_back((context_device(cp, devnum, call), devnum));
     const ElemType* et = elem_type(type);
     if (!et)
-        fail(STDCL_EINVAL, "%s: unknown element type %d (CL_REDUCE_INT, _UINT, _LONG, _ULONG, _FLOAT or _DOUBLE)",
-             call, type);
+        fail(STDCL_EINVAL, "%s: unknown element type %d (CL_REDUCE_INT, _UINT, _LONG, _ULONG, _FLOAT or _DOUBLE)", call,
+             type);
     if (op < CL_REDUCE_SUM || op > CL_REDUCE_MAX)
         fail(STDCL_EINVAL, "%s: unknown operation %d (CL_REDUCE_SUM, _MIN or _MAX)", call, op);
     if (flags & ~kScanFlags) fail(STDCL_EINVAL, "%s: unknown flags 0x%x", call, unsigned(flags & ~kScanFlags));

@@ -2,11 +2,15 @@
 // sort.cpp: clsort and clsort_by_key, an LSD radix sort of a device's copy of
 // clmalloc memory (the kernels and their layouts: prims_cl.cpp).
 //
-// Per pass (8 bits of the key, from the lowest): count each tile's digits, scan
-// the counts (digit-major, so the scan gives each (digit, tile) its first
-// output position), and move each tile's keys there in order.  The keys go from
-// the program's array to a scratch copy and back, so after an even number of
-// passes (4 for 32-bit keys, 8 for 64-bit) they end where they started, sorted.
+// One pass a digit (8 bits of the key, from the lowest), each stable.  On a GPU
+// one kernel counts the digits of every pass at once, and each pass is then one
+// kernel that reads and writes the keys once (Onesweep: the tiles find their
+// output positions by a look-back, prims_cl.cpp).  On a CPU a pass counts each
+// chunk's digits, scans the counts (digit-major, so the scan gives each (digit,
+// chunk) its first output position), and moves each chunk's keys there in
+// order.  The keys go from the program's array to a scratch copy and back, so
+// after an even number of passes (4 for 32-bit keys, 8 for 64-bit) they end
+// where they started, sorted.
 #include "primitives/prims.hpp"
 
 #include "config/config.hpp"
@@ -21,23 +25,46 @@ namespace {
 
 constexpr int kSortFlags = CL_SORT_DESCENDING | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
 constexpr size_t kWg = 256;
+// Keys a work-item sorts in the GPU kernels (32-bit keys; 64-bit: half as many),
+// alone and with values.  With values, 12 keys were 18% faster than 16 on an
+// H200 (16 need more registers, so fewer groups run at once).
+constexpr size_t kItemsKeys = 16, kItemsPairs = 12;
 
-// The sort program of one layout: the counts' scan (uint sums) and both key
-// widths.
+// The kernels of one key width (ks bytes): KU (the unsigned key type), KSIGN,
+// KFLT, PASSES, SFX, ITEMS and PAIR_ITEMS defined, then the body and, on a GPU,
+// the pass kernels for keys alone and with values.
+void add_width(std::string& s, bool gpu, size_t ks)
+{
+    const bool w = ks == 8;
+    s += w ? "#define KU ulong\n#define KSIGN 0x8000000000000000ul\n#define KFLT 0x000FFFFFFFFFFFFFul\n"
+           : "#define KU uint\n#define KSIGN 0x80000000u\n#define KFLT 0x007FFFFFu\n";
+    s += strprintf("#define PASSES %zu\n#define SFX %zu\n#define ITEMS %zu\n#define PAIR_ITEMS %zu\n", ks, ks * 8,
+                   kItemsKeys * 4 / ks, kItemsPairs * 4 / ks);
+    s += kSortBody;
+    if (gpu) {
+        s += "#define PAIRS 0\n";
+        s += kSortPass;
+        s += "#undef PAIRS\n#define PAIRS 1\n";
+        s += kSortPass;
+        s += "#undef PAIRS\n";
+    }
+    s += "#undef KU\n#undef KSIGN\n#undef KFLT\n#undef PASSES\n#undef SFX\n#undef ITEMS\n#undef PAIR_ITEMS\n";
+}
+
+// The sort program of one layout: the GPU's digit counts and one-sweep passes,
+// or the CPU's counts, their scan (uint sums) and scatter; both key widths.
 std::string sort_source(bool gpu, bool nv_warp)
 {
     std::string s = gpu ? "#define STDCL_LAYOUT_GPU 1\n" : "#define STDCL_LAYOUT_GPU 0\n";
     if (nv_warp) s += "#define STDCL_WANT_NV_WARP 1\n";
     s += kPrimsCommon;
-    s += "#define T uint\n#define OP(a, b) ((a) + (b))\n#define ID 0u\n#define SITEMS 16\n#define SFX uint_sum\n";
-    s += kScanBody;
-    s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
-    s += "#define KU uint\n#define KSIGN 0x80000000u\n#define KFLT 0x007FFFFFu\n#define ITEMS 16\n#define SFX 32\n";
-    s += kSortBody;
-    s += "#undef KU\n#undef KSIGN\n#undef KFLT\n#undef ITEMS\n#undef SFX\n";
-    s += "#define KU ulong\n#define KSIGN 0x8000000000000000ul\n#define KFLT 0x000FFFFFFFFFFFFFul\n"
-         "#define ITEMS 8\n#define SFX 64\n";
-    s += kSortBody;
+    if (!gpu) {
+        s += "#define T uint\n#define OP(a, b) ((a) + (b))\n#define ID 0u\n#define SITEMS 16\n#define SFX uint_sum\n";
+        s += kScanBody;
+        s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
+    }
+    add_width(s, gpu, 4);
+    add_width(s, gpu, 8);
     return s;
 }
 
@@ -52,6 +79,41 @@ struct SortCall {
     void* caller;
 };
 
+// Where one pass reads and writes: the keys go from the program's array to the
+// scratch copy and back.
+struct SortPass {
+    cl_mem src, dst, vsrc, vdst;
+    cl_ulong soff, doff, vsoff, vdoff;  // keys in keys, values in bytes
+    cl_uint shift, mode;
+};
+
+// The program (STDCL_PRIMS_WARP=nv or, on NVIDIA's GPUs by default, the one
+// with NVIDIA's warp instructions, where it builds; else the portable one).
+void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
+{
+    const char* warp = env_value("STDCL_PRIMS_WARP");
+    if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
+        warn_once("STDCL_PRIMS_WARP", "STDCL_PRIMS_WARP='%s' is not nv or portable; ignored", warp);
+    bool nv = false;
+    if (gpu) {
+        if (warp && std::strcmp(warp, "nv") == 0)
+            nv = true;
+        else if (!(warp && std::strcmp(warp, "portable") == 0))
+            nv = d.vendor_macro == "__NVIDIA__";
+    }
+    if (nv) {
+        try {
+            return prim_program(st, "stdcl_sort_gpu_nv.cl", sort_source(true, true), call);
+        } catch (const Error& e) {
+            warn_once("STDCL_PRIMS_WARP=nv",
+                      "%s: the kernels with NVIDIA's warp instructions did not build; the "
+                      "portable ones sort instead: %s",
+                      call, e.msg.c_str());
+        }
+    }
+    return prim_program(st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", sort_source(gpu, false), call);
+}
+
 int sort(const SortCall& c)
 {
     CLCONTEXT* cp = c.cp;
@@ -60,52 +122,29 @@ int sort(const SortCall& c)
     const bool gpu = prim_gpu_layout(d);
     const size_t ks = c.et->size;
     const std::string sfx = ks == 4 ? "32" : "64";
-    const std::string lay = gpu ? "_gpu" : "_cpu";
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    // STDCL_PRIMS_WARP=nv: NVIDIA's warp instructions rank the keys (the
-    // portable kernels where they do not build).
-    const char* warp = env_value("STDCL_PRIMS_WARP");
-    const bool nv = gpu && warp && std::strcmp(warp, "nv") == 0;
-    if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
-        warn_once("STDCL_PRIMS_WARP", "STDCL_PRIMS_WARP='%s' is not nv or portable; ignored", warp);
-    void* h = nullptr;
-    if (nv) {
-        try {
-            h = prim_program(*st, "stdcl_sort_gpu_nv.cl", sort_source(true, true), c.call);
-        } catch (const Error& e) {
-            warn_once("STDCL_PRIMS_WARP=nv", "%s: the kernels with NVIDIA's warp instructions did not build; the "
-                      "portable ones sort instead: %s", c.call, e.msg.c_str());
-        }
-    }
-    if (!h) h = prim_program(*st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", sort_source(gpu, false), c.call);
+    void* h = sort_program(*st, d, gpu, c.call);
 
+    cl_uint units = 1;
+    clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+    units = std::max<cl_uint>(units, 1);
     // Tiles: on a GPU as the kernels' (256 work-items, 16 32-bit or 8 64-bit keys
     // each); on a CPU one chunk per work-item, a few per core.
-    size_t chunk = 0, ntiles = 0;
+    size_t chunk = 0;
     if (gpu) {
-        chunk = kWg * (ks == 4 ? 16 : 8);
+        chunk = kWg * (c.vsize ? kItemsPairs : kItemsKeys) / (ks / 4);
     } else {
-        cl_uint units = 1;
-        clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
         size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
         chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
     }
-    ntiles = (c.n + chunk - 1) / chunk;
+    const size_t ntiles = (c.n + chunk - 1) / chunk;
     if (ntiles * 256 >= (size_t(1) << 32) || c.n >= (size_t(1) << 32))
         fail(STDCL_EINVAL, "%s: %zu keys: at most 2^32 - 1 in one call", c.call, c.n);
-    const size_t ncount = 256 * ntiles;
-    // The counts' scan: its tiles (as clscan's for uint).
-    const size_t cchunk = gpu ? kWg * 16 : std::max<size_t>((ncount + 15) / 16, 256);
-    const size_t cparts = (ncount + cchunk - 1) / cchunk;
 
     cl_mem tmpk = prim_scratch(*st, dn, "sort keys", c.n * ks, c.call);
     cl_mem tmpv = c.vsize ? prim_scratch(*st, dn, "sort values", c.n * c.vsize, c.call) : nullptr;
-    cl_mem counts = prim_scratch(*st, dn, "sort counts", ncount * 4, c.call);
-    cl_mem offs = prim_scratch(*st, dn, "sort offsets", ncount * 4, c.call);
-    cl_mem part = prim_scratch(*st, dn, "sort parts", (cparts + 1) * 4, c.call);
-    cl_mem partx = prim_scratch(*st, dn, "sort partx", (cparts + 1) * 4, c.call);
 
     SmallVec<AllocUse, 2> uses;
     uses.emplace_back(c.keys.alloc);
@@ -128,39 +167,91 @@ int sort(const SortCall& c)
     const cl_uint vsz = cl_uint(c.vsize);
     const cl_uint passes = cl_uint(ks);  // 8-bit digits
     const cl_uint kind = c.et->kind, desc = (c.flags & CL_SORT_DESCENDING) ? 1u : 0u;
-    const cl_ulong n = c.n, ch = chunk, cch = cchunk;
-    const cl_uint nt = cl_uint(ntiles), ncp = cl_uint(cparts), excl = 1;
-    const cl_ulong zero = 0, ncnt = ncount;
-    const cl_uint idv = 0;
-    const size_t glob = gpu ? ntiles * kWg : ntiles, loc = gpu ? kWg : 1;
-    const size_t cglob = gpu ? cparts * kWg : cparts, cloc = gpu ? kWg : 1;
-    cl_event last = nullptr;
-    CommandOrder* first = &order;  // the first kernel waits for the pending commands
-    for (cl_uint p = 0; p < passes; ++p) {
+    const cl_uint map = (kind << 2) | (desc << 4);  // mode's key map bits
+    const cl_ulong n = c.n;
+    const cl_uint nt = cl_uint(ntiles);
+    auto pass_of = [&](cl_uint p) {
         const bool from_user = p % 2 == 0;
-        cl_mem src = from_user ? ukeys : tmpk, dst = from_user ? tmpk : ukeys;
-        cl_ulong soff = from_user ? ukoff : 0, doff = from_user ? 0 : ukoff;
-        cl_mem vsrc = c.vsize ? (from_user ? uvals : tmpv) : nullptr, vdst = c.vsize ? (from_user ? tmpv : uvals) : nullptr;
-        cl_ulong vsoff = c.vsize && from_user ? c.values.off : 0, vdoff = c.vsize && !from_user ? c.values.off : 0;
-        if (!c.vsize) vsrc = vdst = tmpk;  // unused: any buffer
-        const cl_uint shift = p * 8;
-        const cl_uint mode = (p == 0 ? 1u : 0u) | (p + 1 == passes ? 2u : 0u) | (kind << 2) | (desc << 4);
-        prim_enqueue(cp, dn, h, "stdcl_sort_count_" + sfx + lay, glob, loc,
-                     {parg(src), parg(soff), parg(n), parg(ch), parg(shift), parg(mode), parg(counts), parg(nt)},
-                     first, false, c.call);
-        first = nullptr;
-        prim_enqueue(cp, dn, h, "stdcl_scan_reduce_uint_sum" + lay, cglob, cloc,
-                     {parg(counts), parg(zero), parg(ncnt), parg(cch), parg(part)}, nullptr, false, c.call);
-        prim_enqueue(cp, dn, h, "stdcl_scan_parts_uint_sum" + lay, gpu ? kWg : 1, gpu ? kWg : 1,
-                     {parg(part), parg(partx), parg(ncp), parg(idv)}, nullptr, false, c.call);
-        prim_enqueue(cp, dn, h, "stdcl_scan_tiles_uint_sum" + lay, cglob, cloc,
-                     {parg(counts), parg(zero), parg(offs), parg(zero), parg(ncnt), parg(cch), parg(partx), parg(excl)},
-                     nullptr, false, c.call);
-        last = prim_enqueue(cp, dn, h, "stdcl_sort_scatter_" + sfx + lay, glob, loc,
-                            {parg(src), parg(soff), parg(dst), parg(doff), parg(vsrc), parg(vsoff), parg(vdst),
-                             parg(vdoff), parg(vmode), parg(vsz), parg(n), parg(ch), parg(shift), parg(mode),
-                             parg(offs), parg(nt)},
-                            nullptr, p + 1 == passes, c.call);
+        SortPass q;
+        q.src = from_user ? ukeys : tmpk;
+        q.dst = from_user ? tmpk : ukeys;
+        q.soff = from_user ? ukoff : 0;
+        q.doff = from_user ? 0 : ukoff;
+        q.vsrc = c.vsize ? (from_user ? uvals : tmpv) : tmpk;  // unused without values: any buffer
+        q.vdst = c.vsize ? (from_user ? tmpv : uvals) : tmpk;
+        q.vsoff = c.vsize && from_user ? c.values.off : 0;
+        q.vdoff = c.vsize && !from_user ? c.values.off : 0;
+        q.shift = p * 8;
+        q.mode = (p == 0 ? 1u : 0u) | (p + 1 == passes ? 2u : 0u) | map;
+        return q;
+    };
+    cl_event last = nullptr;
+    if (gpu) {
+        // The digits of every pass in one read of the keys, then one sweep a pass
+        // (prims_cl.cpp).
+        cl_mem ghist = prim_scratch(*st, dn, "sort digits", size_t(passes) * 256 * 4, c.call);
+        cl_uint epoch = 0;
+        cl_mem state = prim_lookback_state(*st, dn, "sort state", 8 + ntiles * 256 * 8, passes, &epoch, c.call);
+        try {
+            const cl_uint zero = 0;
+            check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, size_t(passes) * 256 * 4, 0, nullptr,
+                                         nullptr),
+                     "clsort: clEnqueueFillBuffer of the digit counts");
+            const size_t hgroups = std::min<size_t>(size_t(units) * 4, (c.n + 4095) / 4096);
+            const cl_ulong per = (c.n + hgroups - 1) / hgroups;
+            prim_enqueue(cp, dn, h, "stdcl_sort_hist_" + sfx + "_gpu", hgroups * kWg, kWg,
+                         {parg(ukeys), parg(ukoff), parg(n), parg(per), parg(map), parg(ghist)}, &order, false, c.call);
+            for (cl_uint p = 0; p < passes; ++p) {
+                SortPass q = pass_of(p);
+                const cl_uint ep = epoch + p;
+                last = prim_enqueue(cp, dn, h,
+                                    (c.vsize ? "stdcl_sort_onesweep_pairs_" : "stdcl_sort_onesweep_") + sfx + "_gpu",
+                                    ntiles * kWg, kWg,
+                                    {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
+                                     parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),
+                                     parg(q.mode), parg(ghist), parg(p), parg(state), parg(nt), parg(ep)},
+                                    nullptr, p + 1 == passes, c.call);
+            }
+        } catch (...) {
+            // Tickets taken or tiles published under these epochs: cleared next time.
+            st->scratch[dn]["sort state"].epoch = 0;
+            throw;
+        }
+    } else {
+        // Per pass: count each chunk's digits, scan the counts (digit-major, so
+        // the scan gives each (digit, chunk) its first output position), and
+        // move each chunk's keys there in order.
+        const size_t ncount = 256 * ntiles;
+        const size_t cchunk = std::max<size_t>((ncount + 15) / 16, 256);
+        const size_t cparts = (ncount + cchunk - 1) / cchunk;
+        cl_mem counts = prim_scratch(*st, dn, "sort counts", ncount * 4, c.call);
+        cl_mem offs = prim_scratch(*st, dn, "sort offsets", ncount * 4, c.call);
+        cl_mem part = prim_scratch(*st, dn, "sort parts", (cparts + 1) * 4, c.call);
+        cl_mem partx = prim_scratch(*st, dn, "sort partx", (cparts + 1) * 4, c.call);
+        const cl_ulong ch = chunk, cch = cchunk, zero = 0, ncnt = ncount;
+        const cl_uint ncp = cl_uint(cparts), excl = 1, idv = 0;
+        CommandOrder* first = &order;  // the first kernel waits for the pending commands
+        for (cl_uint p = 0; p < passes; ++p) {
+            SortPass q = pass_of(p);
+            prim_enqueue(
+                cp, dn, h, "stdcl_sort_count_" + sfx + "_cpu", ntiles, 1,
+                {parg(q.src), parg(q.soff), parg(n), parg(ch), parg(q.shift), parg(q.mode), parg(counts), parg(nt)},
+                first, false, c.call);
+            first = nullptr;
+            prim_enqueue(cp, dn, h, "stdcl_scan_reduce_uint_sum_cpu", cparts, 1,
+                         {parg(counts), parg(zero), parg(ncnt), parg(cch), parg(part)}, nullptr, false, c.call);
+            prim_enqueue(cp, dn, h, "stdcl_scan_parts_uint_sum_cpu", 1, 1,
+                         {parg(part), parg(partx), parg(ncp), parg(idv)}, nullptr, false, c.call);
+            prim_enqueue(
+                cp, dn, h, "stdcl_scan_tiles_uint_sum_cpu", cparts, 1,
+                {parg(counts), parg(zero), parg(offs), parg(zero), parg(ncnt), parg(cch), parg(partx), parg(excl)},
+                nullptr, false, c.call);
+            last = prim_enqueue(cp, dn, h, "stdcl_sort_scatter_" + sfx + "_cpu", ntiles, 1,
+                                {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
+                                 parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(ch), parg(q.shift),
+                                 parg(q.mode), parg(offs), parg(nt)},
+                                nullptr, p + 1 == passes, c.call);
+        }
     }
     prim_note_write(cp, dn, *c.keys.alloc, c.keys.off, c.n * ks, what);
     if (c.vsize) prim_note_write(cp, dn, *c.values.alloc, c.values.off, c.n * c.vsize, what);

@@ -314,9 +314,17 @@ static int run_round(CLCONTEXT* cp)
         rc = failed("clmsync(keys, device)");
         goto done;
     }
-    if (clsort(cp, 1, keys, N, CL_REDUCE_INT, CL_EVENT_NOWAIT) != 0) {
-        rc = failed("clsort");
-        goto done;
+    /* clsort with the CPU kernels (descending: N..1 stay), then with the GPU
+     * kernels (their digit counts cleared with clEnqueueFillBuffer, each pass
+     * placed by a look-back), ascending: 1..N. */
+    for (int gpu = 0; gpu < 2; gpu++) {
+        if (gpu) setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
+        int sort_rc = clsort(cp, 1, keys, N, CL_REDUCE_INT, CL_EVENT_NOWAIT | (gpu ? 0 : CL_SORT_DESCENDING));
+        if (gpu) unsetenv("STDCL_PRIMS_LAYOUT");
+        if (sort_rc != 0) {
+            rc = failed(gpu ? "clsort (GPU kernels)" : "clsort");
+            goto done;
+        }
     }
     int ksum = 0;
     if (clreduce(cp, 1, keys, N, CL_REDUCE_INT, CL_REDUCE_SUM, &ksum) != 0) {
