@@ -239,6 +239,31 @@ static void raw_stream_lean(long n)
     }
     OK(clFinish(q) == CL_SUCCESS);
 }
+/* (1s+) The raw stream with an event per launch that the program keeps until
+ * the stream's wait, as a program that waits for its launches' events does:
+ * the events are waited for together (clWaitForEvents) and released once
+ * completed.  A NOWAIT launch's event must stay valid until clwait, so this,
+ * not an event released at once, is what the event libstdcl returns costs the
+ * driver. */
+static void raw_launch_six_kept(int k, cl_event* ev)
+{
+    raw_stream_fixed_args();
+    OK(clSetKernelArg(rk_six, 3, sizeof k, &k) == CL_SUCCESS);
+    OK(clEnqueueNDRangeKernel(q, rk_six, 1, NULL, g1, l1, 0, NULL, ev) == CL_SUCCESS);
+}
+static void raw_wait_release(cl_event* evs, long n)
+{
+    OK(clWaitForEvents((cl_uint)n, evs) == CL_SUCCESS);
+    for (long i = 0; i < n; ++i) clReleaseEvent(evs[i]);
+}
+static void raw_stream_kept(long n)
+{
+    cl_event* evs = malloc((size_t)n * sizeof *evs);
+    OK(evs != NULL);
+    for (long i = 0; i < n; ++i) raw_launch_six_kept((int)i, &evs[i]);
+    raw_wait_release(evs, n);
+    free(evs);
+}
 static void raw_stream(long n) { raw_stream_with(n, 0, 0); }
 static void raw_stream_event(long n) { raw_stream_with(n, 1, 0); }
 static void raw_stream_flush(long n) { raw_stream_with(n, 0, 1); }
@@ -287,6 +312,15 @@ static void raw_step3(long n)
     for (long i = 0; i < n; ++i) {
         for (int j = 0; j < 3; ++j) raw_launch_six((int)(3 * i + j), 0);
         OK(clFinish(q) == CL_SUCCESS);
+    }
+}
+/* (1t+) raw_step3 with each launch's event kept to the step's wait (1s+). */
+static void raw_step3_kept(long n)
+{
+    for (long i = 0; i < n; ++i) {
+        cl_event evs[3] = {NULL, NULL, NULL};
+        for (int j = 0; j < 3; ++j) raw_launch_six_kept((int)(3 * i + j), &evs[j]);
+        raw_wait_release(evs, 3);
     }
 }
 static void w_step3(long n)
@@ -944,6 +978,11 @@ int main(int argc, char** argv)
             raw_wait_each, w_wait_each, "1.05x");
     measure("(1t) time step: 3 NOWAIT launches, one wait", "3 x (6 clSetKernelArg + clEnqueueNDRangeKernel), clFinish",
             raw_step3, w_step3, "1.10x");
+    measure("(1s+) clforka stream vs raw keeping events", "(1s)'s raw stream, each event kept, waited, released",
+            raw_stream_kept, w_stream, "info");
+    measure("(1t+) time step vs raw keeping events", "(1t)'s raw step, each event kept, waited, released",
+            raw_step3_kept, w_step3, "info");
+    measure("(1s') raw stream + an event kept to the wait", "(1s)'s raw stream", raw_stream, raw_stream_kept, "info");
     measure("(1s') raw stream + an event per launch", "(1s)'s raw stream", raw_stream, raw_stream_event, "info");
     measure("(1s') raw stream + clFlush per launch", "(1s)'s raw stream", raw_stream, raw_stream_flush, "info");
     measure("(1s') raw stream + event + clFlush", "(1s)'s raw stream", raw_stream, raw_stream_event_flush, "info");
