@@ -314,12 +314,13 @@ static int run_round(CLCONTEXT* cp)
         rc = failed("clmsync(keys, device)");
         goto done;
     }
-    /* clsort with the CPU kernels (descending: N..1 stay), then with the GPU
-     * kernels (their digit counts cleared with clEnqueueFillBuffer, each pass
-     * placed by a look-back), ascending: 1..N. */
-    for (int gpu = 0; gpu < 2; gpu++) {
+    /* clsort with the GPU kernels (their digit counts cleared with
+     * clEnqueueFillBuffer, each pass placed by a look-back), waited for: the
+     * environment changes only while no command runs (PoCL's threads read it).
+     * Then with the CPU kernels, NOWAIT: the sorted keys stay 1..N. */
+    for (int gpu = 1; gpu >= 0; gpu--) {
         if (gpu) setenv("STDCL_PRIMS_LAYOUT", "gpu", 1);
-        int sort_rc = clsort(cp, 1, keys, N, CL_REDUCE_INT, CL_EVENT_NOWAIT | (gpu ? 0 : CL_SORT_DESCENDING));
+        int sort_rc = clsort(cp, 1, keys, N, CL_REDUCE_INT, gpu ? 0 : CL_EVENT_NOWAIT);
         if (gpu) unsetenv("STDCL_PRIMS_LAYOUT");
         if (sort_rc != 0) {
             rc = failed(gpu ? "clsort (GPU kernels)" : "clsort");
