@@ -648,9 +648,6 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
     // published after the ranks: counting first cost 70 registers more a
     // work-item there, and it was slower on an H200.
 #ifndef STDCL_NV_WARP
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
     for (uint r = 0; r < SO_ITEMS; ++r) {
         uint valid = seg + r * 32u + lane < cnt;
         uint d = (uint)(key[r] >> shift) & 255u;
