@@ -326,8 +326,10 @@ void destroy_context(CLCONTEXT* cp)
         std::lock_guard<std::mutex> lock(ev.mu);
         for (cl_event e : ev.kernel) clReleaseEvent(e);
         for (cl_event e : ev.mem) clReleaseEvent(e);
+        for (cl_event e : ev.retired) clReleaseEvent(e);
         ev.kernel.clear();
         ev.mem.clear();
+        ev.retired.clear();
         if (ev.marker) clReleaseEvent(ev.marker);
         ev.marker = nullptr;
     }

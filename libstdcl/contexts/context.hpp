@@ -23,6 +23,12 @@ struct EventList {
     std::mutex mu;
     std::vector<cl_event> kernel;
     std::vector<cl_event> mem;
+    // clwait takes no reference of its own on the events it waits for: while
+    // `waiting` calls are between taking the lists and removing what they waited
+    // for, an event leaving a list (its reference released) goes to `retired`
+    // instead, and the last of them to finish releases those.
+    unsigned waiting = 0;
+    std::vector<cl_event> retired;
     // Launches enqueued on the kernel queue without an event (CL_EVENT_NOEVENT),
     // numbered from 1.  What must wait for one gets a marker enqueued after it
     // (noevent_marker); the newest marker is kept for the next such wait.
@@ -45,6 +51,7 @@ struct EventList {
     ~EventList()
     {
         if (marker) clReleaseEvent(marker);
+        for (cl_event e : retired) clReleaseEvent(e);
     }
 };
 

@@ -17,16 +17,48 @@ namespace {
 // program that never calls clwait does not grow without bound.
 constexpr size_t kPruneAt = 4096;
 
-void prune_completed(std::vector<cl_event>& list)
+// The list's reference to e, an event that leaves its list (el.mu held):
+// released, or kept in el.retired while a clwait may still be waiting for it.
+// False, and e stays listed, when el.retired has no room.
+bool drop_listed(EventList& el, cl_event e) noexcept
+{
+    if (el.waiting == 0) {
+        clReleaseEvent(e);
+        return true;
+    }
+    try {
+        el.retired.push_back(e);
+    } catch (...) {
+        return false;  // a later clwait finds it complete
+    }
+    return true;
+}
+
+void prune_completed(EventList& el, std::vector<cl_event>& list)
 {
     size_t keep = 0;
     for (cl_event e : list) {
         cl_int st = CL_QUEUED;
         clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
-        if (st == CL_COMPLETE)
-            clReleaseEvent(e);
-        else
-            list[keep++] = e;  // pending or failed: clwait reports it
+        // Pending or failed (clwait reports it): kept.
+        if (st != CL_COMPLETE || !drop_listed(el, e)) list[keep++] = e;
+    }
+    list.resize(keep);
+}
+
+// Takes out of list (el.mu held) the n events at w that a clwait waited for: they
+// were the whole list when it took them, so they are its first n events unless
+// another call took some out meanwhile (then they are looked up, w sorted).
+void remove_waited(EventList& el, std::vector<cl_event>& list, cl_event* w, size_t n) noexcept
+{
+    if (n == 0) return;
+    bool prefix = list.size() >= n && std::equal(w, w + n, list.begin());
+    if (!prefix) std::sort(w, w + n);
+    size_t keep = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+        cl_event e = list[i];
+        bool waited = prefix ? i < n : std::binary_search(w, w + n, e);
+        if (!waited || !drop_listed(el, e)) list[keep++] = e;
     }
     list.resize(keep);
 }
@@ -126,7 +158,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
             std::lock_guard<std::mutex> lock(el.mu);
             auto& list = is_kernel ? el.kernel : el.mem;
             list.push_back(ev);
-            if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(list);
+            if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(el, list);
         } catch (...) {
             // Out of memory for the list: finish the command here instead of tracking it.
             clWaitForEvents(1, &ev);
@@ -301,33 +333,25 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         int which = flags & CL_ALL_EVENT;
         if (which == 0) which = CL_ALL_EVENT;
         // The events stay in the lists while this thread waits, so a clwait in another
-        // thread also finds and waits for them; whoever finishes first removes them.
+        // thread also finds and waits for them; whoever finishes first takes them
+        // out, and el.waiting keeps them alive until the last waiter is done.
         EventList& el = *d.events;
         std::vector<cl_event> evs;
-        cl_int rerr = CL_SUCCESS;
+        size_t nkernel = 0, nlisted = 0;  // evs: the kernel list's, then the transfer list's
         std::uint64_t noev = 0;  // the newest event-less launch to join
         {
             std::lock_guard<std::mutex> lock(el.mu);
             if ((which & CL_KERNEL_EVENT) && el.noev_seq > el.noev_joined) noev = el.noev_seq;
             evs.reserve(el.kernel.size() + el.mem.size() + 1);  // + the marker for noev
             if (which & CL_KERNEL_EVENT) evs.insert(evs.end(), el.kernel.begin(), el.kernel.end());
+            nkernel = evs.size();
             if (which & CL_MEM_EVENT) evs.insert(evs.end(), el.mem.begin(), el.mem.end());
-            // Our own reference on each, so a concurrent clwait that finishes first
-            // cannot release them under us.  Only events we retained are released.
-            size_t kept = 0;
-            for (cl_event e : evs) {
-                if (rerr == CL_SUCCESS) rerr = clRetainEvent(e);
-                if (rerr == CL_SUCCESS) evs[kept++] = e;
-            }
-            evs.resize(kept);
-        }
-        if (rerr != CL_SUCCESS) {
-            for (cl_event e : evs) clReleaseEvent(e);
-            fail_cl(rerr, "clwait: clRetainEvent on device %u (nothing was waited for)", devnum);
+            nlisted = evs.size();
+            if (nlisted) ++el.waiting;
         }
         // Launches without an event: a marker after the newest (our reference).
-        if (noev)
-            if (cl_event m = noevent_marker(d, noev)) evs.push_back(m);  // room reserved
+        cl_event marker = noev ? noevent_marker(d, noev) : nullptr;
+        if (marker) evs.push_back(marker);  // room reserved
         auto joined = [&] {  // every event-less launch up to noev has completed
             if (!noev || (flags & CL_EVENT_NORELEASE)) return;
             std::lock_guard<std::mutex> lock(el.mu);
@@ -351,21 +375,19 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
                 clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
                 if (st < 0) worst = st;
             }
-        if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
-            std::sort(evs.begin(), evs.end());
+        if (nlisted) {
             std::lock_guard<std::mutex> lock(el.mu);
-            for (auto* list : {&el.kernel, &el.mem}) {
-                size_t keep = 0;
-                for (cl_event e : *list) {
-                    if (!std::binary_search(evs.begin(), evs.end(), e))
-                        (*list)[keep++] = e;
-                    else
-                        clReleaseEvent(e);  // the list's reference
-                }
-                list->resize(keep);
+            --el.waiting;
+            if (!(flags & CL_EVENT_NORELEASE)) {  // with it, the events stay tracked until a later clwait
+                remove_waited(el, el.kernel, evs.data(), nkernel);
+                remove_waited(el, el.mem, evs.data() + nkernel, nlisted - nkernel);
+            }
+            if (el.waiting == 0 && !el.retired.empty()) {  // what the other waiters' lists held
+                for (cl_event e : el.retired) clReleaseEvent(e);
+                el.retired.clear();
             }
         }
-        for (cl_event e : evs) clReleaseEvent(e);  // this call's own references
+        if (marker) clReleaseEvent(marker);
         if (cp->prof) profile_harvest(cp, int(devnum), false);
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
