@@ -349,9 +349,6 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             nlisted = evs.size();
             if (nlisted) ++el.waiting;
         }
-        // Launches without an event: a marker after the newest (our reference).
-        cl_event marker = noev ? noevent_marker(d, noev) : nullptr;
-        if (marker) evs.push_back(marker);  // room reserved
         auto joined = [&] {  // every event-less launch up to noev has completed
             if (!noev || (flags & CL_EVENT_NORELEASE)) return;
             std::lock_guard<std::mutex> lock(el.mu);
@@ -361,6 +358,21 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             if (check_mode())
                 for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
         };
+        if (noev && !nlisted) {
+            // Only launches without an event to join: the kernel queue keeps its
+            // order, so finishing it joins them all, as a raw program's clFinish
+            // does, without a marker's enqueue and wait.
+            cl_int ferr = clFinish(d.queue);
+            if (ferr != CL_SUCCESS) fail_cl(ferr, "clwait: a kernel on device %u failed (clFinish)", devnum);
+            joined();
+            check_guards();
+            if (sync_check_on()) sync_settle("clwait");
+            return 0;
+        }
+        // Launches without an event beside tracked events: a marker after the
+        // newest (our reference), waited for with the events.
+        cl_event marker = noev ? noevent_marker(d, noev) : nullptr;
+        if (marker) evs.push_back(marker);  // room reserved
         if (evs.empty()) {
             joined();
             check_guards();

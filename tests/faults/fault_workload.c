@@ -459,6 +459,21 @@ static int run_round(CLCONTEXT* cp)
         }
     }
 
+    /* Launches without an event, joined by clwait (a clFinish of the kernel
+     * queue; with the profile on, as in the copy mode, they keep events). */
+    {
+        clndrange_t ndr = clndrange_init1d(0, 64, 64);
+        for (int i = 0; i < 3; i++)
+            if (clforka(cp, 0, k_noop, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, i) != STDCL_LAUNCHED) {
+                rc = failed("clforka(fk_noop, CL_EVENT_NOEVENT)");
+                goto done;
+            }
+        if (stdcl_wait(cp, 0, CL_KERNEL_EVENT) != 0) {
+            rc = failed("clwait(after launches without an event)");
+            goto done;
+        }
+    }
+
 done:
     if (rc != ROUND_OK) {
         /* Whatever is pending; a failure here after the one injected is the
