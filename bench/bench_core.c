@@ -334,6 +334,18 @@ static void w_step3(long n)
     }
 }
 
+/* (1t") The time step launched with CL_EVENT_NOEVENT. */
+static void w_step3_noevent(long n)
+{
+    clndrange_t ndr = clndrange_init1d(0, 1, 1);
+    for (long i = 0; i < n; ++i) {
+        for (int j = 0; j < 3; ++j)
+            OK(clforka(cp, dn, wk_six, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT, w_small, w_big, k_stream_s,
+                       (int)(3 * i + j), k_stream_m, k_stream_t) == STDCL_LAUNCHED);
+        OK(stdcl_wait(cp, dn, CL_KERNEL_EVENT) == 0);
+    }
+}
+
 /* (2) 1 MiB each way.  Raw: a blocking transfer (the usual raw idiom). */
 static void raw_write(long n)
 {
@@ -978,6 +990,8 @@ int main(int argc, char** argv)
             raw_wait_each, w_wait_each, "1.05x");
     measure("(1t) time step: 3 NOWAIT launches, one wait", "3 x (6 clSetKernelArg + clEnqueueNDRangeKernel), clFinish",
             raw_step3, w_step3, "1.10x");
+    measure("(1t\") time step, CL_EVENT_NOEVENT", "3 x (6 clSetKernelArg + clEnqueueNDRangeKernel), clFinish",
+            raw_step3, w_step3_noevent, "1.10x");
     measure("(1s+) clforka stream vs raw keeping events", "(1s)'s raw stream, each event kept, waited, released",
             raw_stream_kept, w_stream, "info");
     measure("(1t+) time step vs raw keeping events", "(1t)'s raw step, each event kept, waited, released",
