@@ -768,6 +768,35 @@ static void test_clflush_submits_without_waiting(void** state)
     assert_int_equal(clfree(a), 0);
 }
 
+/* A NOWAIT launch alone is not flushed on a driver that starts kernels
+ * without a flush (PoCL's, NVIDIA's): it must still run to completion without
+ * clflush or clwait.  Its event's status is polled (a status query does not
+ * flush). */
+static void test_lone_nowait_launch_completes_unflushed(void** state)
+{
+    (void)state;
+    int* a = alloc_ints(4096, 1);
+    to_device(0, a);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_ALL_EVENT), 0);
+    assert_int_equal(clflush(stdcpu, 0, 0), 0); /* the next launch starts a burst */
+    clndrange_t ndr = clndrange_init1d(0, 4096, 64);
+    cl_event ev = clforka(stdcpu, 0, g_axpb, &ndr, CL_EVENT_NOWAIT | CL_EVENT_NORELEASE, a, 4, 0);
+    assert_non_null(ev);
+    cl_int st = CL_QUEUED;
+    struct timespec nap = {0, 1000000};
+    for (int i = 0; i < 20000 && st != CL_COMPLETE; ++i) {
+        assert_int_equal(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
+        assert_true(st >= 0);
+        if (st != CL_COMPLETE) nanosleep(&nap, NULL);
+    }
+    assert_int_equal(st, CL_COMPLETE);
+    assert_int_equal(clReleaseEvent(ev), CL_SUCCESS);
+    assert_int_equal(stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT), 0);
+    to_host(0, a);
+    expect_ints(a, 4096, 4);
+    assert_int_equal(clfree(a), 0);
+}
+
 static void test_clwait_norelease_keeps_events_tracked(void** state)
 {
     (void)state;
@@ -968,6 +997,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_noevent_refused_with_wait_or_norelease),
     cmocka_unit_test(test_launch_events_setting_makes_nowait_launches_eventless),
     cmocka_unit_test(test_clflush_submits_without_waiting),
+    cmocka_unit_test(test_lone_nowait_launch_completes_unflushed),
     cmocka_unit_test(test_clwait_without_events_returns_zero),
     cmocka_unit_test(test_clwait_norelease_keeps_events_tracked),
     cmocka_unit_test(test_cl_all_devices_syncs_waits_and_flushes_every_device),

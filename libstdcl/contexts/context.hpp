@@ -39,6 +39,9 @@ struct EventList {
     cl_event marker = nullptr;  // enqueued after launch marker_seq (or null)
     std::uint64_t marker_seq = 0;
     std::atomic<std::uint64_t> flushed_ns{0};  // when the kernel queue was last flushed for them
+    // A driver that starts kernels unflushed: when the first launch left unflushed
+    // since the kernel queue's last flush was made (0: none).
+    std::atomic<std::uint64_t> unflushed_since_ns{0};
     // stdcl_queue handed the kernel queue to the program: its commands there keep
     // their order with libstdcl's, so transfers go to the kernel queue from then on.
     std::atomic<bool> queue_shared{false};
@@ -68,8 +71,8 @@ struct Device {
     std::string vendor_macro;  // e.g. "__POCL__"
     bool zero_copy = false;  // host memory is the device's memory (probed)
     // The driver starts an enqueued kernel without a clFlush (NVIDIA's and PoCL's,
-    // bench/flush_probe): a NOWAIT launch then flushes at most every
-    // kKernelFlushNs instead of each time.
+    // bench/flush_probe): a NOWAIT launch is then not flushed; a burst is,
+    // kKernelFlushNs after its first launch at the latest.
     bool starts_unflushed = false;
     cl_uint base_align = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
     cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE

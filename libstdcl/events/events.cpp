@@ -69,16 +69,36 @@ namespace {
 
 // Flushes d's kernel queue when its last flush of this kind was kKernelFlushNs ago
 // or more: the first launch after a pause starts at once, one in a burst at most
-// kKernelFlushNs later or at clflush/clwait.  Of two threads due at once, one flushes.
+// kKernelFlushNs later or at clflush/clwait.  Of two threads due at once, one
+// flushes.  On a driver that starts a kernel without a flush
+// (Device::starts_unflushed) the flush only hands over a burst: it comes
+// kKernelFlushNs after the burst's first unflushed launch at the latest, and a
+// launch alone (a program's first, the first after a wait) makes none.
 void flush_when_due(Device& d) noexcept
 {
     EventList& el = *d.events;
     std::uint64_t now = std::uint64_t(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count());
+    if (d.starts_unflushed) {
+        std::uint64_t since = el.unflushed_since_ns.load(std::memory_order_relaxed);
+        if (since == 0)
+            el.unflushed_since_ns.compare_exchange_strong(since, now, std::memory_order_relaxed);
+        else if (now - since >= kKernelFlushNs &&
+                 el.unflushed_since_ns.compare_exchange_strong(since, 0, std::memory_order_relaxed))
+            clFlush(d.queue);
+        return;
+    }
     std::uint64_t last = el.flushed_ns.load(std::memory_order_relaxed);
     if (now - last >= kKernelFlushNs && el.flushed_ns.compare_exchange_strong(last, now, std::memory_order_relaxed))
         clFlush(d.queue);
+}
+
+// The kernel queue was flushed (a wait for its commands flushes it): what a
+// burst left unflushed is handed over.
+void kernel_queue_flushed(Device& d) noexcept
+{
+    d.events->unflushed_since_ns.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -99,6 +119,7 @@ void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call)
     std::uint64_t upto = el.noev_seq.load(std::memory_order_acquire);
     cl_int err = clFinish(d.queue);
     if (err != CL_SUCCESS) fail_cl(err, "%s: the kernel on device %u failed (clFinish)", call, devnum);
+    kernel_queue_flushed(d);
     std::lock_guard<std::mutex> lock(el.mu);
     el.noev_joined = std::max(el.noev_joined, upto);
 }
@@ -313,6 +334,7 @@ STDCL_API int clflush(CLCONTEXT* cp, unsigned int devnum, int flags)
         for (unsigned i = first; i < end; ++i) {
             Device& d = context_device(cp, i, "clflush");
             check_cl(clFlush(d.queue), "clflush");
+            kernel_queue_flushed(d);
             if (d.xfer != d.queue) check_cl(clFlush(d.xfer), "clflush (transfer queue)");
         }
         return 0;
@@ -364,6 +386,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             // does, without a marker's enqueue and wait.
             cl_int ferr = clFinish(d.queue);
             if (ferr != CL_SUCCESS) fail_cl(ferr, "clwait: a kernel on device %u failed (clFinish)", devnum);
+            kernel_queue_flushed(d);
             joined();
             check_guards();
             if (sync_check_on()) sync_settle("clwait");
@@ -380,6 +403,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             return 0;
         }
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
+        if (nkernel || marker) kernel_queue_flushed(d);  // the wait flushed the kernel queue
         cl_int worst = CL_SUCCESS;
         if (err != CL_SUCCESS)
             for (cl_event e : evs) {

@@ -15,14 +15,15 @@ constexpr int kEventFlags = CL_EVENT_WAIT | CL_EVENT_NOWAIT | CL_EVENT_RELEASE |
 
 // The flags a launch takes: the event flags and CL_EVENT_NOEVENT.
 constexpr int kForkFlags = kEventFlags | CL_EVENT_NOEVENT;
-// How long a launch may stay unflushed after the last flush of its queue, where
-// it is not flushed each time: launches without an event, and NOWAIT launches on a
-// driver that starts them without a flush (Device::starts_unflushed).
+// How long a launch may stay unflushed, where it is not flushed each time:
+// launches without an event, and NOWAIT launches on a driver that starts them
+// without a flush (Device::starts_unflushed).  After the queue's last flush on
+// other drivers; after the first launch left unflushed on those.
 constexpr std::uint64_t kKernelFlushNs = 200000;
 
 // Launches without an event (CL_EVENT_NOEVENT) on device d's kernel queue.
 // noevent_launched, after the enqueue: the launch's number, for the allocations it
-// uses; flushes the queue when the last such flush was kKernelFlushNs ago or more.
+// uses; flushes the queue when due (kKernelFlushNs).
 std::uint64_t noevent_launched(Device& d) noexcept;
 // After launches made with no event and waited for: finishes device devnum's
 // kernel queue (in order: every launch enqueued before is done) and counts the
