@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""plot_benchmarks.py: the two NBody plots of BENCHMARKS.md.
+"""plot_benchmarks.py: the plots of BENCHMARKS.md (NBody, launch costs).
 
     python3 bench/plot_benchmarks.py [--out DIR]      (from the top of the source tree)
 
-writes DIR/nbody_one_gpu.png and DIR/nbody_scaling.png (DIR: docs/).  It measures
+writes DIR/nbody_one_gpu.png, DIR/nbody_scaling.png and DIR/launch_costs.png
+(DIR: docs/).  It measures
 nothing: the numbers below are copied from BENCHMARKS.md, each table with a comment
 naming the BENCHMARKS.md table it comes from.  Needs matplotlib (Debian:
 python3-matplotlib).
@@ -71,6 +72,45 @@ SCALING = [
 ]
 
 
+# BENCHMARKS.md, "Table 1.15. What a launch costs, per launch": microseconds per
+# launch on one H200 for each way of launching, by pattern (None: not a way that
+# pattern has).
+LAUNCH_PATTERNS = ["stream: launches back to back,\none wait", "each launch waited for",
+                   "time step: three launches,\none wait"]
+LAUNCH_COSTS = [
+    # (label, color, us per launch for each pattern)
+    ("raw OpenCL, no events", "tab:orange", [4.67, 9.81, 8.66]),
+    ("raw OpenCL, an event per launch kept to the wait", "tab:brown", [6.30, None, 11.27]),
+    ("libstdcl, CL_EVENT_NOWAIT (the default form)", "tab:blue", [7.01, 10.50, 11.95]),
+    ("libstdcl, CL_EVENT_NOWAIT | CL_EVENT_NOEVENT", "tab:cyan", [5.00, None, 9.18]),
+    ("CUDA, <<<1, 1>>> on a stream", "tab:green", [3.71, 8.93, 5.44]),
+]
+
+
+def plot_launch_costs(path):
+    fig, ax = plt.subplots(figsize=(10, 5.4))
+    n = len(LAUNCH_COSTS)
+    width = 0.8 / n
+    for i, (label, color, values) in enumerate(LAUNCH_COSTS):
+        for j, v in enumerate(values):
+            if v is None:
+                continue
+            x = j + (i - (n - 1) / 2) * width
+            ax.bar(x, v, width, color=color, label=label if j == 0 or (j == 1 and values[0] is None) else None)
+            ax.annotate(f"{v:.1f}", (x, v), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
+    ax.set_xticks(range(len(LAUNCH_PATTERNS)))
+    ax.set_xticklabels(LAUNCH_PATTERNS)
+    ax.set_ylabel("microseconds per launch")
+    ax.set_ylim(0, 14)
+    ax.set_title("What a launch of an empty six-argument kernel costs on one NVIDIA H200\n"
+                 "(BENCHMARKS.md Table 1.15; lower is better)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8.5)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def plot_one_gpu(path):
     fig, ax = plt.subplots(figsize=(8, 5.2))
     for label, rates in ONE_GPU.items():
@@ -122,12 +162,13 @@ def plot_scaling(path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Plot the NBody figures of BENCHMARKS.md.")
+    ap = argparse.ArgumentParser(description="Plot the figures of BENCHMARKS.md.")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--out", default=os.path.join(root, "docs"), help="output folder (default: docs/)")
     o = ap.parse_args()
     os.makedirs(o.out, exist_ok=True)
-    for name, fn in (("nbody_one_gpu.png", plot_one_gpu), ("nbody_scaling.png", plot_scaling)):
+    for name, fn in (("nbody_one_gpu.png", plot_one_gpu), ("nbody_scaling.png", plot_scaling),
+                     ("launch_costs.png", plot_launch_costs)):
         path = os.path.join(o.out, name)
         fn(path)
         print(path)
