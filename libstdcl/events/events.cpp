@@ -110,7 +110,7 @@ std::uint64_t noevent_launched(Device& d) noexcept
     return seq;
 }
 
-void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call)
+void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call, bool join)
 {
     Device& d = cp->devs[devnum];
     EventList& el = *d.events;
@@ -120,6 +120,7 @@ void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call)
     cl_int err = clFinish(d.queue);
     if (err != CL_SUCCESS) fail_cl(err, "%s: the kernel on device %u failed (clFinish)", call, devnum);
     kernel_queue_flushed(d);
+    if (!join) return;
     std::lock_guard<std::mutex> lock(el.mu);
     el.noev_joined = std::max(el.noev_joined, upto);
 }
@@ -376,21 +377,18 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             std::lock_guard<std::mutex> lock(el.mu);
             el.noev_joined = std::max(el.noev_joined, noev);
         };
-        auto check_guards = [&] {  // STDCL_CHECK=1: every allocation's zones on this device
-            if (check_mode())
+        auto settled = [&] {  // what follows every wait that succeeded
+            if (check_mode())  // STDCL_CHECK=1: every allocation's zones on this device
                 for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
+            if (sync_check_on()) sync_settle("clwait");
+            return 0;
         };
         if (noev && !nlisted) {
             // Only launches without an event to join: the kernel queue keeps its
             // order, so finishing it joins them all, as a raw program's clFinish
             // does, without a marker's enqueue and wait.
-            cl_int ferr = clFinish(d.queue);
-            if (ferr != CL_SUCCESS) fail_cl(ferr, "clwait: a kernel on device %u failed (clFinish)", devnum);
-            kernel_queue_flushed(d);
-            joined();
-            check_guards();
-            if (sync_check_on()) sync_settle("clwait");
-            return 0;
+            noevent_finish(cp, devnum, "clwait", !(flags & CL_EVENT_NORELEASE));
+            return settled();
         }
         // Launches without an event beside tracked events: a marker after the
         // newest (our reference), waited for with the events.
@@ -398,9 +396,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         if (marker) evs.push_back(marker);  // room reserved
         if (evs.empty()) {
             joined();
-            check_guards();
-            if (sync_check_on()) sync_settle("clwait");
-            return 0;
+            return settled();
         }
         cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
         if (nkernel || marker) kernel_queue_flushed(d);  // the wait flushed the kernel queue
@@ -428,9 +424,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         if (err != CL_SUCCESS)
             fail_cl(worst ? worst : err, "clwait: a command on device %u failed (clWaitForEvents)", devnum);
         joined();
-        check_guards();
-        if (sync_check_on()) sync_settle("clwait");
-        return 0;
+        return settled();
     });
 }
 

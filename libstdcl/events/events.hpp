@@ -26,9 +26,10 @@ constexpr std::uint64_t kKernelFlushNs = 200000;
 // uses; flushes the queue when due (kKernelFlushNs).
 std::uint64_t noevent_launched(Device& d) noexcept;
 // After launches made with no event and waited for: finishes device devnum's
-// kernel queue (in order: every launch enqueued before is done) and counts the
-// event-less launches numbered so far as joined.  Throws when clFinish fails.
-void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call);
+// kernel queue (in order: every launch enqueued before is done) and, with join,
+// counts the event-less launches numbered so far as joined.  Throws when
+// clFinish fails.
+void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call, bool join = true);
 // An event the caller releases that completes after event-less launch seq (a
 // marker on the kernel queue, shared by every wait up to the newest launch), or
 // null when nothing need be waited for: joined by clwait already, or, when no
