@@ -39,6 +39,8 @@
  *                   prints "own handler" and exits 7
  *   split_ok, split_skip<d>_read<h>, split_overlap  one output split over
  *                   two devices by index space (see the code)
+ *   splitnw_ok, splitnw_skip<d>_read<h>  the same with 2^20 floats and
+ *                   NOWAIT transfers and launches, one wait (the guide's form)
  *   relay_ok, relay_race  device 0 computes x and brings it back NOWAIT;
  *                   device 1 gets x, computes and brings it back (relay_ok
  *                   waits for device 0's transfer first; relay_race does not)
@@ -61,7 +63,10 @@
  *   foreign_forgot_upload    the same without the upload of y ("begin: ok",
  *                   or "begin: <message>" when the check fails the call)
  *   foreign_unannounced      the plain kernel on stdcl_queue's queue, not
- *                   announced (right, and unchecked); x brought back twice */
+ *                   announced (right, and unchecked); x brought back twice
+ *   queue_ok, queue_clobber, queue_read  a plain kernel on stdcl_queue's
+ *                   queue writes y, not announced; axpy reads it (see
+ *                   queue_written) */
 #include <stdcl.h>
 
 #include <signal.h>
@@ -138,6 +143,43 @@ static void foreign(const char* what, float* x, float* y)
     if (announced) clReleaseCommandQueue(q);
 }
 
+/* The queue_* scenarios: a plain OpenCL kernel on stdcl_queue's queue, not
+ * announced, writes y through stdcl_mem's object (y[i] = 3 * in[i]); then the
+ * library's axpy reads it on device 0 (x = 2x + y) and x comes back.
+ * queue_ok: right (nothing to announce); queue_clobber: the host's y (never
+ * written since) is sent over the kernel's y before axpy reads it;
+ * queue_read: after axpy the host reads y[1] without bringing it back. */
+static void queue_written(const char* what, cl_kernel axpy, float* x, float* y, float* in)
+{
+    for (int i = 0; i < N; i++) x[i] = 1.0f, y[i] = -1.0f, in[i] = (float)i;
+    clmsync(g_cp, 0, x, CL_MEM_DEVICE);
+    clmsync(g_cp, 0, in, CL_MEM_DEVICE);
+    cl_int err;
+    cl_context ctx = stdcl_clcontext(g_cp);
+    cl_device_id dev = stdcl_device(g_cp, 0);
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    clBuildProgram(p, 1, &dev, "", NULL, NULL);
+    cl_kernel k = clCreateKernel(p, "scale_nc", &err);
+    cl_command_queue q = stdcl_queue(g_cp, 0);
+    cl_mem ym = stdcl_mem(g_cp, 0, y), im = stdcl_mem(g_cp, 0, in);
+    int n = N;
+    size_t gs = N;
+    clSetKernelArg(k, 0, sizeof ym, &ym);
+    clSetKernelArg(k, 1, sizeof im, &im);
+    clSetKernelArg(k, 2, sizeof n, &n);
+    printf("enqueue: %d\n", (int)clEnqueueNDRangeKernel(q, k, 1, NULL, &gs, NULL, 0, NULL, NULL));
+    if (!strcmp(what, "queue_clobber")) clmsync(g_cp, 0, y, CL_MEM_DEVICE);
+    clndrange_t ndr = clndrange_init1d(0, N, 64);
+    printf("launch: %s\n", clforka(g_cp, 0, axpy, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
+    if (!strcmp(what, "queue_read")) printf("read: %g\n", (double)y[1]);
+    sync_back(x, 0);
+    int wrong = 0;
+    for (int i = 0; i < N; i++) wrong += x[i] != 2.0f + 3.0f * (float)i;
+    printf("wrong: %d\n", wrong);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 static void launch(cl_kernel k, unsigned d, float* x, float* y, int n, int flags)
 {
     clndrange_t ndr = clndrange_init1d(0, (size_t)n, 64);
@@ -159,7 +201,7 @@ int main(int argc, char** argv)
                 which ? which : "");
         return 3;
     }
-    if (clgetndev(g_cp) < 2 && (strstr(what, "slices") || !strncmp(what, "split_", 6) || !strncmp(what, "relay", 5))) {
+    if (clgetndev(g_cp) < 2 && (strstr(what, "slices") || !strncmp(what, "split", 5) || !strncmp(what, "relay", 5))) {
         printf("skip: needs 2 devices\n");
         return 0;
     }
@@ -194,6 +236,12 @@ int main(int argc, char** argv)
     }
     if (!strncmp(what, "foreign_", 8)) {
         foreign(what, x, y);
+        return 0;
+    }
+    if (!strncmp(what, "queue_", 6)) {
+        float* in = (float*)clmalloc(g_cp, N * sizeof(float), 0);
+        queue_written(what, k, x, y, in);
+        clfree(in);
         return 0;
     }
     if (!strcmp(what, "segv_own")) {
@@ -275,35 +323,48 @@ int main(int argc, char** argv)
         printf("sum: %g\n", sum);
         clfree(z);
         clfree(ones);
-    } else if (!strncmp(what, "split_", 6)) {
+    } else if (!strncmp(what, "split_", 6) || !strncmp(what, "splitnw_", 8)) {
         /* SAXPY split over two devices by index space: each kernel gets the
          * whole z, works on its half (a global offset) and brings back its half
          * with clmsyncn.  split_ok: right; split_skip<d>_read<h>: device d's
          * clmsyncn left out, the host reads half h first; split_overlap: device
-         * 1's kernel also writes z[0], and only device 0's half comes back. */
-        enum { M = 8192 };
+         * 1's kernel also writes z[0], and only device 0's half comes back.
+         * splitnw_*: the same as the guide writes it, 2^20 floats: each device
+         * gets its halves with clmsyncn(CL_EVENT_NOWAIT), one NOWAIT launch,
+         * its half back NOWAIT, then one wait per device (each half spans
+         * hundreds of pages, all read before the next library call). */
+        int nw = !strncmp(what, "splitnw_", 8);
+        size_t M = nw ? (size_t)1 << 20 : 8192;
         int skip = -1, first = 0, overlap = !strcmp(what, "split_overlap");
-        if (sscanf(what, "split_skip%d_read%d", &skip, &first) < 1) skip = -1;
+        if (sscanf(what + (nw ? 8 : 6), "skip%d_read%d", &skip, &first) < 1) skip = -1;
         float* z = (float*)clmalloc(g_cp, M * sizeof(float), 0);
         float* ones = (float*)clmalloc(g_cp, M * sizeof(float), 0);
-        for (int i = 0; i < M; i++) z[i] = (float)i, ones[i] = 1.0f;
-        for (unsigned d = 0; d < 2; d++) {
+        for (size_t i = 0; i < M; i++) z[i] = (float)(i % 8192), ones[i] = 1.0f;
+        int flags = nw ? CL_EVENT_NOWAIT : CL_EVENT_WAIT;
+        for (unsigned d = 0; d < 2 && !nw; d++) {
             clmsync(g_cp, d, ones, w);
             clmsync(g_cp, d, z, w);
         }
         for (unsigned d = 0; d < 2; d++) {
             size_t off = d * (M / 2), len = M / 2;
+            if (nw) {
+                clmsyncn(g_cp, d, ones + off, len * sizeof(float), CL_MEM_DEVICE | CL_EVENT_NOWAIT);
+                clmsyncn(g_cp, d, z + off, len * sizeof(float), CL_MEM_DEVICE | CL_EVENT_NOWAIT);
+            }
             if (overlap && d == 1) off = 0, len = M; /* device 1 writes all of z */
             clndrange_t ndr = clndrange_init1d(off, len, 64);
-            printf("launch: %s\n", clforka(g_cp, d, k, &ndr, CL_EVENT_WAIT, z, ones, M) ? "ok" : clerror());
+            printf("launch: %s\n", clforka(g_cp, d, k, &ndr, flags, z, ones, (int)M) ? "ok" : clerror());
+            if (nw && (int)d != skip)
+                clmsyncn(g_cp, d, z + d * (M / 2), M / 2 * sizeof(float), CL_MEM_HOST | CL_EVENT_NOWAIT);
         }
-        for (unsigned d = 0; d < 2; d++)
+        for (unsigned d = 0; d < 2 && !nw; d++)
             if ((int)d != skip && !(overlap && d == 1))
                 clmsyncn(g_cp, d, z + d * (M / 2), M / 2 * sizeof(float), back);
+        if (nw) clwait(g_cp, CL_ALL_DEVICES, CL_ALL_EVENT);
         double sum = 0;
         for (int h = 0; h < 2; h++) {
             int part = (first + h) % 2;
-            for (int i = part * (M / 2); i < (part + 1) * (M / 2); i++) sum += z[i];
+            for (size_t i = part * (M / 2); i < (part + 1) * (M / 2); i++) sum += z[i];
         }
         printf("sum: %g\n", sum);
         clfree(z);

@@ -158,6 +158,35 @@ void apply_access(Allocation& a, const SyncState& s, size_t first, size_t end)
     }
 }
 
+// The units of SyncDevice::image: pages of the block (watched memory), or the
+// whole allocation; unit u's bytes of the allocation.
+size_t image_units(const SyncState& s) { return s.legit.empty() ? 1 : s.legit.size(); }
+
+void image_span(const Allocation& a, const SyncState& s, size_t u, size_t* off, size_t* len)
+{
+    if (s.legit.empty()) {
+        *off = 0;
+        *len = a.size;
+    } else {
+        page_span(a, s, u, off, len);
+    }
+}
+
+// The device's copy of bytes [off, off + len) changed by a command the check
+// sees: where it went from the host (to_device, whole units), it holds the
+// host's bytes; elsewhere it is learned again at the next look.
+void image_note(const Allocation& a, const SyncState& s, SyncDevice& d, size_t off, size_t len, bool to_device)
+{
+    for (size_t u = 0; u < d.image.size(); ++u) {
+        size_t uo, ul;
+        image_span(a, s, u, &uo, &ul);
+        if (ul == 0 || uo + ul <= off || off + len <= uo) continue;
+        bool whole = off <= uo && uo + ul <= off + len;
+        d.image[u] = to_device && whole ? hash_bytes(a.lib() + uo, ul) : 0;
+        if (u < d.unseen.size() && whole) d.unseen[u] = 0;
+    }
+}
+
 // Bytes [off, off + len) went to device devnum's copy, or came back from it.
 void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, size_t len, bool to_device, bool waited)
 {
@@ -393,9 +422,7 @@ void judge_pending(const char* call, bool may_fail)
 {
     if (!watch_pending()) return;
     std::lock_guard<std::mutex> lock(judge_mu());
-    WatchFault f[16];
-    while (size_t n = watch_take(f, 16))
-        for (size_t i = 0; i < n; ++i) judge(f[i], call, may_fail);
+    for (const WatchFault& f : watch_take()) judge(f, call, may_fail);
 }
 
 bool output_like(const char* p, size_t n)
@@ -485,11 +512,58 @@ void transfer_race(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t 
 
 }  // namespace
 
+namespace {
+
+// An upload of bytes [off, off + len) to device dn over pages that commands the
+// check does not see changed there and nobody brought back: the host's older
+// bytes replace them (a lost update).
+void unseen_upload(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, const char* call, void* caller)
+{
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (dn >= s.dev.size() || (s.reported & lost_update)) return;
+    SyncDevice& d = s.dev[dn];
+    size_t lo = SIZE_MAX, hi = 0;  // the bytes lost, from the first such page to the last
+    for (size_t u = 0; u < d.unseen.size() && u < d.image.size(); ++u) {
+        size_t uo, ul;
+        image_span(a, s, u, &uo, &ul);
+        if (!d.unseen[u] || ul == 0 || uo < off || uo + ul > off + len) continue;
+        if (hash_bytes(a.lib() + uo, ul) == d.image[u]) continue;  // the host has the same bytes
+        lo = std::min(lo, uo);
+        hi = uo + ul;
+    }
+    if (hi) {
+        size_t uo = lo, ul = hi - lo;
+        s.reported |= lost_update;
+        CLCONTEXT* cp = a.cp.load();
+        report(strprintf("sync check: %s to device %u (%s) sends the host's bytes over bytes %zu to %zu of the "
+                         "allocation, which a command the check does not see changed on device %u (on the device "
+                         "object stdcl_mem handed out) and nobody brought back: the device's newer bytes are lost "
+                         "(a lost update)\n"
+                         "  allocation: %p, %zu bytes, made at %s\n"
+                         "  the transfer: %s at %s\n"
+                         "  last sync with device %u: %s\n"
+                         "  fix: leave this transfer out (the device's copy is the newer one), or bring those bytes "
+                         "back first with clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_HOST) if the host is to "
+                         "change them",
+                         call, dn, device_name(cp, dn), uo, uo + ul - 1, dn, (void*)a.host, a.size, s.where.c_str(),
+                         call, code_at(caller).c_str(), dn, d.last_sync.empty() ? "none" : d.last_sync.c_str(), dn,
+                         uo, ul),
+               call, true);
+        return;
+    }
+}
+
+}  // namespace
+
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller)
 {
     judge_pending(call, true);
     SyncState* s = a.sync.get();
+    if (s && a.handed_out.load(std::memory_order_relaxed)) {
+        sync_refresh_unseen(a, devnum);
+        if (to_device) unseen_upload(a, *s, devnum, off, len, call, caller);
+    }
     if (s) host_write_transfer(a, *s, devnum, off, len, to_device, call, caller);
     if (s) transfer_race(a, *s, devnum, off, len, to_device, call, caller);
     // Memory the program has a device object of may be written by commands not
@@ -515,11 +589,15 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
             "  allocation: %p, %zu bytes, made at %s\n"
             "  the transfer back: %s at %s\n"
             "  last sync with device %u: %s\n"
-            "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change if the device should see it, or "
+            "  fix: %s after the host's change if the device should see it, or "
             "bring the device's copy back before the host changes it",
             call, devnum, device_name(cp, devnum), r.off,
             r.off + r.len - 1, devnum, (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str(), devnum,
-            d.last_sync.empty() ? "none" : d.last_sync.c_str(), devnum);
+            d.last_sync.empty() ? "none" : d.last_sync.c_str(),
+            (r.off == 0 && r.len == a.size
+                 ? strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE)", devnum)
+                 : strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE)", devnum, r.off, r.len))
+                .c_str());
         report(text, call, true);
         return;
     }
@@ -611,9 +689,7 @@ void sync_settle(const char* call)
 void sync_note_free(Allocation& a)
 {
     std::lock_guard<std::mutex> lock(judge_mu());
-    WatchFault f[16];
-    while (size_t n = watch_take(f, 16))
-        for (size_t i = 0; i < n; ++i) judge(f[i], "clfree", false);
+    for (const WatchFault& f : watch_take()) judge(f, "clfree", false);
     {
         std::lock_guard<std::mutex> plock(pending_mu());
         std::vector<Allocation*>& all = pending_allocs();
@@ -643,6 +719,13 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     // complete: the host bytes are the device's.  A NOWAIT transfer back is not
     // complete yet: its bytes stay unknown.
     if (to_device || waited) d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
+    if (to_device) image_note(a, *s, d, off, len, true);
+    else
+        for (size_t u = 0; u < d.unseen.size(); ++u) {
+            size_t uo, ul;
+            image_span(a, *s, u, &uo, &ul);
+            if (off <= uo && uo + ul <= off + len) d.unseen[u] = 0;  // brought back
+        }
     note_pages_synced(a, *s, d, off, len, to_device, waited);
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
@@ -656,7 +739,69 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     SyncDevice& d = device_state(*s, devnum);
     forget(d, from, len);
     d.written = true;
+    image_note(a, *s, d, from, len, false);
     note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
+}
+
+void sync_refresh_unseen(Allocation& a, unsigned devnum)
+{
+    SyncState* s = a.sync.get();
+    CLCONTEXT* cp = a.cp.load();
+    if (!s || !a.host || a.dead || !a.handed_out.load(std::memory_order_relaxed) || !cp ||
+        devnum >= cp->devs.size())
+        return;
+    cl_mem m = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(a.mu);
+        if (devnum < a.mem.size()) m = a.mem[devnum];
+    }
+    if (!m || a.size == 0) return;
+    Device& dev = cp->devs[devnum];
+    std::vector<char> copy(a.size);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    if (clFinish(dev.queue) != CL_SUCCESS ||
+        clEnqueueReadBuffer(dev.queue, m, CL_TRUE, 0, a.size, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
+    size_t n = image_units(*s);
+    std::vector<std::uint64_t> now(n, 0);
+    for (size_t u = 0; u < n; ++u) {
+        size_t uo, ul;
+        image_span(a, *s, u, &uo, &ul);
+        if (ul) now[u] = hash_bytes(copy.data() + uo, ul);
+    }
+    if (d.image.size() == n) {
+        if (d.unseen.size() != n) d.unseen.assign(n, 0);
+        size_t lo = SIZE_MAX, hi = 0;
+        for (size_t u = 0; u < n; ++u) {
+            if (!d.image[u] || now[u] == d.image[u]) continue;
+            size_t uo, ul;
+            image_span(a, *s, u, &uo, &ul);
+            forget(d, uo, ul);
+            d.written = true;
+            d.unseen[u] = 1;
+            lo = std::min(lo, uo);
+            hi = std::max(hi, uo + ul);
+            if (!s->legit.empty()) {
+                size_pages(*s, d);
+                d.pages[u] = d.image[u];  // what it held before: a host read of the change is judged against it
+                if (!dirty_anywhere(*s, u)) s->legit[u] = page_hash(a, *s, u);
+                d.dirty[u] = 1;
+            }
+        }
+        if (hi) {
+            d.writer = strprintf("a command the check does not see (on the device object stdcl_mem handed out, not "
+                                 "announced with clforeign_begin)");
+            d.from = lo;
+            if (!s->legit.empty()) {
+                size_t first, end;
+                pages_touched(a, *s, lo, hi - lo, &first, &end);
+                apply_access(a, *s, first, end);
+            }
+        }
+    }
+    d.image = std::move(now);
 }
 
 }  // namespace stdcl

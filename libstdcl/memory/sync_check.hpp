@@ -106,6 +106,16 @@ void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
 void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size_t from, size_t len,
                              const std::string& who, const std::string& what, const std::string& by,
                              const char* call, void* caller);
+// a's device object on device devnum was handed out by stdcl_mem: commands the
+// check does not see (plain OpenCL on stdcl_queue's queue or the program's own,
+// not announced) may change its copy there.  Reads the copy back (after the
+// device's queues finish) and compares it, page by page, with what it held
+// when the check last saw it: the pages that changed count as written there by
+// such a command (no finding for reading them on the device; the host reading
+// them before bringing them back is one; an upload over them is a lost
+// update).  Called when stdcl_mem hands the object out and before each command
+// of the library's that uses a on devnum; does nothing for other memory.
+void sync_refresh_unseen(Allocation& a, unsigned devnum);
 // A transfer back by call at caller of a, whose device object stdcl_mem handed
 // out and on which no foreign command was announced: lost updates are not
 // checked for it (commands not seen may change it), reported once, as a note.

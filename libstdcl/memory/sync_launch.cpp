@@ -40,7 +40,7 @@ namespace {
 // on (len bytes, when given): never_sent or stale, with *finding saying why; 0
 // when the copy is right.
 unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
-                      std::string* finding, size_t len = SIZE_MAX)
+                      std::string* finding, size_t len = SIZE_MAX, std::string* fix = nullptr)
 {
     if (d.known.empty() && !d.written) {
         if (hash_bytes(a.lib(), a.size) == s.born) return 0;
@@ -48,6 +48,12 @@ unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice&
                              "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
                              "device's copy a value",
                              devnum, devnum);
+        // The device's copy holds nothing the program gave it: the whole
+        // allocation may go (or the part the command reads).
+        if (fix)
+            *fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of the "
+                             "part device %u reads,",
+                             devnum, devnum, devnum);
         return never_sent;
     }
     for (const SyncRange& r : d.known) {
@@ -56,6 +62,11 @@ unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice&
         *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
                              "%zu to %zu of the allocation after they were last synced with device %u",
                              devnum, r.off, r.off + r.len - 1, devnum);
+        // Exactly those bytes: the device's copy elsewhere may hold results.
+        if (fix)
+            *fix = r.off == 0 && r.len == a.size
+                       ? strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE)", devnum)
+                       : strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE)", devnum, r.off, r.len);
         return stale;
     }
     return 0;
@@ -70,10 +81,11 @@ void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     judge_pending(call, true);
     SyncState* s = a.sync.get();
     if (!s || !a.host) return;
+    sync_refresh_unseen(a, devnum);
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
-    std::string finding;
-    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len);
+    std::string finding, fix;
+    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len, &fix);
     if (!kind || ((s->reported & kind) && action() == 0)) return;
     s->reported |= kind;
     std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
@@ -81,10 +93,10 @@ void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
                      "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
                      "  %s %s at %s\n"
                      "  last sync with device %u: %s\n"
-                     "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before %s",
+                     "  fix: %s after the host's last write to it and before %s",
                      who.c_str(), devnum, cp->devs[devnum].name.c_str(), what.c_str(), finding.c_str(),
                      (void*)a.host, a.size, s->where.c_str(), from, by.c_str(), call, code_at(caller).c_str(), devnum,
-                     last.c_str(), devnum, call),
+                     last.c_str(), fix.c_str(), call),
            call, true);
 }
 
@@ -148,6 +160,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         Allocation& a = *arg.alloc;
         SyncState* s = a.sync.get();
         if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
+        sync_refresh_unseen(a, devnum);
         bool is_const = ki.read_only_arg(i);
         bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
         bool may_read = !(a.flags & CL_MEM_WO);
@@ -174,7 +187,8 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                 continue;
             }
             if (!is_const && output_like(a.lib() + from, a.size - from)) continue;
-            kind = read_finding(a, *s, d, devnum, from, &finding);
+            std::string fix;
+            kind = read_finding(a, *s, d, devnum, from, &finding, SIZE_MAX, &fix);
             if (!kind) continue;
             std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
             bool first = !(s->reported & kind);
@@ -186,10 +200,10 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                 "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
                 "  launched by %s at %s\n"
                 "  last sync with device %u: %s\n"
-                "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before this launch"
+                "  fix: %s after the host's last write to it and before this launch"
                 "%s%s",
                 ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
-                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), devnum, "",
+                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), fix.c_str(), "",
                 described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
             report(text, call, true);
         }
@@ -343,11 +357,11 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                          "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
                          "  launched by %s at %s\n"
                          "  last sync with device %u: %s\n"
-                         "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's last write to it and before "
-                         "this launch",
+                         "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of "
+                         "the part device %u reads, after the host's last write to it and before this launch",
                          ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), devnum, devnum, (void*)a.host,
                          a.size, s->where.c_str(), ki.args[i].offset, call, code_at(caller).c_str(), devnum,
-                         last.c_str(), devnum),
+                         last.c_str(), devnum, devnum, devnum),
                call, true);
     }
 }

@@ -33,6 +33,12 @@ struct SyncDevice {
     std::string writer;  // the last command here that may have written it
     unsigned probes = 0;  // launches run again to see whether they read it (sync_probe_launch)
     size_t from = 0;  // ... and the first byte it was given
+    // Memory stdcl_mem handed out (sync_refresh_unseen): what the device's copy
+    // held, per page of the block (watched memory) or whole, when the check
+    // last saw it (0: not known, learned at the next look), and the pages that
+    // commands the check does not see changed since, not brought back.
+    std::vector<std::uint64_t> image;
+    std::vector<char> unseen;
 };
 
 struct SyncState {

@@ -225,6 +225,7 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
         auto a = attached(cp, ptr, "stdcl_mem", &off);
         cl_mem m = a->device_mem(devnum, off);
         a->handed_out.store(true, std::memory_order_relaxed);
+        if (a->sync) sync_refresh_unseen(*a, devnum);  // what the copy holds before the program's commands
         return m;
     });
 }

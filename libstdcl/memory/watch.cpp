@@ -10,33 +10,38 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <vector>
 
 namespace stdcl {
 
 namespace {
+
+// The first fault in a page since it was last taken: free (0), being written
+// by the handler (1), or ready (2).  One per page of a slot, so that no access
+// is lost however many pages the program touches between two library calls.
+struct Record {
+    std::atomic<int> state;
+    WatchFault fault;
+};
 
 struct Slot {
     std::atomic<char*> user{nullptr};  // nullptr: free
     std::atomic<char*> lib{nullptr};
     std::atomic<size_t> bytes{0};
     std::atomic<void*> owner{nullptr};
+    std::atomic<Record*> records{nullptr};  // one per page, mapped at watch_add (zeroed: free)
+    std::atomic<size_t> ready{0};  // records of this slot in state 2
 };
 
 constexpr size_t kSlots = 4096;
-constexpr size_t kRecords = 64;
 
 Slot g_slots[kSlots];
 std::atomic<size_t> g_used{0};  // slots [0, g_used) may be taken
-
-// A record is free (0), being written by the handler (1), or ready (2).
-struct Record {
-    std::atomic<int> state{0};
-    WatchFault fault;
-};
-Record g_records[kRecords];
 std::atomic<unsigned> g_ready{0};
+std::atomic<std::uint64_t> g_seq{0};  // the order of the faults
 
 std::mutex g_mu;  // slot allocation and installing the handler
 bool g_installed = false;
@@ -106,18 +111,22 @@ void on_fault(int sig, siginfo_t* si, void* uc)
             size_t off = size_t(addr - user);
             size_t page = off / ps * ps;
             char* lib = g_slots[i].lib.load(std::memory_order_relaxed);
-            for (Record& r : g_records) {
-                int expect = 0;
-                if (!r.state.compare_exchange_strong(expect, 1, std::memory_order_acquire)) continue;
+            Record* recs = g_slots[i].records.load(std::memory_order_acquire);
+            int expect = 0;
+            // A page faults again before its record was taken only where the
+            // library protected it again meanwhile; the first access is kept.
+            if (recs && recs[page / ps].state.compare_exchange_strong(expect, 1, std::memory_order_acquire)) {
+                Record& r = recs[page / ps];
                 WatchFault& f = r.fault;
                 f.owner = g_slots[i].owner.load(std::memory_order_relaxed);
                 f.offset = off;
+                f.seq = g_seq.fetch_add(1, std::memory_order_relaxed);
                 fault_context(uc, f);
                 f.page_hash = hash_page_at_fault(lib + page, ps);
                 f.nframes = backtrace(f.frames, int(sizeof f.frames / sizeof f.frames[0]));
                 r.state.store(2, std::memory_order_release);
+                g_slots[i].ready.fetch_add(1, std::memory_order_release);
                 g_ready.fetch_add(1, std::memory_order_release);
-                break;
             }
             // The page is the program's again; the access is run again and succeeds.
             mprotect(user + page, ps, PROT_READ | PROT_WRITE);
@@ -175,7 +184,12 @@ int watch_add(char* user, char* lib, size_t bytes, void* owner)
     size_t i = 0;
     while (i < used && g_slots[i].user.load(std::memory_order_relaxed)) ++i;
     if (i == kSlots) return -1;
+    size_t rbytes = (bytes / page_bytes() * sizeof(Record) + page_bytes() - 1) / page_bytes() * page_bytes();
+    void* recs = mmap(nullptr, rbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (recs == MAP_FAILED) return -1;
     Slot& s = g_slots[i];
+    s.records.store(static_cast<Record*>(recs), std::memory_order_relaxed);
+    s.ready.store(0, std::memory_order_relaxed);
     s.lib.store(lib, std::memory_order_relaxed);
     s.bytes.store(bytes, std::memory_order_relaxed);
     s.owner.store(owner, std::memory_order_relaxed);
@@ -191,14 +205,13 @@ void watch_remove(int slot) noexcept
     Slot& s = g_slots[slot];
     char* user = s.user.load(std::memory_order_relaxed);
     if (!user) return;
-    mprotect(user, s.bytes.load(std::memory_order_relaxed), PROT_READ | PROT_WRITE);
-    void* owner = s.owner.load(std::memory_order_relaxed);
+    size_t bytes = s.bytes.load(std::memory_order_relaxed);
+    mprotect(user, bytes, PROT_READ | PROT_WRITE);
     s.user.store(nullptr, std::memory_order_release);
-    for (Record& r : g_records)
-        if (r.state.load(std::memory_order_acquire) == 2 && r.fault.owner == owner) {
-            r.state.store(0, std::memory_order_release);
-            g_ready.fetch_sub(1, std::memory_order_relaxed);
-        }
+    g_ready.fetch_sub(unsigned(s.ready.exchange(0, std::memory_order_acq_rel)), std::memory_order_relaxed);
+    Record* recs = s.records.exchange(nullptr, std::memory_order_acq_rel);
+    size_t rbytes = (bytes / page_bytes() * sizeof(Record) + page_bytes() - 1) / page_bytes() * page_bytes();
+    if (recs) munmap(recs, rbytes);
 }
 
 void watch_protect(int slot, size_t first, size_t n, Access access) noexcept
@@ -221,18 +234,27 @@ void watch_protect(int slot, size_t first, size_t n, Access access) noexcept
 
 bool watch_pending() noexcept { return g_ready.load(std::memory_order_acquire) != 0; }
 
-size_t watch_take(WatchFault* out, size_t max) noexcept
+std::vector<WatchFault> watch_take()
 {
+    std::vector<WatchFault> out;
     std::lock_guard<std::mutex> lock(g_mu);
-    size_t n = 0;
-    for (Record& r : g_records) {
-        if (n == max) break;
-        if (r.state.load(std::memory_order_acquire) != 2) continue;
-        out[n++] = r.fault;
-        r.state.store(0, std::memory_order_release);
-        g_ready.fetch_sub(1, std::memory_order_relaxed);
+    size_t used = g_used.load(std::memory_order_acquire), ps = page_bytes();
+    for (size_t i = 0; i < used; ++i) {
+        Slot& s = g_slots[i];
+        if (!s.user.load(std::memory_order_acquire) || s.ready.load(std::memory_order_acquire) == 0) continue;
+        Record* recs = s.records.load(std::memory_order_relaxed);
+        size_t pages = s.bytes.load(std::memory_order_relaxed) / ps;
+        for (size_t p = 0; p < pages; ++p) {
+            Record& r = recs[p];
+            if (r.state.load(std::memory_order_acquire) != 2) continue;
+            out.push_back(r.fault);
+            r.state.store(0, std::memory_order_release);
+            s.ready.fetch_sub(1, std::memory_order_relaxed);
+            g_ready.fetch_sub(1, std::memory_order_relaxed);
+        }
     }
-    return n;
+    std::sort(out.begin(), out.end(), [](const WatchFault& x, const WatchFault& y) { return x.seq < y.seq; });
+    return out;
 }
 
 }  // namespace stdcl

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace stdcl {
 
@@ -58,13 +59,15 @@ struct WatchFault {
     size_t offset;  // of the faulting address, from the slot's start
     void* pc;  // the faulting instruction
     bool write;  // the access was a write (where the processor says)
+    std::uint64_t seq;  // faults are numbered in the order they happened
     std::uint64_t page_hash;  // hash_bytes of the page as the program was about to touch it
     int nframes;
     void* frames[12];  // the caller's stack, innermost first
 };
 // Whether any fault is waiting to be judged (cheap: one atomic load).
 bool watch_pending() noexcept;
-// Takes up to max waiting faults (oldest first); the number taken.
-size_t watch_take(WatchFault* out, size_t max) noexcept;
+// Takes the waiting faults, oldest first: the first access to each page since
+// that page's last fault was taken (none is dropped, however many there are).
+std::vector<WatchFault> watch_take();
 
 }  // namespace stdcl
