@@ -24,6 +24,9 @@
 #                   ordering scenarios, test_stress, every example's --check
 #                   and the STDCL 1.6 programs of tests/compat on stdgpu,
 #                   compiled in the process and from the program cache)
+#   make check-sync-model  the sync check against its reference model over
+#                   COUNT generated programs from SYNC_SEED, in both memory
+#                   modes (tests/sync_model.py); prints each disagreement
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make stress     tests/test_stress.c (16 threads, a random mix of every
 #                   call, all results checked; zero-copy and copy mode) for
@@ -708,6 +711,16 @@ endif
 
 run: all
 	bash tools/test_env.sh --keep-user-env sh -c '$(RUN_CMD)'
+
+# The sync check against its reference model over generated programs
+# (tests/sync_model.py): COUNT programs from seed SYNC_SEED, in copy mode and
+# in zero-copy mode, on PoCL's two CPU devices.
+COUNT ?= 200
+SYNC_SEED ?= 1
+.PHONY: check-sync-model
+check-sync-model: tests
+	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --zero-copy 0
+	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --zero-copy 1
 
 # The stress test for as long as asked (each of its two tests runs SECONDS).
 SECONDS ?= 60

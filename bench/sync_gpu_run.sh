@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# sync_gpu_run.sh: the sync check on the GPU machine, in one call.  Builds the
+# tree (./configure && make, CMocka and nettle's headers from build-deps/debs,
+# as stress_gpu_run.sh), then on stdgpu: test_synccheck (the guide's split
+# over two GPUs, commands on stdcl_queue), the sync model's generated programs
+# (MODEL_COUNT, default 200), make check-gpu, and nbody_multi on every GPU
+# with and without STDCL_CHECK=sync (RUNS runs each, alternating).  Results go
+# to $OUT (default /tmp/gpu-out).
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+RES=${OUT:-/tmp/gpu-out}
+mkdir -p "$RES"
+for f in build-deps/debs/libcmocka*.deb build-deps/debs/nettle-dev*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+ldconfig
+gpu_icd
+gpu_caches
+gpu_machine > "$RES/machine.txt" 2>&1
+cat "$RES/machine.txt"
+start=$(date +%s)
+gpu_build lib tools tests examples > "$RES/build.log" 2>&1 || { tail -40 "$RES/build.log"; exit 1; }
+echo "built after $(($(date +%s) - start)) s"
+echo "== test_synccheck on stdgpu"
+(cd build/tests && STDCL_TEST_CONTEXT=gpu timeout -k 5 300 ./test_synccheck) > "$RES/synccheck.log" 2>&1
+echo "status $?"; grep -E "PASSED|FAILED|skip" "$RES/synccheck.log" | head
+echo "== the sync model on stdgpu, ${MODEL_COUNT:-200} programs"
+STDCL_TEST_CONTEXT=gpu python3 tests/sync_model.py --runner build/tests/helper_syncrun --count "${MODEL_COUNT:-200}" \
+    --seed 1 --devices "$(nvidia-smi -L | wc -l | awk '{print ($1 > 1) ? 2 : 1}')" > "$RES/model.txt" 2>&1
+tail -8 "$RES/model.txt"
+echo "== make check-gpu"
+timeout -k 5 400 make check-gpu > "$RES/check_gpu.log" 2>&1
+echo "status $?"; tail -3 "$RES/check_gpu.log"
+echo "== nbody_multi on every GPU, with and without STDCL_CHECK=sync"
+nb=build/examples/nbody/nbody_multi
+ndev=$(nvidia-smi -L | wc -l)
+for i in $(seq 1 "${RUNS:-3}"); do
+    for mode in off sync; do
+        t0=$(date +%s%N)
+        if [ $mode = sync ]; then
+            (cd examples/nbody && STDCL_CHECK=sync ../../$nb -c gpu -d "$ndev" -n 65536 -s 200 -q) > /tmp/nb.log 2>&1
+        else
+            (cd examples/nbody && ../../$nb -c gpu -d "$ndev" -n 65536 -s 200 -q) > /tmp/nb.log 2>&1
+        fi
+        rc=$?
+        echo "$mode run $i: status $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(grep -c 'sync check' /tmp/nb.log) findings, $(tail -1 /tmp/nb.log)"
+    done
+done | tee "$RES/nbody.txt"

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# sync_model.py: the sync check held to a model over generated programs.
+#
+#   python3 tests/sync_model.py [--count N] [--seed S] [--devices D]
+#                                      [--runner PATH] [--zero-copy 0|1] [-v]
+#
+# Generates N programs (seeds S, S+1, ...), each a correct use of libstdcl's
+# transfers, kernels and waits over 1 to 4 allocations on 1 or D devices, from
+# which one sync (an upload, a download or a wait) is then dropped half the
+# time.  A reference model of the sync rules (STDCL-SPEC 5a), written apart
+# from the check, says of each program whether a read sees stale bytes (a
+# host read, or a kernel read on a device), a transfer overwrites the only
+# copy of a change, or a host access races a NOWAIT command, and at which
+# operation.  The programs run in tests/helper_syncrun (built with the
+# tests) under STDCL_CHECK=sync in the test environment; the runner also says
+# which host reads saw values other than one coherent copy would hold (the
+# ground truth, where a host read shows it).  Prints one line per
+# disagreement (the program, what the model and the check and the run said)
+# and the totals; exits 1 on a disagreement.
+import argparse
+import os
+import random
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZES = [4, 8, 60, 1024, 4096, 5000, 8192, 12288, 65536, 262144 * 4]
+
+
+class Model:
+    """Per element of each allocation, the version each copy holds ('h' and each
+    device) and the newest one; commands pending per device (NOWAIT) until a
+    wait on that device or a waited command there."""
+
+    def __init__(self, ndev):
+        self.ndev = ndev
+        self.n = {}
+        self.cur = {}
+        self.ver = {}
+        self.pending = {d: [] for d in range(ndev)}
+        self.v = 0
+        self.harm = None
+
+    def new(self):
+        self.v += 1
+        return self.v
+
+    def bad(self, op, kind, dev):
+        if self.harm is None:
+            self.harm = (op, kind, dev)
+
+    def alloc(self, a, nel):
+        self.n[a] = nel
+        v0 = self.new()
+        self.cur[a] = [v0] * nel
+        self.ver[a] = {c: [v0] * nel for c in ["h"] + list(range(self.ndev))}
+        # Device copies never given a value hold nothing the program wrote.
+        for d in range(self.ndev):
+            self.ver[a][d] = [0] * nel
+
+    def holder(self, a, e):
+        for c in list(range(self.ndev)) + ["h"]:
+            if self.ver[a][c][e] == self.cur[a][e]:
+                return c
+        return None
+
+    def overlaps(self, a, lo, n, g):
+        return g["a"] == a and lo < g["off"] + g["n"] and g["off"] < lo + n
+
+    def host_access(self, op, a, lo, n, write):
+        for d in range(self.ndev):
+            for g in self.pending[d]:
+                if not self.overlaps(a, lo, n, g):
+                    continue
+                if g["kind"] == "dn" or (write and g["kind"] in ("up", "kread")):
+                    self.bad(op, "race", d)
+
+    def hw(self, op, a, lo, n):
+        self.host_access(op, a, lo, n, True)
+        for e in range(lo, lo + n):
+            v = self.new()
+            self.cur[a][e] = v
+            self.ver[a]["h"][e] = v
+
+    def hr(self, op, a, lo, n):
+        self.host_access(op, a, lo, n, False)
+        for e in range(lo, lo + n):
+            if self.ver[a]["h"][e] != self.cur[a][e]:
+                self.bad(op, "stale host read", self.holder(a, e))
+                return
+
+    def transfer(self, op, d, a, lo, n, up, wait):
+        for o in range(self.ndev):
+            if o == d:
+                continue
+            for g in self.pending[o]:
+                if self.overlaps(a, lo, n, g) and (g["kind"] == "dn" or (not up and g["kind"] == "up")):
+                    self.bad(op, "race", o)
+        src, dst = ("h", d) if up else (d, "h")
+        for e in range(lo, lo + n):
+            sv, dv, cv = self.ver[a][src][e], self.ver[a][dst][e], self.cur[a][e]
+            if dv == cv and sv != cv and self.copies(a, e) == 1:
+                self.bad(op, "lost update", d)
+            self.ver[a][dst][e] = sv
+        self.note(d, {"kind": "up" if up else "dn", "a": a, "off": lo, "n": n}, wait)
+
+    def copies(self, a, e):
+        return sum(1 for c in self.ver[a] if self.ver[a][c][e] == self.cur[a][e])
+
+    def kernel(self, op, d, reads, writes, wait):
+        for (a, lo, n) in reads:
+            for e in range(lo, lo + n):
+                if self.ver[a][d][e] != self.cur[a][e]:
+                    self.bad(op, "stale kernel read", d)
+                    break
+        for (a, lo, n) in writes:
+            for e in range(lo, lo + n):
+                v = self.new()
+                self.cur[a][e] = v
+                self.ver[a][d][e] = v
+        for (a, lo, n) in reads:
+            if (a, lo, n) not in writes:
+                self.note(d, {"kind": "kread", "a": a, "off": lo, "n": n}, wait)
+
+    def note(self, d, g, wait):
+        if wait:
+            self.pending[d] = []
+        else:
+            self.pending[d].append(g)
+
+    def wait(self, d):
+        for o in range(self.ndev) if d < 0 else [d]:
+            self.pending[o] = []
+
+
+def generate(seed, ndev_max):
+    r = random.Random(seed)
+    ndev = r.choice([1, ndev_max]) if ndev_max > 1 else 1
+    nalloc = r.randint(1, 4)
+    ops = []
+    m = Model(ndev)  # the program as written so far, kept correct
+    for a in range(nalloc):
+        size = r.choice(SIZES)
+        ops.append(("alloc", a, size))
+        m.alloc(a, size // 4)
+        ops.append(("hw", a, 0, size // 4))
+        m.hw(0, a, 0, size // 4)
+    syncs = []  # indices of the syncs put in to keep it correct
+
+    def rng(a):
+        n = m.n[a]
+        if r.random() < 0.4:
+            return 0, n
+        if r.random() < 0.5 and n >= 2048:  # page-aligned halves, as a split over devices
+            h = n // 2
+            return (0, h) if r.random() < 0.5 else (h, n - h)
+        lo = r.randrange(n)
+        return lo, r.randint(1, n - lo)
+
+    def bring_to(c, a, lo, n):
+        """Syncs that make copy c hold the newest version of a[lo, lo + n)."""
+        runs = []  # (holder, first, end): contiguous elements c lacks, by the copy that has them
+        for e in range(lo, lo + n):
+            if m.ver[a][c][e] != m.cur[a][e]:
+                h = m.holder(a, e)
+                if runs and runs[-1][0] == h and runs[-1][2] == e:
+                    runs[-1][2] = e + 1
+                else:
+                    runs.append([h, e, e + 1])
+        for h, s, t in runs[:4]:
+            if c == "h":
+                emit(("dn", h, a, s, t - s, 1), sync=True)
+            elif h == "h":
+                emit(("up", c, a, s, t - s, 1), sync=True)
+            else:
+                emit(("dn", h, a, s, t - s, 1), sync=True)
+                emit(("up", c, a, s, t - s, 1), sync=True)
+
+    def emit(op, sync=False):
+        if sync:
+            syncs.append(len(ops))
+        ops.append(op)
+        apply(m, op, len(ops))
+
+    for _ in range(r.randint(2, 10)):
+        k = r.random()
+        a = r.randrange(nalloc)
+        if k < 0.2:
+            lo, n = rng(a)
+            bring_to("h", a, lo, n)  # the host writes part of what it has
+            emit(("hw", a, lo, n))
+        elif k < 0.4:
+            lo, n = rng(a)
+            bring_to("h", a, lo, n)
+            emit(("hr", a, lo, n))
+        elif k < 0.75 and nalloc >= 2:
+            d = r.randrange(ndev)
+            b = r.choice([x for x in range(nalloc) if x != a])
+            n = min(m.n[a], m.n[b])
+            cnt = r.randint(1, n)
+            oo = r.randrange(m.n[a] - cnt + 1)
+            io = r.randrange(m.n[b] - cnt + 1)
+            bring_to(d, b, io, cnt)
+            w = int(r.random() < 0.5)
+            emit(("copy", d, a, oo, b, io, cnt, w))
+            if not w:
+                emit(("wait", d), sync=True)
+        else:
+            d = r.randrange(ndev)
+            lo, n = rng(a)
+            bring_to(d, a, lo, n)
+            w = int(r.random() < 0.5)
+            emit(("inc", d, a, lo, n, w))
+            if not w:
+                emit(("wait", d), sync=True)
+        if r.random() < 0.3:  # a NOWAIT transfer back, waited for
+            d = r.randrange(ndev)
+            a = r.randrange(nalloc)
+            lo, n = rng(a)
+            if all(m.ver[a][d][e] == m.cur[a][e] for e in range(lo, lo + n)):
+                emit(("dn", d, a, lo, n, 0), sync=True)
+                emit(("wait", d), sync=True)
+    a = r.randrange(nalloc)
+    lo, n = rng(a)
+    bring_to("h", a, lo, n)
+    emit(("hr", a, lo, n))
+    dropped = None
+    if syncs and r.random() < 0.5:
+        dropped = r.choice(syncs)
+        ops = ops[:dropped] + ops[dropped + 1:]
+    return ndev, ops, dropped
+
+
+def apply(m, op, idx):
+    w = op[0]
+    if w == "alloc":
+        m.alloc(op[1], op[2] // 4)
+    elif w == "hw":
+        m.hw(idx, op[1], op[2], op[3])
+    elif w == "hr":
+        m.hr(idx, op[1], op[2], op[3])
+    elif w in ("up", "dn"):
+        m.transfer(idx, op[1], op[2], op[3], op[4], w == "up", op[5])
+    elif w == "wait":
+        m.wait(op[1])
+    elif w == "copy":
+        _, d, a, oo, b, io, cnt, wt = op
+        m.kernel(idx, d, [(b, io, cnt)], [(a, oo, cnt)], wt)
+    elif w == "inc":
+        _, d, a, lo, n, wt = op
+        m.kernel(idx, d, [(a, lo, n)], [(a, lo, n)], wt)
+
+
+def judge(ndev, ops):
+    m = Model(ndev)
+    for i, op in enumerate(ops, 1):
+        apply(m, op, i)
+    return m.harm
+
+
+def text(seed, ops):
+    return "program %d\n" % seed + "".join(" ".join(str(x) for x in op) + "\n" for op in ops) + "end\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--devices", type=int, default=2)
+    ap.add_argument("--runner", default=os.path.join(TOP, "build", "tests", "helper_syncrun"))
+    ap.add_argument("--zero-copy", default="0")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    progs = {}
+    for s in range(args.seed, args.seed + args.count):
+        ndev, ops, dropped = generate(s, args.devices)
+        progs[s] = (ndev, ops, dropped, judge(ndev, ops))
+    feed = "".join(text(s, p[1]) for s, p in progs.items())
+    env = dict(os.environ)
+    env["STDCL_TEST_ENV"] = "STDCL_CHECK=sync STDCL_ZERO_COPY=%s" % args.zero_copy
+    out = subprocess.run(["bash", os.path.join(TOP, "tools", "test_env.sh"), args.runner], input=feed,
+                         capture_output=True, text=True, env=env, timeout=3600)
+    res = {}
+    cur = None
+    for line in out.stdout.splitlines():
+        if line.startswith("program "):
+            cur = int(line.split()[1])
+            res[cur] = {"wrong": None, "findings": [], "fixes": [], "errors": []}
+        elif cur is None:
+            continue
+        elif line.startswith("wrong "):
+            res[cur]["wrong"] = int(line.split()[1])
+        elif line.startswith("finding "):
+            res[cur]["findings"].append(line[8:])
+        elif line.startswith("fix "):
+            res[cur]["fixes"].append(line[4:])
+        elif line.startswith("error "):
+            res[cur]["errors"].append(line[6:])
+    counts = {}
+    bad = 0
+    for s, (ndev, ops, dropped, harm) in progs.items():
+        r = res.get(s)
+        if r is None:
+            print("seed %d: no result from the runner" % s)
+            bad += 1
+            continue
+        model = harm is not None
+        check = bool(r["findings"])
+        key = ("harmful" if model else "correct") + (" reported" if check else " silent")
+        counts[key] = counts.get(key, 0) + 1
+        ground = r["wrong"]
+        if ground is not None and not model:
+            print("seed %d: the run read wrong values at op %d, the model says correct (model bug)" % (s, ground))
+            bad += 1
+        if model != check:
+            bad += 1
+            print("seed %d: model %s, check %s%s" % (s, harm, "reported" if check else "silent",
+                                                     (": " + r["findings"][0][:160]) if check else ""))
+            if args.verbose:
+                sys.stdout.write(text(s, ops))
+    for k in sorted(counts):
+        print("%s: %d" % (k, counts[k]))
+    print("%d programs, %d disagreements" % (len(progs), bad))
+    if out.returncode != 0:
+        print("runner exit status %d: %s" % (out.returncode, out.stderr[-2000:]))
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
