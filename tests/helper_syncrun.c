@@ -19,7 +19,9 @@
  * copy would hold it; a host read that sees other values is "wrong".  For each
  * program it prints "program ID", then "wrong OP" for the first operation
  * whose read saw other values (none if all were right), each line of the
- * check's findings ("finding ..."; notes are not findings), and "done". */
+ * check's findings ("finding ..."; notes are not findings) and their fix lines
+ * ("fix ..."), with SYNCRUN_STDERR set every other line the program wrote to
+ * standard error ("stderr ..."), and "done". */
 #include <stdcl.h>
 
 #include <stdio.h>
@@ -91,6 +93,8 @@ int main(void)
                     printf("finding %s", buf + 19);
                 else if (!strncmp(buf, "  fix:", 6))
                     printf("fix %s", buf + 7);
+                else if (getenv("SYNCRUN_STDERR"))
+                    printf("stderr %s", buf);
             fclose(f);
             printf("done\n");
             continue;

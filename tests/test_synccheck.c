@@ -92,8 +92,10 @@ static void test_host_write_after_upload_is_reported_in_both_modes(void** state)
         assert_int_equal(r.status, 0);
         assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
         assert_contains(r.err, "reads argument 0 (float*) whose copy on device 0 is older than the host's: the "
-                               "host changed bytes 0 to 4095 of the allocation after they were last synced with "
-                               "device 0");
+                               "host changed bytes 28 to 31 of the allocation after device 0's copy of them was "
+                               "last given a value, and the kernel's results depend on it");
+        assert_contains(r.err, "  fix: clmsyncn(cp, 0, (char*)ptr + 28, 4, CL_MEM_DEVICE) after the host's last "
+                               "write to it and before this launch");
         assert_contains(r.err, "  last sync with device 0: clmsync to device 0 at ");
         tu_proc_free(&r);
     }

@@ -261,10 +261,11 @@ inline void set_value(KernelInfo& ki, unsigned i, size_t size, const void* value
     set_value_checked(ki, i, size, value, call, cls);
 }
 
-// probe: the arguments sync_check_launch found never sent (sync_probe_launch),
+// probe: the arguments sync_check_launch found that may hold bytes older than
+// the host's or never sent (sync_probe_launch),
 // or nullptr; caller: where the program called (for its report).
 cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* user_ndr, int flags, CommandOrder& order,
-                const char* call, const std::vector<unsigned>* probe = nullptr, void* caller = nullptr)
+                const char* call, const std::vector<SyncSuspect>* probe = nullptr, void* caller = nullptr)
 {
     clndrange_t resolved = *user_ndr;  // written back only when the launch is enqueued
     const clndrange_t* ndr = &resolved;
@@ -399,7 +400,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
             for (int i = 0; i < nargs; ++i)
                 set_value(ki, unsigned(i), sizes[i], values[i], "clforka", types ? types[i] : v_unknown);
         }
-        std::vector<unsigned> unsent;
+        std::vector<SyncSuspect> unsent;
         if (sync) sync_check_launch(cp, devnum, ki, call, caller, &unsent);
         for (cl_uint i = 0; i < ki.nargs; ++i) {
             const KernelArg& a = ki.args[i];

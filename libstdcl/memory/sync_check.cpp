@@ -53,6 +53,18 @@ void forget(SyncDevice& d, size_t off, size_t len)
     d.known.resize(k);
 }
 
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len)
+{
+    if (!a.host || off >= a.size) return;
+    len = std::min(len, a.size - off);
+    if (d.given.size() != a.size) {
+        d.given.assign(a.size, 0);
+        d.ref.assign(a.size, 0);
+    }
+    std::memset(d.given.data() + off, 1, len);
+    std::memcpy(d.ref.data() + off, a.lib() + off, len);
+}
+
 int action() { return settings().check_action; }
 
 const char* device_name(CLCONTEXT* cp, unsigned dn)
@@ -709,7 +721,6 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     SyncDevice& d = device_state(*s, devnum);
     forget(d, off, len);
     bool whole = off == 0 && len == a.size;
-    if (to_device && whole) d.written = false;  // the whole copy is the host's now
     if ((!to_device && waited) || (to_device && whole && s->unattributed)) {
         s->born = hash_bytes(a.lib(), a.size);
         s->unattributed = false;
@@ -718,7 +729,10 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     // Sent: the host bytes now are what the device gets.  Brought back and
     // complete: the host bytes are the device's.  A NOWAIT transfer back is not
     // complete yet: its bytes stay unknown.
-    if (to_device || waited) d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
+    if (to_device || waited) {
+        d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
+        mark_given(a, d, off, len);
+    }
     if (to_device) image_note(a, *s, d, off, len, true);
     else
         for (size_t u = 0; u < d.unseen.size(); ++u) {
@@ -738,7 +752,7 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
     forget(d, from, len);
-    d.written = true;
+    mark_given(a, d, from, len);
     image_note(a, *s, d, from, len, false);
     note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
 }
@@ -779,7 +793,7 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
             size_t uo, ul;
             image_span(a, *s, u, &uo, &ul);
             forget(d, uo, ul);
-            d.written = true;
+            mark_given(a, d, uo, ul);
             d.unseen[u] = 1;
             lo = std::min(lo, uo);
             hi = std::max(hi, uo + ul);

@@ -15,6 +15,8 @@
 #include "kernels/kernel.hpp"
 
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace stdcl {
@@ -71,26 +73,39 @@ bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t l
 // Before a's memory is released: judges what is recorded (a finding is
 // reported, never an error: clfree frees) and stops watching a.
 void sync_note_free(Allocation& a);
+// An argument a kernel may read whose copy on the device may be older than the
+// host's, or never given a value, in the bytes `spans` (offsets in the
+// allocation; each a byte range whose host bytes changed since the device last
+// had them, or that the device never got): whether the kernel's results depend
+// on them is sync_probe_launch's to find out.
+struct SyncSuspect {
+    unsigned arg;
+    std::vector<std::pair<size_t, size_t>> spans;  // (offset, length)
+    unsigned kind;  // sync::stale or sync::never_sent
+    std::string finding;  // "whose copy on device 0 is older than ..."
+    std::string fix;  // the call that sends what is missing, or empty where no single call does
+};
+
 // Before kernel ki is launched on device devnum by `call` at caller, with its
-// arguments set: checks each __global argument the kernel may read, then notes
-// the ones it may write.  A finding is reported on standard error once per
-// allocation and kind; with the action "error" it throws Error(STDCL_ESYNC) and
-// nothing is noted; with "abort" the process aborts after the report.
-// unsent (when given) receives the arguments the kernel may read and write
-// whose copy on the device was never sent though the host wrote them: whether
-// the kernel reads them is sync_probe_launch's to find out.
+// arguments set: finds each __global argument the kernel may read whose copy
+// there holds bytes older than the host's or never given a value (suspects,
+// for sync_probe_launch), then notes the ones it may write (those with
+// suspects are noted by the probe, which sees what the kernel writes).
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller,
-                       std::vector<unsigned>* unsent = nullptr);
+                       std::vector<SyncSuspect>* suspects);
 // Before the launch proper of kernel ki on device devnum (its arguments bound,
 // earlier commands enqueued): whether the kernel's results depend on the
-// arguments in unsent.  It runs the kernel (run(): enqueue it once) twice as
-// it is and twice per such argument with that argument's device copy
-// overwritten (two patterns), each from the state before the launch, which it
-// then puts back; results that differ are a finding ("reads argument i, which was never
-// sent"), reported as sync_check_launch's are.  mem_of(i): the device object
-// argument i is bound to.  A kernel whose results vary from run to run is not
-// judged.  The program's memory ends as it was: the launch proper runs on it.
-void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<unsigned>& unsent,
+// suspect bytes.  Bytes where the device's copy holds what the host holds are
+// no suspects.  Otherwise it runs the kernel (run(): enqueue it once) twice as
+// it is, then once per suspect argument with those bytes of its device copy
+// replaced by the host's, each from the state before the launch, which it
+// then puts back: results that differ are a finding (the kernel reads bytes
+// older than the host's, or never sent), reported once per allocation and
+// kind, on standard error, or with the action "error" as the launch's error
+// (STDCL_ESYNC).  A kernel whose results vary from run to run is not judged.
+// mem_of(i): the device object argument i is bound to.  The program's memory
+// ends as it was: the launch proper runs on it.
+void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<SyncSuspect>& suspects,
                        const std::function<cl_mem(unsigned)>& mem_of, const std::function<cl_int()>& run,
                        const char* call, void* caller);
 // Foreign commands (clforeign_begin at caller): uses[use] reads bytes [from,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 namespace stdcl {
@@ -36,40 +37,89 @@ void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& 
 
 namespace {
 
-// A command on device devnum reads a (s, d: its state, locked) from byte from
-// on (len bytes, when given): never_sent or stale, with *finding saying why; 0
-// when the copy is right.
-unsigned read_finding(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
-                      std::string* finding, size_t len = SIZE_MAX, std::string* fix = nullptr)
+// Bytes [from, end) of a on device devnum (s, d: its state, locked): the runs
+// of bytes whose copy there may be older than the host's (given a value while
+// the host held other bytes than now) or was never given one, in *spans; the
+// kind (stale before never_sent), what *finding says of the first run, and
+// the call that sends what is missing (*fix; empty where no single call does:
+// the runs are apart, and the device's own results lie between).  0 when there
+// are none.
+unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
+                       size_t end, std::vector<std::pair<size_t, size_t>>* spans, std::string* finding,
+                       std::string* fix)
 {
-    if (d.known.empty() && !d.written) {
-        if (hash_bytes(a.lib(), a.size) == s.born) return 0;
+    end = std::min(end, a.size);
+    if (from >= end) return 0;
+    bool sized = d.given.size() == a.size;
+    // Memory the host never changed: nothing on a device can be older.
+    if (!sized && hash_bytes(a.lib(), a.size) == s.born) return 0;
+    const char* host = a.lib();
+    unsigned kind = 0;
+    size_t first_gap = SIZE_MAX;
+    // By 4-byte words of the allocation (an element changes whole, and a run
+    // names whole words): a word is a suspect where any of its bytes is.
+    auto bad_byte = [&](size_t j) { return !sized || !d.given[j] || d.ref[j] != host[j]; };
+    auto word = [&](size_t w, bool* gap) {
+        bool b = false;
+        for (size_t j = std::max(w, from); j < std::min(w + 4, end); ++j)
+            if (bad_byte(j)) {
+                b = true;
+                if (!sized || !d.given[j]) *gap = true;
+            }
+        return b;
+    };
+    size_t i = from / 4 * 4;
+    while (i < end) {
+        bool gap = false;
+        if (sized && i >= from && i + 64 <= end && std::memcmp(d.ref.data() + i, host + i, 64) == 0 &&
+            std::memchr(d.given.data() + i, 0, 64) == nullptr) {
+            i += 64;  // the common case: the copy is right
+            continue;
+        }
+        if (!word(i, &gap)) {
+            i += 4;
+            continue;
+        }
+        size_t lo = std::max(i, from);
+        while (i < end && word(i, &gap)) {
+            if (gap)
+                first_gap = std::min(first_gap, std::max(i, from));
+            else
+                kind = stale;
+            gap = false;
+            i += 4;
+        }
+        spans->emplace_back(lo, std::min(i, end) - lo);
+    }
+    if (spans->empty()) return 0;
+    if (!kind) kind = never_sent;
+    const auto& r0 = spans->front();
+    const auto& rl = spans->back();
+    if (kind == stale) {
+        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes %zu to %zu of "
+                             "the allocation after device %u's copy of them was last given a value",
+                             devnum, r0.first, r0.first + r0.second - 1, devnum);
+    } else {
         *finding = strprintf("which was never sent to device %u: the host wrote the allocation, but no "
-                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave that "
-                             "device's copy a value",
-                             devnum, devnum);
-        // The device's copy holds nothing the program gave it: the whole
-        // allocation may go (or the part the command reads).
-        if (fix)
-            *fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of the "
-                             "part device %u reads,",
-                             devnum, devnum, devnum);
-        return never_sent;
+                             "clmsync(..., CL_MEM_DEVICE) to device %u and no kernel there gave bytes %zu to %zu of "
+                             "that device's copy a value",
+                             devnum, devnum, first_gap, rl.first + rl.second - 1);
     }
-    for (const SyncRange& r : d.known) {
-        if (r.off + r.len <= from || (r.off >= from && r.off - from >= len)) continue;  // outside its view
-        if (hash_bytes(a.lib() + r.off, r.len) == r.hash) continue;
-        *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes "
-                             "%zu to %zu of the allocation after they were last synced with device %u",
-                             devnum, r.off, r.off + r.len - 1, devnum);
-        // Exactly those bytes: the device's copy elsewhere may hold results.
-        if (fix)
-            *fix = r.off == 0 && r.len == a.size
-                       ? strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE)", devnum)
-                       : strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE)", devnum, r.off, r.len);
-        return stale;
-    }
-    return 0;
+    // One call sends exactly what is missing: the run, or all of it.  Runs
+    // apart hold the device's own bytes between them, which one transfer of
+    // all would overwrite, unless the device was never given any.
+    bool none_given = !sized || std::memchr(d.given.data(), 1, a.size) == nullptr;
+    if (none_given)
+        *fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of the part "
+                         "device %u reads,",
+                         devnum, devnum, devnum);
+    else if (spans->size() == 1 && r0.first == 0 && r0.second == a.size)
+        *fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE)", devnum);
+    else if (spans->size() == 1)
+        *fix = strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE)", devnum, r0.first, r0.second);
+    else
+        fix->clear();
+    return kind;
 }
 
 }  // namespace
@@ -85,7 +135,10 @@ void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
     std::string finding, fix;
-    unsigned kind = s->unattributed ? 0 : read_finding(a, *s, d, devnum, from, &finding, len, &fix);
+    std::vector<std::pair<size_t, size_t>> spans;
+    unsigned kind = s->unattributed ? 0
+                                    : suspect_spans(a, *s, d, devnum, from, len == SIZE_MAX ? a.size : from + len,
+                                                    &spans, &finding, &fix);
     if (!kind || ((s->reported & kind) && action() == 0)) return;
     s->reported |= kind;
     std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
@@ -93,10 +146,15 @@ void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
                      "  allocation: %p, %zu bytes, made at %s; the command sees it from byte %zu\n"
                      "  %s %s at %s\n"
                      "  last sync with device %u: %s\n"
-                     "  fix: %s after the host's last write to it and before %s",
+                     "%s",
                      who.c_str(), devnum, cp->devs[devnum].name.c_str(), what.c_str(), finding.c_str(),
                      (void*)a.host, a.size, s->where.c_str(), from, by.c_str(), call, code_at(caller).c_str(), devnum,
-                     last.c_str(), fix.c_str(), call),
+                     last.c_str(),
+                     fix.empty() ? "  (no single transfer fixes it: send each run of bytes the device lacks, as clmsyncn, not the "
+                                   "whole allocation: the device's own results lie between them)"
+                                 : strprintf("  fix: %s after the host's last write to it and before %s", fix.c_str(),
+                                             call)
+                                       .c_str()),
            call, true);
 }
 
@@ -134,20 +192,11 @@ void sync_note_unchecked(Allocation& a, const char* call, void* caller)
     std::fflush(stderr);
 }
 
-namespace {
-
-// How many launches may be run again for one allocation on one device: a
-// kernel that writes part of a never-sent argument and reads none of it is
-// looked at again at its next launch (which may read it), this many times.
-constexpr unsigned kMaxProbes = 8;
-
-}  // namespace
-
 void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const char* call, void* caller,
-                       std::vector<unsigned>* unsent)
+                       std::vector<SyncSuspect>* suspects)
 {
+    (void)cp;
     judge_pending(call, true);
-    const bool described = !ki.qual.empty();
     struct Write {
         Allocation* a;
         size_t from;
@@ -161,52 +210,20 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         SyncState* s = a.sync.get();
         if (!s || !a.host || a.dead) continue;  // freed: the launch fails below
         sync_refresh_unseen(a, devnum);
-        bool is_const = ki.read_only_arg(i);
-        bool may_write = !(a.flags & CL_MEM_RO) && !is_const;
+        bool may_write = !(a.flags & CL_MEM_RO) && !ki.read_only_arg(i);
         bool may_read = !(a.flags & CL_MEM_WO);
-        if (may_write) writes.push_back(Write{&a, arg.offset, i});
-        if (!may_read) continue;
-        std::string finding;
-        unsigned kind = 0;
-        size_t from = arg.offset;
-        {
+        SyncSuspect sus{i, {}, 0, {}, {}};
+        if (may_read) {
             std::lock_guard<std::mutex> lock(s->mu);
             SyncDevice& d = device_state(*s, devnum);
-            if (s->unattributed) continue;
-            // Kernels often only write an argument they may write: whether they read
-            // it is not known.  A copy never sent is reported only for one they
-            // cannot write (const, __constant, CL_MEM_RO); a stale copy of one they
-            // may write, unless its host bytes hold at most two values (an output
-            // the host initialised again).
-            if (!is_const && d.known.empty()) {
-                // Never sent, and the kernel may write it: whether it reads it
-                // is for the probe to find out (sync_probe_launch), once.
-                if (unsent && !d.written && !(s->reported & never_sent) && d.probes < kMaxProbes && a.size > from &&
-                    hash_bytes(a.lib(), a.size) != s->born)
-                    unsent->push_back(i);
-                continue;
-            }
-            if (!is_const && output_like(a.lib() + from, a.size - from)) continue;
-            std::string fix;
-            kind = read_finding(a, *s, d, devnum, from, &finding, SIZE_MAX, &fix);
-            if (!kind) continue;
-            std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
-            bool first = !(s->reported & kind);
-            s->reported |= kind;
-            if (!first && action() == 0) continue;  // reported once per allocation and kind
-            std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
-            std::string text = strprintf(
-                "sync check: kernel '%s' on device %u (%s) reads argument %u (%s) %s\n"
-                "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
-                "  launched by %s at %s\n"
-                "  last sync with device %u: %s\n"
-                "  fix: %s after the host's last write to it and before this launch"
-                "%s%s",
-                ki.name.c_str(), devnum, cp->devs[devnum].name.c_str(), i, type.c_str(), finding.c_str(), (void*)a.host,
-                a.size, s->where.c_str(), from, call, code_at(caller).c_str(), devnum, last.c_str(), fix.c_str(), "",
-                described ? "" : "\n  (no argument information: every __global argument counts as read and written)");
-            report(text, call, true);
+            if (!s->unattributed)
+                sus.kind = suspect_spans(a, *s, d, devnum, arg.offset, a.size, &sus.spans, &sus.finding, &sus.fix);
         }
+        if (sus.kind && suspects) {
+            suspects->push_back(std::move(sus));
+            if (may_write) continue;  // noted by the probe, which sees the bytes the kernel writes
+        }
+        if (may_write) writes.push_back(Write{&a, arg.offset, i});
     }
     std::string site = code_at(caller);
     for (const Write& w : writes) {
@@ -215,10 +232,6 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         sync_note_device_write(*w.a, devnum, w.from,
                                strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
                                          type.c_str(), call, site.c_str()));
-        if (w.a->zero_copy_on(cp->devs[devnum])) {
-            std::lock_guard<std::mutex> lock(w.a->sync->mu);
-            w.a->sync->unattributed = true;
-        }
     }
 }
 
@@ -228,6 +241,7 @@ namespace {
 // kernel sees, as they were before the probe.
 struct ProbeView {
     unsigned arg;
+    size_t offset;  // of the view in the allocation
     cl_mem m;
     size_t len;
     bool written;  // the kernel may write it
@@ -244,19 +258,16 @@ bool write_view(cl_command_queue q, const ProbeView& v, const char* from)
     return clEnqueueWriteBuffer(q, v.m, CL_TRUE, 0, v.len, from, 0, nullptr, nullptr) == CL_SUCCESS;
 }
 
-// Runs the kernel once from the state `before` (restored first), the view of
-// argument `poison` overwritten with bytes `junk`, and returns what it wrote;
+// Runs the kernel once from the state `before`, with view `patched` (or none:
+// -1) holding `bytes` instead, and returns what it left in the written views;
 // false when a step failed (then nothing is judged).
-bool probe_run(cl_command_queue q, std::vector<ProbeView>& views, const std::function<cl_int()>& run, int poison,
-               char junk, std::vector<std::vector<char>>* out)
+bool probe_run(cl_command_queue q, std::vector<ProbeView>& views, const std::function<cl_int()>& run, int patched,
+               const std::vector<char>* bytes, std::vector<std::vector<char>>* out)
 {
+    // The patch last: views of one allocation share its device object.
     for (const ProbeView& v : views)
         if (!write_view(q, v, v.before.data())) return false;
-    for (const ProbeView& v : views)
-        if (int(v.arg) == poison) {
-            std::vector<char> bytes(v.len, junk);
-            if (!write_view(q, v, bytes.data())) return false;
-        }
+    if (patched >= 0 && !write_view(q, views[size_t(patched)], bytes->data())) return false;
     if (run() != CL_SUCCESS || clFinish(q) != CL_SUCCESS) return false;
     out->clear();
     for (const ProbeView& v : views) {
@@ -266,9 +277,26 @@ bool probe_run(cl_command_queue q, std::vector<ProbeView>& views, const std::fun
     return true;
 }
 
+// Runs of bytes where x and y differ, [first, end) pairs; runs closer than
+// `join` bytes are one, and at most 64 are kept (the last grows to the end).
+std::vector<std::pair<size_t, size_t>> differing(const std::vector<char>& x, const std::vector<char>& y, size_t join)
+{
+    std::vector<std::pair<size_t, size_t>> runs;
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] == y[i]) continue;
+        if (!runs.empty() && i <= runs.back().second + join)
+            runs.back().second = i + 1;
+        else if (runs.size() == 64)
+            runs.back().second = i + 1;
+        else
+            runs.emplace_back(i, i + 1);
+    }
+    return runs;
+}
+
 }  // namespace
 
-void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<unsigned>& unsent,
+void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, const std::vector<SyncSuspect>& suspects,
                        const std::function<cl_mem(unsigned)>& mem_of, const std::function<cl_int()>& run,
                        const char* call, void* caller)
 {
@@ -277,91 +305,136 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     if (dev.xfer != dev.queue) clFinish(dev.xfer);
     clFinish(q);
     std::vector<ProbeView> views;
+    std::vector<int> view_of(ki.nargs, -1);
     for (cl_uint i = 0; i < ki.nargs; ++i) {
         const KernelArg& arg = ki.args[i];
         if (arg.kind != KernelArg::global || !arg.alloc || arg.alloc->dead) continue;
         const Allocation& a = *arg.alloc;
         bool written = !(a.flags & CL_MEM_RO) && !ki.read_only_arg(i);
-        bool suspect = std::find(unsent.begin(), unsent.end(), i) != unsent.end();
+        bool suspect = false;
+        for (const SyncSuspect& u : suspects) suspect = suspect || u.arg == i;
         if (!written && !suspect) continue;
         cl_mem m = mem_of(i);
         if (!m || a.size <= arg.offset) continue;
-        views.push_back(ProbeView{i, m, a.size - arg.offset, written, std::vector<char>(a.size - arg.offset)});
+        views.push_back(ProbeView{i, arg.offset, m, a.size - arg.offset, written, std::vector<char>(a.size - arg.offset)});
         if (!read_view(q, views.back(), views.back().before.data())) return;
+        view_of[i] = int(views.size() - 1);
+    }
+    // Each suspect's view with its suspect bytes replaced by the host's; where
+    // that changes nothing (the device holds the host's bytes), no suspect.
+    struct Patch {
+        const SyncSuspect* s;
+        int view;
+        std::vector<char> bytes;
+    };
+    std::vector<Patch> patches;
+    for (const SyncSuspect& u : suspects) {
+        int vi = view_of[u.arg];
+        if (vi < 0) continue;
+        const ProbeView& v = views[size_t(vi)];
+        const Allocation& a = *ki.args[u.arg].alloc;
+        std::vector<char> bytes = v.before;
+        for (const auto& sp : u.spans) {
+            size_t lo = std::max(sp.first, v.offset), hi = std::min(sp.first + sp.second, v.offset + v.len);
+            if (lo < hi) std::memcpy(bytes.data() + (lo - v.offset), a.lib() + lo, hi - lo);
+        }
+        if (bytes != v.before) patches.push_back(Patch{&u, vi, std::move(bytes)});
     }
     // Twice as it is (a kernel whose results vary from run to run cannot be
-    // judged), then twice per suspect argument with its bytes overwritten by
-    // two different patterns.  The kernel reads the argument when a result
-    // differs from the first run's; in the argument's own view, bytes that
-    // still hold each run's pattern are ones the kernel left alone (an output
-    // it writes in part), not results.  The views are put back as they were
-    // before the launch proper runs.
-    // Ordinary numbers as floats, doubles and integers alike (0.747f, 12.08f):
-    // neither a NaN, which a result would carry unchanged, nor one so large that
-    // adding the data leaves it as it was.
-    const char junk1 = char(0x3f), junk2 = char(0x41);
-    std::vector<std::vector<char>> first, again, p1, p2;
-    std::vector<unsigned> reads, partly;
-    bool ok = probe_run(q, views, run, -1, 0, &first) && probe_run(q, views, run, -1, 0, &again) && first == again;
-    for (size_t k = 0; ok && k < unsent.size(); ++k) {
-        ok = probe_run(q, views, run, int(unsent[k]), junk1, &p1) && probe_run(q, views, run, int(unsent[k]), junk2, &p2);
-        bool differs = false, whole = true;
+    // judged), then once per patched argument.  The kernel depends on the
+    // suspect bytes when a result differs from the first run's; in the patched
+    // view itself, bytes the kernel left alone (still as before in the first
+    // run, still the host's in the patched one) are not results.
+    std::vector<std::vector<char>> first, again, p;
+    std::vector<const SyncSuspect*> reads;
+    bool ok = true;
+    if (!patches.empty())
+        ok = probe_run(q, views, run, -1, nullptr, &first) && probe_run(q, views, run, -1, nullptr, &again) &&
+             first == again;
+    for (size_t k = 0; ok && k < patches.size(); ++k) {
+        const Patch& pa = patches[k];
+        ok = probe_run(q, views, run, pa.view, &pa.bytes, &p);
+        bool differs = false;
         for (size_t vi = 0; ok && !differs && vi < views.size(); ++vi) {
             if (!views[vi].written) continue;
-            const std::vector<char>&f = first[vi], &a = p1[vi], &b = p2[vi];
-            bool own = views[vi].arg == unsent[k];
+            const std::vector<char>&f = first[vi], &b = p[vi], &before = views[vi].before;
+            // The patched allocation, seen through this view or another.
+            const ProbeView& pv = views[size_t(pa.view)];
+            bool own = ki.args[views[vi].arg].alloc == ki.args[pv.arg].alloc;
             for (size_t i = 0; i < f.size() && !differs; ++i) {
-                if (own && a[i] == junk1 && b[i] == junk2) {
-                    whole = false;  // left alone
-                    continue;
-                }
-                differs = a[i] != f[i] || b[i] != f[i];
+                if (b[i] == f[i]) continue;
+                size_t at = views[vi].offset + i;  // in the allocation
+                if (own && at >= pv.offset && at - pv.offset < pv.len && f[i] == before[i] &&
+                    b[i] == pa.bytes[at - pv.offset])
+                    continue;  // left alone
+                differs = true;
             }
         }
-        if (ok && differs) reads.push_back(unsent[k]);
-        if (ok && !differs && !whole) partly.push_back(unsent[k]);
+        if (ok && differs) reads.push_back(pa.s);
     }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
-    trace(Trace::mem, "STDCL_CHECK=sync: kernel '%s' on device %u run %s to see whether it reads %zu argument(s) "
-          "never sent: %zu do",
-          ki.name.c_str(), devnum, ok ? "more times" : "more times (not judged: a step failed, or its results vary)",
-          unsent.size(), reads.size());
-    // Read by none of this launch, and not written whole by it: the device's
-    // copy still holds bytes never given a value, for a later launch to read.
-    for (unsigned i : partly) {
-        SyncState* s = ki.args[i].alloc->sync.get();
-        if (!s) continue;
-        std::lock_guard<std::mutex> lock(s->mu);
-        SyncDevice& d = device_state(*s, devnum);
-        d.written = false;
-        ++d.probes;
+    if (!patches.empty())
+        trace(Trace::mem,
+              "STDCL_CHECK=sync: kernel '%s' on device %u run %s to see whether it reads %zu argument(s) older than "
+              "the host's or never sent: %zu do",
+              ki.name.c_str(), devnum, ok ? "more times" : "more times (not judged: a step failed, or its results vary)",
+              patches.size(), reads.size());
+    // The written arguments with suspects: noted as the kernel writes them (the
+    // bytes its first run changed, where it ran; all of them where not).
+    std::string site = code_at(caller);
+    for (const SyncSuspect& u : suspects) {
+        Allocation& a = *ki.args[u.arg].alloc;
+        if ((a.flags & CL_MEM_RO) || ki.read_only_arg(u.arg)) continue;
+        std::string type =
+            u.arg < ki.type_names.size() && !ki.type_names[u.arg].empty() ? ki.type_names[u.arg] : "__global";
+        std::string writer = strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), u.arg,
+                                       type.c_str(), call, site.c_str());
+        int vi = view_of[u.arg];
+        if (!ok || patches.empty() || vi < 0) {
+            sync_note_device_write(a, devnum, ki.args[u.arg].offset, writer);
+            continue;
+        }
+        const ProbeView& v = views[size_t(vi)];
+        for (const auto& r : differing(first[size_t(vi)], v.before, 64)) {
+            // Whole words: a result may keep some bytes of what was there.
+            size_t lo = (v.offset + r.first) / 4 * 4, hi = std::min((v.offset + r.second + 3) / 4 * 4, a.size);
+            lo = std::max(lo, v.offset);
+            sync_note_device_write(a, devnum, lo, writer, hi - lo);
+        }
     }
-    for (unsigned i : reads) {
+    for (const SyncSuspect* u : reads) {
+        unsigned i = u->arg;
         Allocation& a = *ki.args[i].alloc;
         SyncState* s = a.sync.get();
         if (!s) continue;
         std::string last;
         {
             std::lock_guard<std::mutex> lock(s->mu);
-            if (s->reported & never_sent) continue;
-            s->reported |= never_sent;
+            bool seen = s->reported & u->kind;
+            s->reported |= u->kind;
+            if (seen && action() == 0) continue;  // reported once per allocation and kind
             SyncDevice& d = device_state(*s, devnum);
             last = d.last_sync.empty() ? std::string("none") : d.last_sync;
         }
         std::string type = i < ki.type_names.size() && !ki.type_names[i].empty() ? ki.type_names[i] : "__global";
-        report(strprintf("sync check: kernel '%s' on device %u (%s) reads argument %u (%s) which was never sent to "
-                         "device %u: the host wrote the allocation, but no clmsync(..., CL_MEM_DEVICE) to device %u "
-                         "gave that device's copy a value, and the kernel's results depend on it (run again with that "
-                         "copy overwritten, it wrote other results)\n"
+        report(strprintf("sync check: kernel '%s' on device %u (%s) reads argument %u (%s) %s, and the kernel's "
+                         "results depend on it (run again with the host's bytes there, it wrote other results)\n"
                          "  allocation: %p, %zu bytes, made at %s; the kernel sees it from byte %zu\n"
                          "  launched by %s at %s\n"
                          "  last sync with device %u: %s\n"
-                         "  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of "
-                         "the part device %u reads, after the host's last write to it and before this launch",
-                         ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), devnum, devnum, (void*)a.host,
-                         a.size, s->where.c_str(), ki.args[i].offset, call, code_at(caller).c_str(), devnum,
-                         last.c_str(), devnum, devnum, devnum),
+                         "%s%s",
+                         ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), u->finding.c_str(),
+                         (void*)a.host, a.size, s->where.c_str(), ki.args[i].offset, call, code_at(caller).c_str(),
+                         devnum, last.c_str(),
+                         u->fix.empty() ? "  (no single transfer fixes it: send each run of bytes the device lacks, as clmsyncn, not the "
+                                   "whole allocation: the device's own results lie between them)"
+                                        : strprintf("  fix: %s after the host's last write to it and before this launch",
+                                                    u->fix.c_str())
+                                              .c_str(),
+                         ki.qual.empty() ? "\n  (no argument information: every __global argument counts as read and "
+                                           "written)"
+                                         : ""),
                call, true);
     }
 }

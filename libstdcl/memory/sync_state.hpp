@@ -22,8 +22,13 @@ struct SyncRange {
 };
 
 struct SyncDevice {
-    std::vector<SyncRange> known;  // what the device's copy holds, where known
-    bool written = false;  // a kernel or copy there may have changed it outside `known`
+    std::vector<SyncRange> known;  // what the device's copy holds, where known: sent, or brought back
+    // Per byte of the allocation (sized at first use): whether the device's
+    // copy was given a value (sent, brought back, or written by a command
+    // there), and the host's byte at that time.  A byte never given, or whose
+    // host byte changed since, may be older on the device than on the host
+    // (sync_probe_launch finds out whether a kernel reads it).
+    std::vector<char> given, ref;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
     // Watched memory (Backing::watched), per page of the block: the hash of the
     // bytes this device's copy holds there (0: unknown), and whether a kernel or
@@ -31,7 +36,6 @@ struct SyncDevice {
     std::vector<std::uint64_t> pages;
     std::vector<char> dirty;
     std::string writer;  // the last command here that may have written it
-    unsigned probes = 0;  // launches run again to see whether they read it (sync_probe_launch)
     size_t from = 0;  // ... and the first byte it was given
     // Memory stdcl_mem handed out (sync_refresh_unseen): what the device's copy
     // held, per page of the block (watched memory) or whole, when the check
@@ -89,8 +93,13 @@ enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update =
 std::string code_at(void* addr);
 // s.dev[devnum], made on first use (s.mu held).
 SyncDevice& device_state(SyncState& s, unsigned devnum);
-// Drops what is known of [off, off + len) (it is about to change, or did).
+// Drops what is known of [off, off + len) (it is about to change, or did):
+// every entry that overlaps it, whole.
 void forget(SyncDevice& d, size_t off, size_t len);
+// Bytes [off, off + len) of a's copy on the device were given the host's
+// bytes as they are now (sent, brought back), or written by a command there
+// while the host held these.
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len);
 // Device dn's name in reports ("?" when cp or dn is not known).
 const char* device_name(CLCONTEXT* cp, unsigned dn);
 // STDCL_CHECK's action: 0 print, 1 error, 2 abort.
