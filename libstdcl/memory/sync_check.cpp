@@ -53,7 +53,7 @@ void forget(SyncDevice& d, size_t off, size_t len)
     d.known.resize(k);
 }
 
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len)
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how)
 {
     if (!a.host || off >= a.size) return;
     len = std::min(len, a.size - off);
@@ -61,7 +61,7 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len)
         d.given.assign(a.size, 0);
         d.ref.assign(a.size, 0);
     }
-    std::memset(d.given.data() + off, 1, len);
+    std::memset(d.given.data() + off, how, len);
     std::memcpy(d.ref.data() + off, a.lib() + off, len);
 }
 
@@ -386,46 +386,6 @@ std::mutex& judge_mu()
 
 void judge_at_exit() { sync::judge_pending("exit", false); }
 
-// A transfer with device dn over pages the host wrote while dn's results there
-// were not brought back: a whole page sent to the device puts the host's stale
-// bytes over those results; a whole page brought back puts the device's over
-// the host's write.  Either loses one side's changes: a finding (lost update).
-// A transfer of part of such a page (the bytes the host changed) is none.
-void host_write_transfer(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, bool to_device,
-                         const char* call, void* caller)
-{
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (s.host_wrote.empty() || dn >= s.dev.size() || (s.reported & lost_update)) return;
-    SyncDevice& d = s.dev[dn];
-    size_t first, end;
-    pages_touched(a, s, off, len, &first, &end);
-    for (size_t P = first; P < end && P < s.host_wrote.size(); ++P) {
-        if (!s.host_wrote[P] || P >= d.dirty.size() || !d.dirty[P] || !covers_page(a, s, P, off, len)) continue;
-        s.reported |= lost_update;
-        size_t po, pl;
-        page_span(a, s, P, &po, &pl);
-        CLCONTEXT* cp = a.cp.load();
-        std::string text = strprintf(
-            "sync check: %s %s device %u (%s) %s: the host wrote in bytes %zu to %zu of the allocation (a page) "
-            "while results that %s wrote there on device %u were not brought back (a lost update)\n"
-            "  allocation: %p, %zu bytes, made at %s\n"
-            "  the transfer: %s at %s\n"
-            "  last sync with device %u: %s\n"
-            "  fix: %s",
-            call, to_device ? "to" : "from", dn, device_name(cp, dn),
-            to_device ? "sends the host's bytes over the device's results"
-                      : "brings the device's bytes back over the host's write",
-            po, po + pl - 1, d.writer.c_str(), dn, (void*)a.host, a.size, s.where.c_str(), call, code_at(caller).c_str(),
-            dn, d.last_sync.empty() ? "none" : d.last_sync.c_str(),
-            to_device ? "bring the results back (clmsync(..., CL_MEM_HOST)) before the host changes them, or send "
-                        "only the bytes the host changed (clmsyncn)"
-                      : "send the host's change to the device first (clmsyncn of the bytes it changed), or make it "
-                        "after the results came back");
-        report(text, call, true);
-        return;
-    }
-}
-
 }  // namespace
 
 namespace sync {
@@ -435,20 +395,6 @@ void judge_pending(const char* call, bool may_fail)
     if (!watch_pending()) return;
     std::lock_guard<std::mutex> lock(judge_mu());
     for (const WatchFault& f : watch_take()) judge(f, call, may_fail);
-}
-
-bool output_like(const char* p, size_t n)
-{
-    std::uint32_t v[2];
-    int seen = 0;
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-        std::uint32_t w;
-        std::memcpy(&w, p + i, 4);
-        if ((seen > 0 && w == v[0]) || (seen > 1 && w == v[1])) continue;
-        if (seen == 2) return false;
-        v[seen++] = w;
-    }
-    return true;
 }
 
 }  // namespace sync
@@ -567,6 +513,118 @@ void unseen_upload(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t 
 
 }  // namespace
 
+namespace {
+
+// Device dn's copy of bytes [off, off + len) of a, read back after its queues
+// finish; false when there is none or a step failed.
+bool read_device(Allocation& a, unsigned dn, size_t off, size_t len, std::vector<char>* out)
+{
+    CLCONTEXT* cp = a.cp.load();
+    cl_mem m = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(a.mu);
+        if (dn < a.mem.size()) m = a.mem[dn];
+    }
+    if (!m || !cp || dn >= cp->devs.size() || len == 0) return false;
+    Device& dev = cp->devs[dn];
+    out->resize(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    return clFinish(dev.queue) == CL_SUCCESS &&
+           clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, out->data(), 0, nullptr, nullptr) == CL_SUCCESS;
+}
+
+// A transfer of bytes [off, off + len) with device dn that loses a change
+// (byte by byte, from what each copy was last given):
+// - to the device: bytes a command wrote there that the host does not have
+//   (its bytes are still what they were when the command wrote them, and the
+//   device's differ) get the host's older bytes;
+// - back to the host: bytes the host changed since the device's copy was last
+//   given them (or never gave it) get the device's older bytes.
+void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, bool to_device, const char* call,
+                void* caller)
+{
+    std::vector<size_t> cand;  // offsets of the words to look at on the device
+    {
+        std::lock_guard<std::mutex> lock(s.mu);
+        if (s.unattributed || (s.reported & lost_update) || !a.host) return;
+        SyncDevice& d = device_state(s, dn);
+        bool sized = d.given.size() == a.size;
+        if (to_device && !sized) return;  // nothing written there
+        if (!to_device && !sized && hash_bytes(a.lib(), a.size) == s.born) return;  // the host never wrote it
+        const char* host = a.lib();
+        for (size_t j = off / 4 * 4; j < off + len && j < a.size; j += 4) {
+            size_t lo = std::max(j, off), hi = std::min({j + 4, off + len, a.size});
+            // A word: to the device, one the host left as it was when the device
+            // wrote it (all its bytes); back, one the host changed (any byte).
+            bool all = true, any = false;
+            for (size_t b = lo; b < hi; ++b) {
+                char g = sized ? d.given[b] : char(kNever);
+                bool c = to_device ? g == kWritten && d.ref[b] == host[b] : g == kNever || d.ref[b] != host[b];
+                all = all && c;
+                any = any || c;
+            }
+            if (to_device ? all : any) cand.push_back(j);
+        }
+    }
+    if (cand.empty()) return;
+    size_t lo = std::max(cand.front(), off), hi = std::min({cand.back() + 4, off + len, a.size});
+    std::vector<char> dev;
+    if (!read_device(a, dn, lo, hi - lo, &dev)) return;
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.reported & lost_update) return;
+    SyncDevice& d = device_state(s, dn);
+    const char* host = a.lib();
+    size_t first = SIZE_MAX, last = 0;
+    bool written = false;  // a lost byte holds a result of the device's
+    for (size_t j : cand)
+        for (size_t b = std::max(j, lo); b < std::min(j + 4, hi); ++b)
+            if (dev[b - lo] != host[b]) {
+                first = std::min(first, j);
+                last = std::max(last, std::min(j + 4, hi));
+                written = written || (d.given.size() == a.size && d.given[b] == kWritten);
+            }
+    if (first == SIZE_MAX) return;
+    s.reported |= lost_update;
+    first = std::max(first, off);
+    CLCONTEXT* cp = a.cp.load();
+    std::string last_sync = d.last_sync.empty() ? std::string("none") : d.last_sync;
+    std::string text;
+    if (to_device)
+        text = strprintf(
+            "sync check: %s to device %u (%s) sends the host's bytes over results a command wrote there that the "
+            "host does not have: bytes %zu to %zu of the allocation (a lost update)\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the transfer: %s at %s\n"
+            "  last sync with device %u: %s\n"
+            "  (no single transfer fixes it: send only the bytes the host changed, or bring device %u's results "
+            "back before the host changes them)",
+            call, dn, device_name(cp, dn), first, last - 1, (void*)a.host, a.size, s.where.c_str(), call,
+            code_at(caller).c_str(), dn, last_sync.c_str(), dn);
+    else
+        text = strprintf(
+            "sync check: %s from device %u (%s) overwrites host changes nobody read: the host changed bytes %zu to "
+            "%zu of the allocation after device %u's copy of them was last given a value, and the device's copy "
+            "does not have them (a lost update)\n"
+            "  allocation: %p, %zu bytes, made at %s\n"
+            "  the transfer back: %s at %s\n"
+            "  last sync with device %u: %s\n"
+            "%s",
+            call, dn, device_name(cp, dn), first, last - 1, dn, (void*)a.host, a.size, s.where.c_str(), call,
+            code_at(caller).c_str(), dn, last_sync.c_str(),
+            written ? "  (no single transfer fixes it: the device's results and the host's changes share these bytes)"
+                    : (first == 0 && last == a.size
+                           ? strprintf("  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change and "
+                                       "before this transfer",
+                                       dn)
+                           : strprintf("  fix: clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE) after the "
+                                       "host's change and before this transfer",
+                                       dn, first, last - first))
+                          .c_str());
+    report(text, call, true);
+}
+
+}  // namespace
+
 void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, bool to_device, const char* call,
                          void* caller)
 {
@@ -576,43 +634,15 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
         sync_refresh_unseen(a, devnum);
         if (to_device) unseen_upload(a, *s, devnum, off, len, call, caller);
     }
-    if (s) host_write_transfer(a, *s, devnum, off, len, to_device, call, caller);
     if (s) transfer_race(a, *s, devnum, off, len, to_device, call, caller);
+    if (!s) return;
     // Memory the program has a device object of may be written by commands not
     // seen here: its host bytes changing is no sign of a host write.
-    if (to_device || !s) return;
-    if (a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
+    if (!to_device && a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
         sync_note_unchecked(a, call, caller);
         return;
     }
-    std::lock_guard<std::mutex> lock(s->mu);
-    if (s->unattributed || (s->reported & lost_update)) return;  // host bytes a device may have changed
-    SyncDevice& d = device_state(*s, devnum);
-    for (const SyncRange& r : d.known) {
-        // Only bytes this transfer overwrites whole, and still what the device holds.
-        if (r.off < off || r.off + r.len > off + len) continue;
-        if (hash_bytes(a.lib() + r.off, r.len) == r.hash || output_like(a.lib() + r.off, r.len)) continue;
-        s->reported |= lost_update;
-        CLCONTEXT* cp = a.cp.load();
-        std::string text = strprintf(
-            "sync check: %s from device %u (%s) overwrites host changes nobody read: the host changed bytes %zu to "
-            "%zu of the allocation after they were last synced with device %u, and the device's copy does not "
-            "have them (a lost update)\n"
-            "  allocation: %p, %zu bytes, made at %s\n"
-            "  the transfer back: %s at %s\n"
-            "  last sync with device %u: %s\n"
-            "  fix: %s after the host's change if the device should see it, or "
-            "bring the device's copy back before the host changes it",
-            call, devnum, device_name(cp, devnum), r.off,
-            r.off + r.len - 1, devnum, (void*)a.host, a.size, s->where.c_str(), call, code_at(caller).c_str(), devnum,
-            d.last_sync.empty() ? "none" : d.last_sync.c_str(),
-            (r.off == 0 && r.len == a.size
-                 ? strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE)", devnum)
-                 : strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_DEVICE)", devnum, r.off, r.len))
-                .c_str());
-        report(text, call, true);
-        return;
-    }
+    lost_bytes(a, *s, devnum, off, len, to_device, call, caller);
 }
 
 bool sync_transfer_unneeded(Allocation& a, unsigned devnum, size_t off, size_t len)
@@ -731,7 +761,7 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     // complete yet: its bytes stay unknown.
     if (to_device || waited) {
         d.known.push_back(SyncRange{off, len, hash_bytes(a.lib() + off, len)});
-        mark_given(a, d, off, len);
+        mark_given(a, d, off, len, kSent);
     }
     if (to_device) image_note(a, *s, d, off, len, true);
     else
@@ -752,7 +782,7 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
     forget(d, from, len);
-    mark_given(a, d, from, len);
+    mark_given(a, d, from, len, kWritten);
     image_note(a, *s, d, from, len, false);
     note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
 }
@@ -793,7 +823,7 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
             size_t uo, ul;
             image_span(a, *s, u, &uo, &ul);
             forget(d, uo, ul);
-            mark_given(a, d, uo, ul);
+            mark_given(a, d, uo, ul, kWritten);
             d.unseen[u] = 1;
             lo = std::min(lo, uo);
             hi = std::max(hi, uo + ul);

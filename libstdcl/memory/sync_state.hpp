@@ -24,8 +24,8 @@ struct SyncRange {
 struct SyncDevice {
     std::vector<SyncRange> known;  // what the device's copy holds, where known: sent, or brought back
     // Per byte of the allocation (sized at first use): whether the device's
-    // copy was given a value (sent, brought back, or written by a command
-    // there), and the host's byte at that time.  A byte never given, or whose
+    // copy was given a value (kSent: sent or brought back; kWritten: written
+    // by a command there; kNever), and the host's byte at that time.  A byte never given, or whose
     // host byte changed since, may be older on the device than on the host
     // (sync_probe_launch finds out whether a kernel reads it).
     std::vector<char> given, ref;
@@ -99,7 +99,10 @@ void forget(SyncDevice& d, size_t off, size_t len);
 // Bytes [off, off + len) of a's copy on the device were given the host's
 // bytes as they are now (sent, brought back), or written by a command there
 // while the host held these.
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len);
+// how: kSent (the device's copy and the host's agreed then), kWritten (a
+// command there changed it while the host held these bytes).
+enum : char { kNever = 0, kSent = 1, kWritten = 2 };
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how);
 // Device dn's name in reports ("?" when cp or dn is not known).
 const char* device_name(CLCONTEXT* cp, unsigned dn);
 // STDCL_CHECK's action: 0 print, 1 error, 2 abort.
@@ -109,9 +112,6 @@ int action();
 void report(const std::string& text, const char* call, bool may_fail);
 // Judges the program's accesses to protected pages recorded since the last call.
 void judge_pending(const char* call, bool may_fail);
-// Whether the n bytes at p hold at most two distinct 4-byte values: an output the
-// host initialised (-1 or 0, and memory beyond what it used), not data.
-bool output_like(const char* p, size_t n);
 
 }  // namespace sync
 
