@@ -18,10 +18,12 @@
  * Elements are ints.  The runner keeps the program's memory as one coherent
  * copy would hold it; a host read that sees other values is "wrong".  For each
  * program it prints "program ID", then "wrong OP" for the first operation
- * whose read saw other values (none if all were right), each line of the
- * check's findings ("finding ..."; notes are not findings) and their fix lines
- * ("fix ..."), with SYNCRUN_STDERR set every other line the program wrote to
- * standard error ("stderr ..."), and "done". */
+ * whose read saw other values (none if all were right), the allocations'
+ * addresses ("alloc A ADDR"), the first line of each of the check's findings
+ * with the operation it was printed at ("finding OP ..."; notes are not
+ * findings), its allocation ("where ADDR, ...") and fix line ("fix ..."),
+ * with SYNCRUN_STDERR set every other line the program wrote to standard
+ * error ("stderr ..."), and "done". */
 #include <stdcl.h>
 
 #include <stdio.h>
@@ -57,6 +59,7 @@ int main(void)
     unlink(errname);
     int* mem[MAXA] = {0};
     int* shadow[MAXA] = {0};
+    void* addr[MAXA] = {0};  /* as the findings name them, until the program's end is printed */
     size_t n_el[MAXA] = {0};
     int next = 1000, op = 0, wrong = -1;
     char id[64] = "";
@@ -85,12 +88,21 @@ int main(void)
             dup2(saved, 2);
             printf("program %s\n", id);
             if (wrong >= 0) printf("wrong %d\n", wrong);
+            for (int a = 0; a < MAXA; a++) {
+                if (addr[a]) printf("alloc %d %p\n", a, addr[a]);
+                addr[a] = NULL;
+            }
             char buf[4096];
             FILE* f = fdopen(dup(errfd), "r");
             rewind(f);
+            int at = 0;
             while (fgets(buf, sizeof buf, f))
-                if (!strncmp(buf, "stdcl: sync check:", 18) && !strstr(buf, "sync check: note:"))
-                    printf("finding %s", buf + 19);
+                if (!strncmp(buf, "syncrun-op ", 11))
+                    at = atoi(buf + 11);
+                else if (!strncmp(buf, "stdcl: sync check:", 18) && !strstr(buf, "sync check: note:"))
+                    printf("finding %d %s", at, buf + 19);
+                else if (!strncmp(buf, "  allocation: ", 14))
+                    printf("where %s", buf + 14);
                 else if (!strncmp(buf, "  fix:", 6))
                     printf("fix %s", buf + 7);
                 else if (getenv("SYNCRUN_STDERR"))
@@ -100,11 +112,13 @@ int main(void)
             continue;
         }
         op++;
+        fprintf(stderr, "syncrun-op %d\n", op);
         int nw = 0;
         if (!strcmp(w, "alloc")) {
             int a = (int)v[0];
             n_el[a] = (size_t)v[1] / 4;
             mem[a] = (int*)clmalloc(cp, (size_t)v[1], 0);
+            addr[a] = mem[a];
             shadow[a] = (int*)calloc(n_el[a], sizeof(int));
             if (!mem[a]) printf("error %d %s\n", op, clerror());
             else memcpy(shadow[a], mem[a], n_el[a] * sizeof(int));

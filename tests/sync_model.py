@@ -21,6 +21,7 @@
 import argparse
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -119,9 +120,12 @@ class Model:
                 v = self.new()
                 self.cur[a][e] = v
                 self.ver[a][d][e] = v
+        # A pending kernel reads its argument, not just the elements it uses:
+        # the host must not write any of it until the kernel is waited for
+        # (the API cannot know which elements a kernel reads).
         for (a, lo, n) in reads:
-            if (a, lo, n) not in writes:
-                self.note(d, {"kind": "kread", "a": a, "off": lo, "n": n}, wait)
+            if all(w[0] != a for w in writes):
+                self.note(d, {"kind": "kread", "a": a, "off": 0, "n": self.n[a]}, wait)
 
     def note(self, d, g, wait):
         if wait:
@@ -276,29 +280,10 @@ def main():
     for s in range(args.seed, args.seed + args.count):
         ndev, ops, dropped = generate(s, args.devices)
         progs[s] = (ndev, ops, dropped, judge(ndev, ops))
-    feed = "".join(text(s, p[1]) for s, p in progs.items())
-    env = dict(os.environ)
-    env["STDCL_TEST_ENV"] = "STDCL_CHECK=sync STDCL_ZERO_COPY=%s" % args.zero_copy
-    out = subprocess.run(["bash", os.path.join(TOP, "tools", "test_env.sh"), args.runner], input=feed,
-                         capture_output=True, text=True, env=env, timeout=3600)
-    res = {}
-    cur = None
-    for line in out.stdout.splitlines():
-        if line.startswith("program "):
-            cur = int(line.split()[1])
-            res[cur] = {"wrong": None, "findings": [], "fixes": [], "errors": []}
-        elif cur is None:
-            continue
-        elif line.startswith("wrong "):
-            res[cur]["wrong"] = int(line.split()[1])
-        elif line.startswith("finding "):
-            res[cur]["findings"].append(line[8:])
-        elif line.startswith("fix "):
-            res[cur]["fixes"].append(line[4:])
-        elif line.startswith("error "):
-            res[cur]["errors"].append(line[6:])
+    res, out = run(args, {s: p[1] for s, p in progs.items()})
     counts = {}
     bad = 0
+    fixes = {}  # seed: the program with the first finding's fix applied
     for s, (ndev, ops, dropped, harm) in progs.items():
         r = res.get(s)
         if r is None:
@@ -316,9 +301,32 @@ def main():
         if model != check:
             bad += 1
             print("seed %d: model %s, check %s%s" % (s, harm, "reported" if check else "silent",
-                                                     (": " + r["findings"][0][:160]) if check else ""))
+                                                     (": " + r["findings"][0][1][:160]) if check else ""))
             if args.verbose:
                 sys.stdout.write(text(s, ops))
+        if check and model:
+            f = apply_fix(ops, r)
+            if f is None:
+                counts["fix: none offered"] = counts.get("fix: none offered", 0) + 1
+            else:
+                fixes[s] = f
+    # Each fix is a promise: the program with it is right, and the check silent.
+    if fixes:
+        fres, fout = run(args, fixes)
+        for s, fops in fixes.items():
+            r = fres.get(s)
+            harm = judge(progs[s][0], fops)
+            ok = r is not None and not r["findings"] and r["wrong"] is None and harm is None
+            counts["fix: verified" if ok else "fix: broken"] = counts.get("fix: verified" if ok else "fix: broken",
+                                                                          0) + 1
+            if not ok:
+                bad += 1
+                print("seed %d: the fix %r leaves %s" % (s, res[s]["fixes"][0], (
+                    "no result" if r is None else "a finding: " + r["findings"][0][1][:120] if r["findings"]
+                    else "wrong values at op %s" % r["wrong"] if r["wrong"] is not None
+                    else "a program the model judges harmful: %s" % (harm,))))
+                if args.verbose:
+                    sys.stdout.write(text(s, fops))
     for k in sorted(counts):
         print("%s: %d" % (k, counts[k]))
     print("%d programs, %d disagreements" % (len(progs), bad))
@@ -326,6 +334,67 @@ def main():
         print("runner exit status %d: %s" % (out.returncode, out.stderr[-2000:]))
         return 1
     return 1 if bad else 0
+
+
+FIX = re.compile(r"(clmsyncn?)\(cp, (\d+), (?:\(char\*\))?ptr(?: \+ (\d+), (\d+))?, (CL_MEM_DEVICE|CL_MEM_HOST)\)")
+
+
+def apply_fix(ops, r):
+    """The program with the first finding's fix line put in: before the
+    operation it was printed at (a host read's finding: before the last host
+    read up to there).  None where no fix line or it cannot be applied."""
+    at, textf = r["findings"][0]
+    fix = r["fixes"][0]
+    if not fix:
+        return None
+    m = FIX.search(fix)
+    if not m or r["where"][0] not in r["addr"]:
+        return None
+    a = r["addr"][r["where"][0]]
+    nel = next(op[2] // 4 for op in ops if op[0] == "alloc" and op[1] == a)
+    call, d, off, ln, to = m.groups()
+    lo, n = (int(off) // 4, int(ln) // 4) if call == "clmsyncn" else (0, nel)
+    new = ("up" if to == "CL_MEM_DEVICE" else "dn", int(d), a, lo, n, 1)
+    # ops are numbered from 1 as the runner counts them
+    idx = at - 1
+    if textf.startswith("the host reads"):
+        while idx >= 0 and ops[idx][0] != "hr":
+            idx -= 1
+        if idx < 0:
+            return None
+    return ops[:idx] + [new] + ops[idx:]
+
+
+def run(args, programs):
+    feed = "".join(text(s, ops) for s, ops in programs.items())
+    env = dict(os.environ)
+    env["STDCL_TEST_ENV"] = "STDCL_CHECK=sync STDCL_ZERO_COPY=%s" % args.zero_copy
+    out = subprocess.run(["bash", os.path.join(TOP, "tools", "test_env.sh"), args.runner], input=feed,
+                         capture_output=True, text=True, env=env, timeout=3600)
+    res = {}
+    cur = None
+    for line in out.stdout.splitlines():
+        if line.startswith("program "):
+            cur = int(line.split()[1])
+            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
+        elif cur is None:
+            continue
+        elif line.startswith("wrong "):
+            res[cur]["wrong"] = int(line.split()[1])
+        elif line.startswith("alloc "):
+            res[cur]["addr"][line.split()[2]] = int(line.split()[1])
+        elif line.startswith("finding "):
+            at, msg = line[8:].split(" ", 1)
+            res[cur]["findings"].append((int(at), msg))
+            res[cur]["where"].append(None)
+            res[cur]["fixes"].append(None)
+        elif line.startswith("where ") and res[cur]["where"]:
+            res[cur]["where"][-1] = line[6:].split(",")[0]
+        elif line.startswith("fix ") and res[cur]["fixes"]:
+            res[cur]["fixes"][-1] = line[4:]
+        elif line.startswith("error "):
+            res[cur]["errors"].append(line[6:])
+    return res, out
 
 
 if __name__ == "__main__":

@@ -67,6 +67,26 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
 
 int action() { return settings().check_action; }
 
+// Device dn's copy of bytes [off, off + len) of a, read back after its queues
+// finish; false when there is none or a step failed.
+bool read_device(Allocation& a, unsigned dn, size_t off, size_t len, std::vector<char>* out)
+{
+    CLCONTEXT* cp = a.cp.load();
+    cl_mem m = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(a.mu);
+        if (dn < a.mem.size()) m = a.mem[dn];
+    }
+    if (!m || !cp || dn >= cp->devs.size() || len == 0) return false;
+    Device& dev = cp->devs[dn];
+    out->resize(len);
+    if (dev.xfer != dev.queue) clFinish(dev.xfer);
+    return clFinish(dev.queue) == CL_SUCCESS &&
+           clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, out->data(), 0, nullptr, nullptr) == CL_SUCCESS;
+}
+
+
+
 const char* device_name(CLCONTEXT* cp, unsigned dn)
 {
     return cp && dn < cp->devs.size() ? cp->devs[dn].name.c_str() : "?";
@@ -269,28 +289,6 @@ void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn,
     apply_access(a, s, first, end);
 }
 
-// Whether device dn's copy of page P differs from what it held before the
-// kernel (or, not known, from the host's bytes) and from what the host holds
-// there now (the same bytes, brought back from another device, do no harm):
-// read back from the device.
-bool device_copy_changed(Allocation& a, const SyncState& s, const SyncDevice& d, Device& dev, unsigned dn, size_t P)
-{
-    cl_mem m = nullptr;
-    {
-        std::lock_guard<std::mutex> lock(a.mu);
-        if (dn < a.mem.size()) m = a.mem[dn];
-    }
-    size_t off, len;
-    page_span(a, s, P, &off, &len);
-    if (!m || len == 0) return false;
-    std::vector<char> copy(len);
-    if (dev.xfer != dev.queue) clFinish(dev.xfer);
-    if (clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, copy.data(), 0, nullptr, nullptr) != CL_SUCCESS)
-        return false;
-    std::uint64_t host = hash_bytes(a.lib() + off, len), now = hash_bytes(copy.data(), len);
-    return now != (d.pages[P] ? d.pages[P] : host) && now != host;
-}
-
 // The stack of a fault from the faulting instruction out: "f+0x1 (prog) < main+0x2 (prog)".
 std::string fault_stack(const WatchFault& f)
 {
@@ -318,7 +316,10 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
     if (P >= s->legit.size()) return;
     size_t byte = f.offset >= s->lead ? f.offset - s->lead : 0;
     for (const SyncState::Pending& g : s->pending) {
+        // The byte itself: a command's bytes, not its pages (the page is watched
+        // again below, for a later access).
         if (P < g.first || P >= g.end || (!f.write && !g.host_written)) continue;
+        if (byte < g.off || byte >= g.off + g.len) continue;
         if (s->reported & nowait_race) break;
         s->reported |= nowait_race;
         std::string text = strprintf(
@@ -356,10 +357,60 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
             s->host_wrote[P] = 1;
             continue;
         }
-        d.dirty[P] = 0;  // the handler gave the page back to the program
         Device& dev = cp->devs[dn];
-        bool changed =
-            a.zero_copy_on(dev) ? s->legit[P] && f.page_hash != s->legit[P] : device_copy_changed(a, *s, d, dev, dn, P);
+        bool changed;
+        std::string fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses "
+                                    "its results (clmsyncn for this device's part only)",
+                                    dn);
+        if (a.zero_copy_on(dev)) {
+            d.dirty[P] = 0;  // the handler gave the page back to the program
+            changed = s->legit[P] && f.page_hash != s->legit[P];
+        } else {
+            // By the word the host touched: one the device wrote, that the host
+            // left as it was then, and whose bytes differ on the device.  A word
+            // of the page that is not the device's result is no finding; the
+            // page is watched again from the next library call on.
+            size_t po, pl;
+            page_span(a, *s, P, &po, &pl);
+            std::vector<char> page;
+            if (d.given.size() != a.size || !read_device(a, dn, po, pl, &page)) continue;
+            auto result = [&](size_t w, const char* devb) {
+                bool differs = false;
+                for (size_t b = w; b < std::min(w + 4, a.size); ++b) {
+                    if (d.given[b] != kWritten || d.ref[b] != a.lib()[b]) return false;
+                    differs = differs || devb[b - w] != a.lib()[b];
+                }
+                return differs;
+            };
+            size_t w = std::min(byte, a.size - 1) / 4 * 4;
+            changed = w >= po && w < po + pl && result(w, page.data() + (w - po));
+            if (!changed) continue;
+            d.dirty[P] = 0;
+            // The fix: the one run of this device's results the host lacks, where
+            // there is one; else none (a transfer of all of it would put the
+            // device's older bytes over the host's or another device's).
+            std::vector<char> all;
+            if (!(s->reported & host_access) && read_device(a, dn, 0, a.size, &all)) {
+                std::vector<std::pair<size_t, size_t>> runs;
+                for (size_t x = 0; x < a.size && runs.size() < 2; x += 4) {
+                    if (!result(x, all.data() + x)) continue;
+                    if (!runs.empty() && runs.back().second == x)
+                        runs.back().second = std::min(x + 4, a.size);
+                    else
+                        runs.emplace_back(x, std::min(x + 4, a.size));
+                }
+                if (runs.size() == 1 && runs[0].first == 0 && runs[0].second == a.size)
+                    fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its "
+                                    "results",
+                                    dn);
+                else if (runs.size() == 1)
+                    fix = strprintf("clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_HOST) after the kernel and "
+                                    "before the host uses its results",
+                                    dn, runs[0].first, runs[0].second - runs[0].first);
+                else
+                    fix.clear();
+            }
+        }
         if (!changed || (s->reported & host_access)) continue;
         s->reported |= host_access;
         std::string text =
@@ -369,13 +420,16 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                       "  the access: the instruction at %s\n"
                       "  backtrace: %s\n"
                       "  last sync with device %u: %s\n"
-                      "  fix: clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its results "
-                      "(clmsyncn for this device's part only)",
+                      "%s",
                       f.write ? "writes" : "reads", byte, d.writer.c_str(), dn, dev.name.c_str(), dn, (void*)a.host,
                       a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), dn,
-                      d.last_sync.empty() ? "none" : d.last_sync.c_str(), dn);
+                      d.last_sync.empty() ? "none" : d.last_sync.c_str(),
+                      fix.empty() ? "  (no single transfer fixes it: this device's results lie in several runs; "
+                                    "bring each back with clmsyncn)"
+                                  : ("  fix: " + fix).c_str());
         report(text, call, may_fail);
     }
+    apply_access(a, *s, P, P + 1);  // watched again as it stands now
 }
 
 std::mutex& judge_mu()
@@ -515,24 +569,6 @@ void unseen_upload(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t 
 
 namespace {
 
-// Device dn's copy of bytes [off, off + len) of a, read back after its queues
-// finish; false when there is none or a step failed.
-bool read_device(Allocation& a, unsigned dn, size_t off, size_t len, std::vector<char>* out)
-{
-    CLCONTEXT* cp = a.cp.load();
-    cl_mem m = nullptr;
-    {
-        std::lock_guard<std::mutex> lock(a.mu);
-        if (dn < a.mem.size()) m = a.mem[dn];
-    }
-    if (!m || !cp || dn >= cp->devs.size() || len == 0) return false;
-    Device& dev = cp->devs[dn];
-    out->resize(len);
-    if (dev.xfer != dev.queue) clFinish(dev.xfer);
-    return clFinish(dev.queue) == CL_SUCCESS &&
-           clEnqueueReadBuffer(dev.queue, m, CL_TRUE, off, len, out->data(), 0, nullptr, nullptr) == CL_SUCCESS;
-}
-
 // A transfer of bytes [off, off + len) with device dn that loses a change
 // (byte by byte, from what each copy was last given):
 // - to the device: bytes a command wrote there that the host does not have
@@ -555,13 +591,22 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
         for (size_t j = off / 4 * 4; j < off + len && j < a.size; j += 4) {
             size_t lo = std::max(j, off), hi = std::min({j + 4, off + len, a.size});
             // A word: to the device, one the host left as it was when the device
-            // wrote it (all its bytes); back, one the host changed (any byte).
-            bool all = true, any = false;
+            // wrote it (all its bytes); back, one the host changed since the
+            // device was given it (any byte), or wrote where the device never
+            // had it (a word still as clmalloc made it, zero or the fill
+            // pattern, holds nothing of the host's).
+            bool all = true, any = false, never = false;
             for (size_t b = lo; b < hi; ++b) {
                 char g = sized ? d.given[b] : char(kNever);
+                never = never || g == kNever;
                 bool c = to_device ? g == kWritten && d.ref[b] == host[b] : g == kNever || d.ref[b] != host[b];
                 all = all && c;
                 any = any || c;
+            }
+            if (!to_device && never && hi - lo == 4) {
+                std::uint32_t v;
+                std::memcpy(&v, host + lo, 4);
+                if (v == 0 || v == kFillPattern) any = false;
             }
             if (to_device ? all : any) cand.push_back(j);
         }

@@ -81,6 +81,7 @@ void sync_note_free(Allocation& a);
 struct SyncSuspect {
     unsigned arg;
     std::vector<std::pair<size_t, size_t>> spans;  // (offset, length)
+    std::vector<int> src;  // per span: where its newest bytes are (-1: the host; k: device k)
     unsigned kind;  // sync::stale or sync::never_sent
     std::string finding;  // "whose copy on device 0 is older than ..."
     std::string fix;  // the call that sends what is missing, or empty where no single call does

@@ -37,16 +37,19 @@ void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& 
 
 namespace {
 
-// Bytes [from, end) of a on device devnum (s, d: its state, locked): the runs
-// of bytes whose copy there may be older than the host's (given a value while
-// the host held other bytes than now) or was never given one, in *spans; the
-// kind (stale before never_sent), what *finding says of the first run, and
-// the call that sends what is missing (*fix; empty where no single call does:
-// the runs are apart, and the device's own results lie between).  0 when there
-// are none.
+// Bytes [from, end) of a on device devnum (s, d: its state, locked), by 4-byte
+// words of the allocation (an element changes whole, and a run names whole
+// words): the runs of words whose copy there may be older than the newest,
+// in *spans, and where the newest is, in *src (-1: the host's, which the
+// device never got or got before the host changed it; k: device k's, which a
+// command there wrote, and which neither the host nor this device has had
+// since).  The kind (stale before never_sent), what *finding says of the
+// first run, and the call that sends what is missing (*fix; empty where no
+// single call does: runs apart around the device's own results, or bytes
+// another device holds).  0 when there are none.
 unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice& d, unsigned devnum, size_t from,
                        size_t end, std::vector<std::pair<size_t, size_t>>* spans, std::string* finding,
-                       std::string* fix)
+                       std::string* fix, std::vector<int>* src = nullptr)
 {
     end = std::min(end, a.size);
     if (from >= end) return 0;
@@ -54,48 +57,71 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
     // Memory the host never changed: nothing on a device can be older.
     if (!sized && hash_bytes(a.lib(), a.size) == s.born) return 0;
     const char* host = a.lib();
+    const size_t w0 = from / 4 * 4, nw = (end - w0 + 3) / 4;
+    // Per word: -3 right, -2 never given, -1 the host's is newer, k device k's.
+    std::vector<signed char> at(nw, -3);
+    for (size_t x = 0; x < nw; ++x) {
+        size_t w = w0 + 4 * x;
+        if (sized && w >= from && w + 4 <= end && std::memcmp(d.ref.data() + w, host + w, 4) == 0 &&
+            d.given[w] && d.given[w + 1] && d.given[w + 2] && d.given[w + 3])
+            continue;  // the common case: the copy is right
+        for (size_t j = std::max(w, from); j < std::min(w + 4, end); ++j) {
+            if (!sized || !d.given[j]) {
+                at[x] = -2;
+                break;
+            }
+            if (d.ref[j] != host[j]) at[x] = -1;
+        }
+    }
+    // Words another device wrote that nobody has had since: the host's bytes
+    // are as they were then, and this device did not write them itself.
+    for (unsigned k = 0; k < s.dev.size() && k < 127; ++k) {
+        const SyncDevice& o = s.dev[k];
+        if (k == devnum || o.given.size() != a.size) continue;
+        if (std::find(o.given.begin(), o.given.end(), char(kWritten)) == o.given.end()) continue;
+        for (size_t x = 0; x < nw; ++x) {
+            size_t w = w0 + 4 * x;
+            bool theirs = true, mine = sized;
+            for (size_t j = w; j < std::min(w + 4, a.size); ++j) {
+                theirs = theirs && o.given[j] == kWritten && o.ref[j] == host[j];
+                mine = mine && d.given[j] == kWritten;
+            }
+            if (theirs && !mine) at[x] = (signed char)k;
+        }
+    }
     unsigned kind = 0;
     size_t first_gap = SIZE_MAX;
-    // By 4-byte words of the allocation (an element changes whole, and a run
-    // names whole words): a word is a suspect where any of its bytes is.
-    auto bad_byte = [&](size_t j) { return !sized || !d.given[j] || d.ref[j] != host[j]; };
-    auto word = [&](size_t w, bool* gap) {
-        bool b = false;
-        for (size_t j = std::max(w, from); j < std::min(w + 4, end); ++j)
-            if (bad_byte(j)) {
-                b = true;
-                if (!sized || !d.given[j]) *gap = true;
-            }
-        return b;
-    };
-    size_t i = from / 4 * 4;
-    while (i < end) {
-        bool gap = false;
-        if (sized && i >= from && i + 64 <= end && std::memcmp(d.ref.data() + i, host + i, 64) == 0 &&
-            std::memchr(d.given.data() + i, 0, 64) == nullptr) {
-            i += 64;  // the common case: the copy is right
+    int src0 = -1;
+    for (size_t x = 0; x < nw;) {
+        if (at[x] == -3) {
+            ++x;
             continue;
         }
-        if (!word(i, &gap)) {
-            i += 4;
-            continue;
-        }
-        size_t lo = std::max(i, from);
-        while (i < end && word(i, &gap)) {
-            if (gap)
-                first_gap = std::min(first_gap, std::max(i, from));
+        int from_dev = at[x] >= 0 ? at[x] : -1;
+        size_t lo = std::max(w0 + 4 * x, from);
+        while (x < nw && at[x] != -3 && (at[x] >= 0 ? at[x] : -1) == from_dev) {
+            if (at[x] == -2)
+                first_gap = std::min(first_gap, std::max(w0 + 4 * x, from));
             else
                 kind = stale;
-            gap = false;
-            i += 4;
+            ++x;
         }
-        spans->emplace_back(lo, std::min(i, end) - lo);
+        if (spans->empty()) src0 = from_dev;
+        spans->emplace_back(lo, std::min(w0 + 4 * x, end) - lo);
+        if (src) src->push_back(from_dev);
     }
     if (spans->empty()) return 0;
     if (!kind) kind = never_sent;
     const auto& r0 = spans->front();
     const auto& rl = spans->back();
-    if (kind == stale) {
+    bool elsewhere = false;
+    for (size_t x = 0; x < nw; ++x) elsewhere = elsewhere || at[x] >= 0;
+    if (src0 >= 0) {
+        *finding = strprintf("whose copy on device %u is older than device %d's: a command there wrote bytes %zu to %zu "
+                             "of the allocation, and no clmsync(..., CL_MEM_HOST) from device %d brought them back "
+                             "to be sent here",
+                             devnum, src0, r0.first, r0.first + r0.second - 1, src0);
+    } else if (kind == stale) {
         *finding = strprintf("whose copy on device %u is older than the host's: the host changed bytes %zu to %zu of "
                              "the allocation after device %u's copy of them was last given a value",
                              devnum, r0.first, r0.first + r0.second - 1, devnum);
@@ -107,9 +133,12 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
     }
     // One call sends exactly what is missing: the run, or all of it.  Runs
     // apart hold the device's own bytes between them, which one transfer of
-    // all would overwrite, unless the device was never given any.
-    bool none_given = !sized || std::memchr(d.given.data(), 1, a.size) == nullptr;
-    if (none_given)
+    // all would overwrite, unless the device was never given any; bytes
+    // another device holds come back from it first.
+    bool none_given = !sized || std::all_of(d.given.begin(), d.given.end(), [](char g) { return g == kNever; });
+    if (elsewhere)
+        fix->clear();
+    else if (none_given)
         *fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_DEVICE), or clmsyncn(cp, %u, ..., CL_MEM_DEVICE) of the part "
                          "device %u reads,",
                          devnum, devnum, devnum);
@@ -212,14 +241,18 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         sync_refresh_unseen(a, devnum);
         bool may_write = !(a.flags & CL_MEM_RO) && !ki.read_only_arg(i);
         bool may_read = !(a.flags & CL_MEM_WO);
-        SyncSuspect sus{i, {}, 0, {}, {}};
+        SyncSuspect sus{i, {}, {}, 0, {}, {}};
+        bool learn = false;  // judge nothing, but see which words the kernel writes
         if (may_read) {
             std::lock_guard<std::mutex> lock(s->mu);
             SyncDevice& d = device_state(*s, devnum);
             if (!s->unattributed)
-                sus.kind = suspect_spans(a, *s, d, devnum, arg.offset, a.size, &sus.spans, &sus.finding, &sus.fix);
+                sus.kind = suspect_spans(a, *s, d, devnum, arg.offset, a.size, &sus.spans, &sus.finding, &sus.fix,
+                                         &sus.src);
+            else
+                learn = may_write;  // host bytes a transfer back may still change: not judged now
         }
-        if (sus.kind && suspects) {
+        if ((sus.kind || learn) && suspects) {
             suspects->push_back(std::move(sus));
             if (may_write) continue;  // noted by the probe, which sees the bytes the kernel writes
         }
@@ -326,19 +359,36 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         const SyncSuspect* s;
         int view;
         std::vector<char> bytes;
+        size_t lo, hi;  // the words the patch changes, in the allocation
     };
     std::vector<Patch> patches;
+    bool learn = false;  // an argument whose written words are to be seen, not judged
     for (const SyncSuspect& u : suspects) {
         int vi = view_of[u.arg];
-        if (vi < 0) continue;
+        learn = learn || (!u.kind && vi >= 0);
+        if (vi < 0 || !u.kind) continue;
         const ProbeView& v = views[size_t(vi)];
         const Allocation& a = *ki.args[u.arg].alloc;
-        std::vector<char> bytes = v.before;
-        for (const auto& sp : u.spans) {
+        std::vector<char> bytes = v.before, theirs;
+        for (size_t k = 0; k < u.spans.size(); ++k) {
+            const auto& sp = u.spans[k];
             size_t lo = std::max(sp.first, v.offset), hi = std::min(sp.first + sp.second, v.offset + v.len);
-            if (lo < hi) std::memcpy(bytes.data() + (lo - v.offset), a.lib() + lo, hi - lo);
+            if (lo >= hi) continue;
+            int from_dev = k < u.src.size() ? u.src[k] : -1;
+            if (from_dev < 0) {
+                std::memcpy(bytes.data() + (lo - v.offset), a.lib() + lo, hi - lo);
+            } else if (read_device(*ki.args[u.arg].alloc, unsigned(from_dev), lo, hi - lo, &theirs)) {
+                std::memcpy(bytes.data() + (lo - v.offset), theirs.data(), hi - lo);
+            }
         }
-        if (bytes != v.before) patches.push_back(Patch{&u, vi, std::move(bytes)});
+        size_t lo = SIZE_MAX, hi = 0;
+        for (size_t i = 0; i < bytes.size(); ++i)
+            if (bytes[i] != v.before[i]) {
+                lo = std::min(lo, i);
+                hi = i + 1;
+            }
+        if (hi) patches.push_back(Patch{&u, vi, std::move(bytes), (v.offset + lo) / 4 * 4,
+                                        std::min(a.size, (v.offset + hi + 3) / 4 * 4)});
     }
     // Twice as it is (a kernel whose results vary from run to run cannot be
     // judged), then once per patched argument.  The kernel depends on the
@@ -346,11 +396,13 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     // view itself, bytes the kernel left alone (still as before in the first
     // run, still the host's in the patched one) are not results.
     std::vector<std::vector<char>> first, again, p;
-    std::vector<const SyncSuspect*> reads;
+    std::vector<const Patch*> reads;
     bool ok = true;
     if (!patches.empty())
         ok = probe_run(q, views, run, -1, nullptr, &first) && probe_run(q, views, run, -1, nullptr, &again) &&
              first == again;
+    else if (learn)
+        ok = probe_run(q, views, run, -1, nullptr, &first);
     for (size_t k = 0; ok && k < patches.size(); ++k) {
         const Patch& pa = patches[k];
         ok = probe_run(q, views, run, pa.view, &pa.bytes, &p);
@@ -370,7 +422,7 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                 differs = true;
             }
         }
-        if (ok && differs) reads.push_back(pa.s);
+        if (ok && differs) reads.push_back(&pa);
     }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
@@ -380,8 +432,9 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
               "the host's or never sent: %zu do",
               ki.name.c_str(), devnum, ok ? "more times" : "more times (not judged: a step failed, or its results vary)",
               patches.size(), reads.size());
-    // The written arguments with suspects: noted as the kernel writes them (the
-    // bytes its first run changed, where it ran; all of them where not).
+    // The written arguments with suspects (or to learn): noted as the kernel
+    // writes them (the words its first run changed, where it ran; all of its
+    // view where not).
     std::string site = code_at(caller);
     for (const SyncSuspect& u : suspects) {
         Allocation& a = *ki.args[u.arg].alloc;
@@ -391,7 +444,7 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         std::string writer = strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), u.arg,
                                        type.c_str(), call, site.c_str());
         int vi = view_of[u.arg];
-        if (!ok || patches.empty() || vi < 0) {
+        if (!ok || (patches.empty() && !learn) || vi < 0) {
             sync_note_device_write(a, devnum, ki.args[u.arg].offset, writer);
             continue;
         }
@@ -403,8 +456,19 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             sync_note_device_write(a, devnum, lo, writer, hi - lo);
         }
     }
-    for (const SyncSuspect* u : reads) {
+    for (const Patch* pa : reads) {
+        const SyncSuspect* u = pa->s;
         unsigned i = u->arg;
+        // The bytes named: the first run's, narrowed to the words the patch changed.
+        std::string finding = u->finding;
+        if (!u->spans.empty()) {
+            const auto& r0 = u->spans.front();
+            std::string was = strprintf("bytes %zu to %zu", r0.first, r0.first + r0.second - 1);
+            size_t at = finding.find(was);
+            size_t lo = std::max(pa->lo, r0.first), hi = std::min(pa->hi, r0.first + r0.second);
+            if (at != std::string::npos && lo < hi)
+                finding.replace(at, was.size(), strprintf("bytes %zu to %zu", lo, hi - 1));
+        }
         Allocation& a = *ki.args[i].alloc;
         SyncState* s = a.sync.get();
         if (!s) continue;
@@ -424,7 +488,7 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                          "  launched by %s at %s\n"
                          "  last sync with device %u: %s\n"
                          "%s%s",
-                         ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), u->finding.c_str(),
+                         ki.name.c_str(), devnum, dev.name.c_str(), i, type.c_str(), finding.c_str(),
                          (void*)a.host, a.size, s->where.c_str(), ki.args[i].offset, call, code_at(caller).c_str(),
                          devnum, last.c_str(),
                          u->fix.empty() ? "  (no single transfer fixes it: send each run of bytes the device lacks, as clmsyncn, not the "

@@ -105,6 +105,9 @@ enum : char { kNever = 0, kSent = 1, kWritten = 2 };
 void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how);
 // Device dn's name in reports ("?" when cp or dn is not known).
 const char* device_name(CLCONTEXT* cp, unsigned dn);
+// Device dn's copy of bytes [off, off + len) of a, read back after its queues
+// finish; false when there is none or a step failed.
+bool read_device(Allocation& a, unsigned dn, size_t off, size_t len, std::vector<char>* out);
 // STDCL_CHECK's action: 0 print, 1 error, 2 abort.
 int action();
 // A finding: printed, or (action "error", where the call may fail) the call's
