@@ -228,9 +228,9 @@ void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, s
     pages_touched(a, s, off, len, &first, &end);
     for (size_t P = first; P < end; ++P) {
         if (P < s.host_wrote.size()) s.host_wrote[P] = 0;  // the host's write went, or came back over
-        // A page only partly synced is no longer watched for this device: the
-        // check is page by page, and silence is the safe side.
-        d.dirty[P] = 0;
+        // A page synced only in part stays watched for this device: a host
+        // access there is judged by the word it touches.
+        if (covers_page(a, s, P, off, len)) d.dirty[P] = 0;
         if (covers_page(a, s, P, off, len) && (to_device || waited)) {
             d.pages[P] = span_hash(a, s, P);
             s.legit[P] = page_hash(a, s, P);
@@ -796,10 +796,7 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     SyncDevice& d = device_state(*s, devnum);
     forget(d, off, len);
     bool whole = off == 0 && len == a.size;
-    if ((!to_device && waited) || (to_device && whole && s->unattributed)) {
-        s->born = hash_bytes(a.lib(), a.size);
-        s->unattributed = false;
-    }
+    if ((!to_device && waited) || (to_device && whole && s->unattributed)) s->unattributed = false;
     if (!to_device && !waited) s->unattributed = true;
     // Sent: the host bytes now are what the device gets.  Brought back and
     // complete: the host bytes are the device's.  A NOWAIT transfer back is not

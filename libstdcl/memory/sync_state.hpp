@@ -48,8 +48,8 @@ struct SyncDevice {
 struct SyncState {
     std::mutex mu;
     std::string where;  // where the allocation was made
-    // Hash of the host bytes when the host program last had not written them: at
-    // clmalloc, then after each waited transfer back from a device.
+    // Hash of the host bytes as clmalloc made them: while they are so, the
+    // host never wrote the allocation, and no device's copy can be older.
     std::uint64_t born = 0;
     // The host bytes may have been changed by a device since: a kernel that may
     // write them on a device that works on host memory, or a transfer back not
