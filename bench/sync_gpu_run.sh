@@ -24,9 +24,12 @@ echo "== test_synccheck on stdgpu"
 (cd build/tests && STDCL_TEST_CONTEXT=gpu timeout -k 5 300 ./test_synccheck) > "$RES/synccheck.log" 2>&1
 echo "status $?"; grep -E "PASSED|FAILED|skip" "$RES/synccheck.log" | head
 echo "== the sync model on stdgpu, ${MODEL_COUNT:-200} programs"
-STDCL_TEST_CONTEXT=gpu python3 tests/sync_model.py --runner build/tests/helper_syncrun --count "${MODEL_COUNT:-200}" \
-    --seed 1 --devices "$(nvidia-smi -L | wc -l | awk '{print ($1 > 1) ? 2 : 1}')" > "$RES/model.txt" 2>&1
-tail -8 "$RES/model.txt"
+for plain in --no-plain ""; do
+    STDCL_TEST_CONTEXT=gpu python3 tests/sync_model.py --runner build/tests/helper_syncrun --count "${MODEL_COUNT:-200}" \
+        --seed 1 $plain --devices "$(nvidia-smi -L | wc -l | awk '{print ($1 > 1) ? 2 : 1}')" > "$RES/model$plain.txt" 2>&1
+    echo "-- ${plain:-with plain commands}"
+    tail -12 "$RES/model$plain.txt"
+done
 echo "== make check-gpu"
 timeout -k 5 400 make check-gpu > "$RES/check_gpu.log" 2>&1
 echo "status $?"; tail -3 "$RES/check_gpu.log"

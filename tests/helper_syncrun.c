@@ -15,6 +15,9 @@
  *   wait D                 clwait(cp, D, CL_ALL_EVENT); D = -1: every device
  *   copy D O OO I IO N W   kernel on D: O[OO + i] = 3 * I[IO + i] + 1, i < N (I const)
  *   inc D A OFF N W        kernel on D: A[OFF + i] += 7, i < N (nothing const)
+ *   plain D A OFF N        a plain OpenCL kernel on stdcl_queue(cp, D), not
+ *                          announced, writes N new values at element OFF
+ *                          through stdcl_mem's object (then clFinish)
  * Elements are ints.  The runner keeps the program's memory as one coherent
  * copy would hold it; a host read that sees other values is "wrong".  For each
  * program it prints "program ID", then "wrong OP" for the first operation
@@ -30,6 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static const char* raw_src =
+    "__kernel void qfill(__global int* a, int off, int v)\n"
+    "{ int i = get_global_id(0); a[off + i] = v + i; }\n";
 
 static const char* src =
     "__kernel void kcopy(__global int* o, __global const int* in, int oo, int io)\n"
@@ -50,6 +57,15 @@ int main(void)
     }
     void* h = clsopen(cp, src, CLLD_NOW);
     cl_kernel kcopy = clsym(cp, h, "kcopy", CLLD_NOW), kinc = clsym(cp, h, "kinc", CLLD_NOW);
+    /* The plain OpenCL kernel of "plain": built by the program, not libstdcl. */
+    cl_int err = CL_SUCCESS;
+    cl_program raw = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &raw_src, NULL, &err);
+    if (raw) err = clBuildProgram(raw, 0, NULL, "", NULL, NULL);
+    cl_kernel qfill = err == CL_SUCCESS ? clCreateKernel(raw, "qfill", &err) : NULL;
+    if (!qfill) {
+        fprintf(stderr, "helper_syncrun: the plain kernel: error %d\n", (int)err);
+        return 3;
+    }
     if (!kcopy || !kinc) {
         fprintf(stderr, "helper_syncrun: %s\n", clerror());
         return 3;
@@ -149,6 +165,19 @@ int main(void)
             if (!clforka(cp, (unsigned)v[0], kinc, &ndr, flags, mem[v[1]], (int)v[2]))
                 printf("error %d %s\n", op, clerror());
             for (long i = 0; i < v[3]; i++) shadow[v[1]][v[2] + i] += 7;
+        } else if (!strcmp(w, "plain")) {
+            /* Not announced: enqueued on stdcl_queue's queue through stdcl_mem's object. */
+            cl_command_queue q = stdcl_queue(cp, (unsigned)v[0]);
+            cl_mem m = stdcl_mem(cp, (unsigned)v[0], mem[v[1]]);
+            int off = (int)v[2], val = next;
+            size_t gs = (size_t)v[3];
+            clSetKernelArg(qfill, 0, sizeof m, &m);
+            clSetKernelArg(qfill, 1, sizeof off, &off);
+            clSetKernelArg(qfill, 2, sizeof val, &val);
+            if (!q || !m || clEnqueueNDRangeKernel(q, qfill, 1, NULL, &gs, NULL, 0, NULL, NULL) != CL_SUCCESS ||
+                clFinish(q) != CL_SUCCESS)
+                printf("error %d plain kernel\n", op);
+            for (long i = 0; i < v[3]; i++) shadow[v[1]][v[2] + i] = next++;
         }
     }
     return 0;

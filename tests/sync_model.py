@@ -46,6 +46,11 @@ class Model:
         # library call: the check sees the first access to a page between two
         # calls, judged by the word it touches, and nothing after it there.
         self.open = set()
+        # Elements plain OpenCL commands (not announced) wrote on a device that
+        # no library call on that allocation and device has looked at since:
+        # the check learns of them at such a call (stdcl(7)).
+        self.unseen = {}
+        self.handed = set()  # allocations stdcl_mem handed out
 
     def new(self):
         self.v += 1
@@ -73,21 +78,50 @@ class Model:
     def overlaps(self, a, lo, n, g):
         return g["a"] == a and lo < g["off"] + g["n"] and g["off"] < lo + n
 
+    def firsts(self, a, lo, n):
+        """The element the host touches first in each page of a[lo, lo + n),
+        where that page was not touched since the last library call: the
+        accesses the check sees."""
+        out = []
+        for p in range(lo // 1024, (lo + n - 1) // 1024 + 1):
+            if (a, p) not in self.open:
+                out.append(max(lo, p * 1024))
+        return out
+
     def host_access(self, op, a, lo, n, write):
+        """A host access racing a pending command; seen by the check where a
+        racing word is the first the host touches in its page since the last
+        library call."""
+        racing = []
         for d in range(self.ndev):
             for g in self.pending[d]:
-                if not self.overlaps(a, lo, n, g):
+                if g["a"] != a or not (g["kind"] == "dn" or (write and g["kind"] in ("up", "kread"))):
                     continue
-                if g["kind"] == "dn" or (write and g["kind"] in ("up", "kread")):
-                    self.bad(op, "race", d)
+                s, t = max(lo, g["off"]), min(lo + n, g["off"] + g["n"])
+                if s < t:
+                    racing.append((s, t, d))
+        if not racing:
+            return
+        seen = [d for e in self.firsts(a, lo, n) for (s, t, d) in racing if s <= e < t]
+        self.bad(op, "race" if seen else "race, unwatched", seen[0] if seen else racing[0][2])
 
-    def library_call(self):
+    def library_call(self, uses=()):
         self.open = set()
+        for u in uses:
+            self.unseen.pop(u, None)
+
+    def plain(self, op, d, a, lo, n):
+        self.handed.add(a)
+        self.kernel(op, d, [], [(a, lo, n)], True)
+        self.unseen.setdefault((a, d), set()).update(range(lo, lo + n))
+
+    def touch(self, a, lo, n):
+        for p in range(lo // 1024, (lo + n - 1) // 1024 + 1):
+            self.open.add((a, p))
 
     def hw(self, op, a, lo, n):
         self.host_access(op, a, lo, n, True)
-        for e in range(lo, lo + n):
-            self.open.add((a, e // 1024))
+        self.touch(a, lo, n)
         for e in range(lo, lo + n):
             v = self.new()
             self.cur[a][e] = v
@@ -95,19 +129,18 @@ class Model:
 
     def hr(self, op, a, lo, n):
         self.host_access(op, a, lo, n, False)
-        seen = None  # whether the check sees this read's first stale word
-        for e in range(lo, lo + n):
-            page = (a, e // 1024)
-            first = page not in self.open
-            self.open.add(page)
-            if self.ver[a]["h"][e] != self.cur[a][e] and seen is None:
-                seen = first
-        if seen is not None:
-            e = next(x for x in range(lo, lo + n) if self.ver[a]["h"][x] != self.cur[a][x])
-            # Past the first word touched in its page since the last library
-            # call: beyond what the check watches (stdcl(7)), a harm it cannot
-            # report, counted apart.
+        h, c = self.ver[a]["h"], self.cur[a]
+        stale = next((e for e in range(lo, lo + n) if h[e] != c[e]), None)
+        if stale is not None:
+            # Seen where a page's first word touched since the last library call
+            # is a stale one, not a plain command's result the check has not
+            # looked at yet; past that word, beyond what the check watches
+            # (stdcl(7)): a harm it cannot report, counted apart.
+            seen = [e for e in self.firsts(a, lo, n) if h[e] != c[e]
+                    and e not in self.unseen.get((a, self.holder(a, e)), ())]
+            e = seen[0] if seen else stale
             self.bad(op, "stale host read" if seen else "stale host read, unwatched", self.holder(a, e))
+        self.touch(a, lo, n)
 
     def transfer(self, op, d, a, lo, n, up, wait):
         for o in range(self.ndev):
@@ -120,7 +153,9 @@ class Model:
         for e in range(lo, lo + n):
             sv, dv, cv = self.ver[a][src][e], self.ver[a][dst][e], self.cur[a][e]
             if dv == cv and sv != cv and self.copies(a, e) == 1:
-                self.bad(op, "lost update", d)
+                # A transfer back of memory stdcl_mem handed out, no command on it
+                # announced: not checked for a lost host change (stdcl(7)).
+                self.bad(op, "lost update, unwatched" if not up and a in self.handed else "lost update", d)
             self.ver[a][dst][e] = sv
         self.note(d, {"kind": "up" if up else "dn", "a": a, "off": lo, "n": n}, wait)
 
@@ -156,7 +191,7 @@ class Model:
             self.pending[o] = []
 
 
-def generate(seed, ndev_max):
+def generate(seed, ndev_max, plain=True):
     r = random.Random(seed)
     ndev = r.choice([1, ndev_max]) if ndev_max > 1 else 1
     nalloc = r.randint(1, 4)
@@ -228,7 +263,7 @@ def generate(seed, ndev_max):
             emit(("copy", d, a, oo, b, io, cnt, w))
             if not w:
                 emit(("wait", d), sync=True)
-        else:
+        elif k < 0.85 or not plain:
             d = r.randrange(ndev)
             lo, n = rng(a)
             bring_to(d, a, lo, n)
@@ -236,6 +271,11 @@ def generate(seed, ndev_max):
             emit(("inc", d, a, lo, n, w))
             if not w:
                 emit(("wait", d), sync=True)
+        else:
+            # A plain OpenCL kernel on stdcl_queue's queue writes part of a.
+            d = r.randrange(ndev)
+            lo, n = rng(a)
+            emit(("plain", d, a, lo, n))
         if r.random() < 0.3:  # a NOWAIT transfer back, waited for
             d = r.randrange(ndev)
             a = r.randrange(nalloc)
@@ -256,8 +296,14 @@ def generate(seed, ndev_max):
 
 def apply(m, op, idx):
     w = op[0]
-    if w not in ("hw", "hr"):
+    if w in ("up", "dn", "inc"):
+        m.library_call([(op[2], op[1])])
+    elif w == "copy":
+        m.library_call([(op[2], op[1]), (op[4], op[1])])
+    elif w == "wait":
         m.library_call()
+    if w == "plain":
+        m.plain(idx, op[1], op[2], op[3], op[4])
     if w == "alloc":
         m.alloc(op[1], op[2] // 4)
     elif w == "hw":
@@ -294,11 +340,13 @@ def main():
     ap.add_argument("--devices", type=int, default=2)
     ap.add_argument("--runner", default=os.path.join(TOP, "build", "tests", "helper_syncrun"))
     ap.add_argument("--zero-copy", default="0")
+    ap.add_argument("--no-plain", action="store_true",
+                    help="no plain OpenCL commands on stdcl_queue's queue in the programs")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     progs = {}
     for s in range(args.seed, args.seed + args.count):
-        ndev, ops, dropped = generate(s, args.devices)
+        ndev, ops, dropped = generate(s, args.devices, not args.no_plain)
         progs[s] = (ndev, ops, dropped, judge(ndev, ops))
     res, out = run(args, {s: p[1] for s, p in progs.items()})
     counts = {}

@@ -11,7 +11,7 @@
 PACKAGES="gcc g++ gfortran make autoconf pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo oclgrind nettle-dev libcmocka-dev libpng-dev valgrind
 mandoc groff-base man-db openmpi-bin libopenmpi-dev libboost-dev cmake abigail-tools
-libclblast-dev libclfft-dev"
+libclblast-dev libclfft-dev python3"
 
 [ "${STDCL_SKIP_DEPS:-0}" = 1 ] && exit 0
 
@@ -26,7 +26,8 @@ install_deps.sh: not a Debian system; install the equivalents of:
   check), abigail-tools (make check-abi), Open MPI (mpicc,
   mpirun: the MPI example and its tests), a Fortran compiler (gfortran:
   the module stdcl and libstdcl_fortran),
-  and optionally oclgrind and libpng.
+  Python 3 (the sync check's model, tests/sync_model.py), and optionally
+  oclgrind and libpng.
 MSG
     exit 0
 fi

@@ -21,6 +21,7 @@
 #                                         tests/check_install.sh,
 #                                         tests/check_spdx.sh,
 #                                         tests/check_sync_programs.sh,
+#                                         tests/sync_model.py (check_sync_model),
 #                                         tests/check_run_tests.sh,
 #                                         tools/check_faults.sh at a stride
 #                                         ($FAULTS_STRIDE, default 40) and
@@ -34,8 +35,8 @@
 #                                         check_exports, check_man,
 #                                         check_install, check_spdx,
 #                                         check_run_tests, check_faults,
-#                                         check_fuzz and check_sync_programs
-#                                         are eight), passing
+#                                         check_fuzz, check_sync_programs and
+#                                         check_sync_model are nine), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -71,6 +72,7 @@ run_self=0
 run_faults=0
 run_fuzz=0
 run_syncprog=0
+run_syncmodel=0
 filter=
 if [ $# -ge 1 ]; then
     filter=${2:-}
@@ -84,6 +86,7 @@ if [ $# -ge 1 ]; then
             check_faults|check_faults.sh) run_faults=1 ;;
             check_fuzz|run_fuzz.sh) run_fuzz=1 ;;
             check_sync_programs|check_sync_programs.sh) run_syncprog=1 ;;
+            check_sync_model|sync_model.py) run_syncmodel=1 ;;
             *) if [[ $name == */* ]]; then   # a path: that program
                    programs+=("$(cd "$(dirname "$name")" 2>/dev/null && pwd)/$(basename "$name")")
                else
@@ -100,6 +103,7 @@ else
     run_faults=1
     run_fuzz=1
     run_syncprog=1
+    run_syncmodel=1
     # TEST_SKIP also names checks: a sanitized run leaves out those that do not
     # involve the library's code (check_man, check_spdx) or are sanitized anyway
     # (check_fuzz: the fuzz targets are always built with ASan and UBSan).
@@ -111,6 +115,7 @@ else
     case ",${TEST_SKIP:-}," in *,check_faults,*) run_faults=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_fuzz,*) run_fuzz=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_sync_programs,*|*,pass_sync,*) run_syncprog=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_sync_model,*|*,pass_sync,*) run_syncmodel=0 ;; esac
     for f in "$build"/tests/test_*; do
         case $(basename "$f") in *.*) continue ;; esac
         case ",${TEST_SKIP:-}," in
@@ -267,6 +272,14 @@ check() {
 # Every example and STDCL 1.6 program, silent under STDCL_CHECK=sync,error
 # (tests/check_sync_programs.sh); left out with pass_sync.
 [ $run_syncprog -eq 1 ] && check check_sync_programs bash "$top/tests/check_sync_programs.sh" "$build"
+# The sync check's verdicts and fix lines against its reference model, over
+# SYNC_MODEL_COUNT (default 120) generated programs from seed 1 in each memory
+# mode, without plain OpenCL commands (tests/sync_model.py; make
+# check-sync-model runs more, with them).
+[ $run_syncmodel -eq 1 ] &&
+    check check_sync_model sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
+        --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 0 && python3 '$top/tests/sync_model.py' \
+        --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1"
 # This script's own counting and reports (tests/check_run_tests.sh).
 [ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):

@@ -217,6 +217,11 @@ void image_note(const Allocation& a, const SyncState& s, SyncDevice& d, size_t o
         d.image[u] = to_device && whole ? hash_bytes(a.lib() + uo, ul) : 0;
         if (u < d.unseen.size() && whole) d.unseen[u] = 0;
     }
+    if (d.seen_known.size() == a.size && off < a.size) {
+        len = std::min(len, a.size - off);
+        if (to_device) std::memcpy(d.seen_dev.data() + off, a.lib() + off, len);
+        std::memset(d.seen_known.data() + off, to_device ? 1 : 0, len);
+    }
 }
 
 // Bytes [off, off + len) went to device devnum's copy, or came back from it.
@@ -865,7 +870,21 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
             size_t uo, ul;
             image_span(a, *s, u, &uo, &ul);
             forget(d, uo, ul);
-            mark_given(a, d, uo, ul, kWritten);
+            // By the word: one the command changed is the device's newest where
+            // the host left it as it was at the last look (the program takes
+            // stdcl_mem's object before it enqueues), the host's where it
+            // changed it since.
+            bool any = false;
+            for (size_t w = uo; w < uo + ul; w += 4) {
+                size_t wl = std::min<size_t>(4, uo + ul - w);
+                if (d.seen_known.size() != a.size || !d.seen_known[w] ||
+                    std::memcmp(d.seen_dev.data() + w, copy.data() + w, wl) == 0)
+                    continue;
+                if (std::memcmp(d.seen_host.data() + w, a.lib() + w, wl) != 0) continue;
+                mark_given(a, d, w, wl, kWritten);
+                any = true;
+            }
+            if (!any) continue;
             d.unseen[u] = 1;
             lo = std::min(lo, uo);
             hi = std::max(hi, uo + ul);
@@ -888,6 +907,9 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
         }
     }
     d.image = std::move(now);
+    d.seen_dev = std::move(copy);
+    d.seen_host.assign(a.lib(), a.lib() + a.size);
+    d.seen_known.assign(a.size, 1);
 }
 
 }  // namespace stdcl

@@ -43,6 +43,10 @@ struct SyncDevice {
     // commands the check does not see changed since, not brought back.
     std::vector<std::uint64_t> image;
     std::vector<char> unseen;
+    // ... and by the byte: the device's copy and the host's bytes at that look,
+    // and which device bytes are known (a command the check sees may have
+    // changed the others since).
+    std::vector<char> seen_dev, seen_host, seen_known;
 };
 
 struct SyncState {
