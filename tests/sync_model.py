@@ -152,7 +152,7 @@ class Model:
         src, dst = ("h", d) if up else (d, "h")
         for e in range(lo, lo + n):
             sv, dv, cv = self.ver[a][src][e], self.ver[a][dst][e], self.cur[a][e]
-            if dv == cv and sv != cv and self.copies(a, e) == 1:
+            if dv == cv and sv != cv and self.copies(a, e) == 1 and not (not up and sv == 0):
                 # A transfer back of memory stdcl_mem handed out, no command on it
                 # announced: not checked for a lost host change (stdcl(7)).
                 self.bad(op, "lost update, unwatched" if not up and a in self.handed else "lost update", d)
@@ -166,7 +166,10 @@ class Model:
         for (a, lo, n) in reads:
             for e in range(lo, lo + n):
                 if self.ver[a][d][e] != self.cur[a][e]:
-                    self.bad(op, "stale kernel read", d)
+                    # A word never given, in memory stdcl_mem handed out with no
+                    # command announced: not judged (stdcl(7)).
+                    never = self.ver[a][d][e] == 0 and a in self.handed
+                    self.bad(op, "stale kernel read, unwatched" if never else "stale kernel read", d)
                     break
         for (a, lo, n) in writes:
             for e in range(lo, lo + n):
@@ -450,6 +453,8 @@ def run(args, programs):
     env = dict(os.environ)
     # Every new device copy holds a poison pattern (fill): a word never sent reads as such.
     env["STDCL_TEST_ENV"] = "STDCL_CHECK=sync,fill STDCL_ZERO_COPY=%s" % args.zero_copy
+    if os.environ.get("STDCL_TEST_CONTEXT"):  # the runner's context (gpu: stdgpu)
+        env["STDCL_TEST_ENV"] += " STDCL_TEST_CONTEXT=" + os.environ["STDCL_TEST_CONTEXT"]
     out = subprocess.run(["bash", os.path.join(TOP, "tools", "test_env.sh"), args.runner], input=feed,
                          capture_output=True, text=True, env=env, timeout=3600)
     res = {}

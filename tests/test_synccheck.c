@@ -489,11 +489,10 @@ static void test_commands_on_stdcl_queue_are_seen_by_their_effect(void** state)
         assert_int_equal(r.status, 0);
         assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
         assert_contains(r.err, "sync check: clmsync to device 0 (");
-        assert_contains(r.err, "sends the host's bytes over bytes 0 to 4095 of the allocation, which a command the "
-                               "check does not see changed on device 0");
-        assert_contains(r.err, "(a lost update)");
-        assert_contains(r.err, "  fix: leave this transfer out (the device's copy is the newer one), or bring those "
-                               "bytes back first with clmsyncn(cp, 0, (char*)ptr + 0, 4096, CL_MEM_HOST)");
+        /* From word 0 or 1: y[0] = 3 * 0 is the value a GPU's new buffer held. */
+        assert_contains(r.err, "sends the host's bytes over results a command wrote there that the host does not "
+                               "have: bytes ");
+        assert_contains(r.err, " to 4095 of the allocation (a lost update)");
         tu_proc_free(&r);
         run(&r, "queue_read", "sync", zc);
         if (r.status != 0) tu_proc_dump(&r, "queue_read");

@@ -531,49 +531,6 @@ void transfer_race(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t 
 
 namespace {
 
-// An upload of bytes [off, off + len) to device dn over pages that commands the
-// check does not see changed there and nobody brought back: the host's older
-// bytes replace them (a lost update).
-void unseen_upload(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len, const char* call, void* caller)
-{
-    std::lock_guard<std::mutex> lock(s.mu);
-    if (dn >= s.dev.size() || (s.reported & lost_update)) return;
-    SyncDevice& d = s.dev[dn];
-    size_t lo = SIZE_MAX, hi = 0;  // the bytes lost, from the first such page to the last
-    for (size_t u = 0; u < d.unseen.size() && u < d.image.size(); ++u) {
-        size_t uo, ul;
-        image_span(a, s, u, &uo, &ul);
-        if (!d.unseen[u] || ul == 0 || uo < off || uo + ul > off + len) continue;
-        if (hash_bytes(a.lib() + uo, ul) == d.image[u]) continue;  // the host has the same bytes
-        lo = std::min(lo, uo);
-        hi = uo + ul;
-    }
-    if (hi) {
-        size_t uo = lo, ul = hi - lo;
-        s.reported |= lost_update;
-        CLCONTEXT* cp = a.cp.load();
-        report(strprintf("sync check: %s to device %u (%s) sends the host's bytes over bytes %zu to %zu of the "
-                         "allocation, which a command the check does not see changed on device %u (on the device "
-                         "object stdcl_mem handed out) and nobody brought back: the device's newer bytes are lost "
-                         "(a lost update)\n"
-                         "  allocation: %p, %zu bytes, made at %s\n"
-                         "  the transfer: %s at %s\n"
-                         "  last sync with device %u: %s\n"
-                         "  fix: leave this transfer out (the device's copy is the newer one), or bring those bytes "
-                         "back first with clmsyncn(cp, %u, (char*)ptr + %zu, %zu, CL_MEM_HOST) if the host is to "
-                         "change them",
-                         call, dn, device_name(cp, dn), uo, uo + ul - 1, dn, (void*)a.host, a.size, s.where.c_str(),
-                         call, code_at(caller).c_str(), dn, d.last_sync.empty() ? "none" : d.last_sync.c_str(), dn,
-                         uo, ul),
-               call, true);
-        return;
-    }
-}
-
-}  // namespace
-
-namespace {
-
 // A transfer of bytes [off, off + len) with device dn that loses a change
 // (byte by byte, from what each copy was last given):
 // - to the device: bytes a command wrote there that the host does not have
@@ -594,6 +551,13 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
         if (!to_device && !sized && hash_bytes(a.lib(), a.size) == s.born) return;  // the host never wrote it
         const char* host = a.lib();
         for (size_t j = off / 4 * 4; j < off + len && j < a.size; j += 4) {
+            // 256 bytes at a time where no word can be a candidate.
+            while (sized && j >= off && j + 256 <= std::min(off + len, a.size) &&
+                   (to_device ? std::memchr(d.given.data() + j, kWritten, 256) == nullptr
+                              : std::memchr(d.given.data() + j, kNever, 256) == nullptr &&
+                                    std::memcmp(d.ref.data() + j, host + j, 256) == 0))
+                j += 256;
+            if (j >= off + len || j >= a.size) break;
             size_t lo = std::max(j, off), hi = std::min({j + 4, off + len, a.size});
             // A word: to the device, one the host left as it was when the device
             // wrote it (all its bytes); back, one the host changed since the
@@ -608,11 +572,10 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
                 all = all && c;
                 any = any || c;
             }
-            if (!to_device && never && hi - lo == 4) {
-                std::uint32_t v;
-                std::memcpy(&v, host + lo, 4);
-                if (v == 0 || v == kFillPattern) any = false;
-            }
+            // A word the device never had holds nothing to lose on the host
+            // either, as far as the check knows (clmalloc's bytes, or what
+            // another device never given it brought back).
+            if (!to_device && never) any = false;
             if (to_device ? all : any) cand.push_back(j);
         }
     }
@@ -680,10 +643,9 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
 {
     judge_pending(call, true);
     SyncState* s = a.sync.get();
-    if (s && a.handed_out.load(std::memory_order_relaxed)) {
-        sync_refresh_unseen(a, devnum);
-        if (to_device) unseen_upload(a, *s, devnum, off, len, call, caller);
-    }
+    // An upload over what a command the check does not see wrote is a lost
+    // update by the word (lost_bytes), once the look has found those words.
+    if (s && a.handed_out.load(std::memory_order_relaxed)) sync_refresh_unseen(a, devnum);
     if (s) transfer_race(a, *s, devnum, off, len, to_device, call, caller);
     if (!s) return;
     // Memory the program has a device object of may be written by commands not

@@ -60,14 +60,25 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
     const size_t w0 = from / 4 * 4, nw = (end - w0 + 3) / 4;
     // Per word: -3 right, -2 never given, -1 the host's is newer, k device k's.
     std::vector<signed char> at(nw, -3);
+    // Memory stdcl_mem handed out, no command on it announced: a plain command
+    // may have written a word with the value it held, which no look tells
+    // from a word never given: those are no suspects (stdcl(7)).
+    const bool unseen_writes = a.handed_out.load(std::memory_order_relaxed) && !a.announced.load();
     for (size_t x = 0; x < nw; ++x) {
         size_t w = w0 + 4 * x;
+        // The common case, 256 bytes at a time: the copy is right.
+        while (sized && w >= from && w + 256 <= end && std::memcmp(d.ref.data() + w, host + w, 256) == 0 &&
+               std::memchr(d.given.data() + w, kNever, 256) == nullptr) {
+            x += 64;
+            w += 256;
+        }
+        if (x >= nw) break;
         if (sized && w >= from && w + 4 <= end && std::memcmp(d.ref.data() + w, host + w, 4) == 0 &&
             d.given[w] && d.given[w + 1] && d.given[w + 2] && d.given[w + 3])
-            continue;  // the common case: the copy is right
+            continue;
         for (size_t j = std::max(w, from); j < std::min(w + 4, end); ++j) {
             if (!sized || !d.given[j]) {
-                at[x] = -2;
+                if (!unseen_writes) at[x] = -2;
                 break;
             }
             if (d.ref[j] != host[j]) at[x] = -1;
@@ -81,6 +92,12 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
         if (std::find(o.given.begin(), o.given.end(), char(kWritten)) == o.given.end()) continue;
         for (size_t x = 0; x < nw; ++x) {
             size_t w = w0 + 4 * x;
+            // 256 bytes at a time where that device wrote none of them.
+            while (w + 256 <= a.size && std::memchr(o.given.data() + w, kWritten, 256) == nullptr) {
+                x += 64;
+                w += 256;
+            }
+            if (x >= nw) break;
             bool theirs = true, mine = sized;
             for (size_t j = w; j < std::min(w + 4, a.size); ++j) {
                 theirs = theirs && o.given[j] == kWritten && o.ref[j] == host[j];
@@ -251,6 +268,14 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                                          &sus.src);
             else
                 learn = may_write;  // host bytes a transfer back may still change: not judged now
+        }
+        if (may_write && !sus.kind && !learn) {
+            // Words this device never had: the kernel's results there are
+            // seen by the word (its whole view is no guess of what it writes).
+            std::lock_guard<std::mutex> lock(s->mu);
+            const SyncDevice& d = device_state(*s, devnum);
+            learn = d.given.size() != a.size ||
+                    std::memchr(d.given.data() + arg.offset, kNever, a.size - arg.offset) != nullptr;
         }
         if ((sus.kind || learn) && suspects) {
             suspects->push_back(std::move(sus));
@@ -424,6 +449,34 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         }
         if (ok && differs) reads.push_back(&pa);
     }
+    // What the kernel writes, by the word: once more with every word of a view
+    // it may write that this device never had set to the fill pattern, so that
+    // a result equal to what was there is seen too.
+    std::vector<std::vector<char>> poisoned(views.size()), wrote;
+    if (ok && (!patches.empty() || learn)) {
+        for (size_t vi = 0; vi < views.size(); ++vi) {
+            const ProbeView& v = views[vi];
+            if (!v.written) continue;
+            poisoned[vi] = v.before;
+            Allocation& a = *ki.args[v.arg].alloc;
+            SyncState* st = a.sync.get();
+            if (!st) continue;
+            std::lock_guard<std::mutex> lock(st->mu);
+            const SyncDevice& d = device_state(*st, devnum);
+            for (size_t i = 0; i + 4 <= v.len; i += 4)
+                if (d.given.size() != a.size || d.given[v.offset + i] == kNever)
+                    std::memcpy(poisoned[vi].data() + i, &kFillPattern, 4);
+        }
+        bool done = true;
+        for (size_t vi = 0; vi < views.size() && done; ++vi)
+            done = write_view(q, views[vi], views[vi].written ? poisoned[vi].data() : views[vi].before.data());
+        done = done && run() == CL_SUCCESS && clFinish(q) == CL_SUCCESS;
+        for (size_t vi = 0; vi < views.size() && done; ++vi) {
+            wrote.emplace_back(views[vi].written ? views[vi].len : 0);
+            if (views[vi].written) done = read_view(q, views[vi], wrote.back().data());
+        }
+        if (!done) wrote.clear();
+    }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
     if (!patches.empty())
@@ -444,12 +497,12 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         std::string writer = strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), u.arg,
                                        type.c_str(), call, site.c_str());
         int vi = view_of[u.arg];
-        if (!ok || (patches.empty() && !learn) || vi < 0) {
+        if (wrote.empty() || vi < 0) {
             sync_note_device_write(a, devnum, ki.args[u.arg].offset, writer);
             continue;
         }
         const ProbeView& v = views[size_t(vi)];
-        for (const auto& r : differing(first[size_t(vi)], v.before, 64)) {
+        for (const auto& r : differing(wrote[size_t(vi)], poisoned[size_t(vi)], 64)) {
             // Whole words: a result may keep some bytes of what was there.
             size_t lo = (v.offset + r.first) / 4 * 4, hi = std::min((v.offset + r.second + 3) / 4 * 4, a.size);
             lo = std::max(lo, v.offset);
