@@ -51,6 +51,11 @@ class Model:
         # the check learns of them at such a call (stdcl(7)).
         self.unseen = {}
         self.handed = set()  # allocations stdcl_mem handed out
+        # (a, d, e): device d got element e of a from the host after device k
+        # wrote it there and before anyone brought it back: the host's bytes may
+        # as well be a rewrite of the same values, which the check cannot tell
+        # from older ones (stdcl(7)).
+        self.relayed = set()
 
     def new(self):
         self.v += 1
@@ -152,6 +157,11 @@ class Model:
         src, dst = ("h", d) if up else (d, "h")
         for e in range(lo, lo + n):
             sv, dv, cv = self.ver[a][src][e], self.ver[a][dst][e], self.cur[a][e]
+            if up:
+                if sv != cv and isinstance(self.holder(a, e), int) and self.holder(a, e) != d:
+                    self.relayed.add((a, d, e))
+                else:
+                    self.relayed.discard((a, d, e))
             if dv == cv and sv != cv and self.copies(a, e) == 1 and not (not up and sv == 0):
                 # A transfer back of memory stdcl_mem handed out, no command on it
                 # announced: not checked for a lost host change (stdcl(7)).
@@ -169,10 +179,12 @@ class Model:
                     # A word never given, in memory stdcl_mem handed out with no
                     # command announced: not judged (stdcl(7)).
                     never = self.ver[a][d][e] == 0 and a in self.handed
-                    self.bad(op, "stale kernel read, unwatched" if never else "stale kernel read", d)
+                    unwatched = never or (a, d, e) in self.relayed
+                    self.bad(op, "stale kernel read, unwatched" if unwatched else "stale kernel read", d)
                     break
         for (a, lo, n) in writes:
             for e in range(lo, lo + n):
+                self.relayed.discard((a, d, e))
                 v = self.new()
                 self.cur[a][e] = v
                 self.ver[a][d][e] = v

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,9 +61,17 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
     if (d.given.size() != a.size) {
         d.given.assign(a.size, 0);
         d.ref.assign(a.size, 0);
+        d.epoch_given.assign((a.size + 3) / 4, 0);
+        d.epoch_wrote.assign((a.size + 3) / 4, 0);
     }
     std::memset(d.given.data() + off, how, len);
     std::memcpy(d.ref.data() + off, a.lib() + off, len);
+    static std::atomic<std::uint32_t> clock{0};
+    std::uint32_t now = ++clock;
+    for (size_t w = off / 4; w <= (off + len - 1) / 4; ++w) {
+        d.epoch_given[w] = now;
+        if (how == kWritten) d.epoch_wrote[w] = now;
+    }
 }
 
 int action() { return settings().check_action; }

@@ -98,6 +98,10 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
                 w += 256;
             }
             if (x >= nw) break;
+            // That device's write came after this copy was last given a value:
+            // else the host's bytes sent here may be newer, written again with
+            // the same value.
+            if (sized && o.epoch_wrote[w / 4] <= d.epoch_given[w / 4]) continue;
             bool theirs = true, mine = sized;
             for (size_t j = w; j < std::min(w + 4, a.size); ++j) {
                 theirs = theirs && o.given[j] == kWritten && o.ref[j] == host[j];
@@ -178,14 +182,34 @@ void sync_check_command_read(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     SyncState* s = a.sync.get();
     if (!s || !a.host) return;
     sync_refresh_unseen(a, devnum);
-    std::lock_guard<std::mutex> lock(s->mu);
-    SyncDevice& d = device_state(*s, devnum);
     std::string finding, fix;
     std::vector<std::pair<size_t, size_t>> spans;
-    unsigned kind = s->unattributed ? 0
-                                    : suspect_spans(a, *s, d, devnum, from, len == SIZE_MAX ? a.size : from + len,
-                                                    &spans, &finding, &fix);
-    if (!kind || ((s->reported & kind) && action() == 0)) return;
+    std::vector<int> src;
+    unsigned kind;
+    {
+        std::lock_guard<std::mutex> lock(s->mu);
+        SyncDevice& d = device_state(*s, devnum);
+        kind = s->unattributed ? 0
+                               : suspect_spans(a, *s, d, devnum, from, len == SIZE_MAX ? a.size : from + len, &spans,
+                                               &finding, &fix, &src);
+        if (!kind || ((s->reported & kind) && action() == 0)) return;
+    }
+    // A command that cannot be run again: a run another device holds newer, or
+    // one the host changed, counts only where the device's bytes differ from
+    // those; a copy never given a value counts as it is.
+    bool differs = kind == never_sent;
+    std::vector<char> mine, newest;
+    for (size_t k = 0; k < spans.size() && !differs; ++k) {
+        size_t lo = spans[k].first, n = spans[k].second;
+        if (!read_device(a, devnum, lo, n, &mine)) return;
+        if (src[k] < 0)
+            differs = kind == stale && std::memcmp(mine.data(), a.lib() + lo, n) != 0;
+        else
+            differs = read_device(a, unsigned(src[k]), lo, n, &newest) && mine != newest;
+    }
+    if (!differs) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    SyncDevice& d = device_state(*s, devnum);
     s->reported |= kind;
     std::string last = d.last_sync.empty() ? std::string("none") : d.last_sync;
     report(strprintf("sync check: %s on device %u (%s) reads %s %s\n"

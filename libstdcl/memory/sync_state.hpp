@@ -29,6 +29,10 @@ struct SyncDevice {
     // host byte changed since, may be older on the device than on the host
     // (sync_probe_launch finds out whether a kernel reads it).
     std::vector<char> given, ref;
+    // Per 4-byte word of the allocation: when this device's copy there was last
+    // given a value, and last written by a command there (a running count):
+    // another device's result is newer than this copy only where it came later.
+    std::vector<std::uint32_t> epoch_given, epoch_wrote;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
     // Watched memory (Backing::watched), per page of the block: the hash of the
     // bytes this device's copy holds there (0: unknown), and whether a kernel or
