@@ -224,7 +224,6 @@ void image_note(const Allocation& a, const SyncState& s, SyncDevice& d, size_t o
         if (ul == 0 || uo + ul <= off || off + len <= uo) continue;
         bool whole = off <= uo && uo + ul <= off + len;
         d.image[u] = to_device && whole ? hash_bytes(a.lib() + uo, ul) : 0;
-        if (u < d.unseen.size() && whole) d.unseen[u] = 0;
     }
     if (d.seen_known.size() == a.size && off < a.size) {
         len = std::min(len, a.size - off);
@@ -241,7 +240,6 @@ void note_pages_synced(Allocation& a, SyncState& s, SyncDevice& d, size_t off, s
     size_t first, end;
     pages_touched(a, s, off, len, &first, &end);
     for (size_t P = first; P < end; ++P) {
-        if (P < s.host_wrote.size()) s.host_wrote[P] = 0;  // the host's write went, or came back over
         // A page synced only in part stays watched for this device: a host
         // access there is judged by the word it touches.
         if (covers_page(a, s, P, off, len)) d.dirty[P] = 0;
@@ -365,10 +363,8 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
         if (f.write) {
             // A host write is no finding by itself (a program may change a
             // result and send just that); a transfer that then loses one
-            // side's changes is (sync_check_transfer).  The device's results
-            // there stay not brought back.
-            if (s->host_wrote.size() != s->legit.size()) s->host_wrote.assign(s->legit.size(), 0);
-            s->host_wrote[P] = 1;
+            // side's changes is (lost_bytes).  The device's results there
+            // stay not brought back.
             continue;
         }
         Device& dev = cp->devs[dn];
@@ -782,12 +778,6 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
         mark_given(a, d, off, len, kSent);
     }
     if (to_device) image_note(a, *s, d, off, len, true);
-    else
-        for (size_t u = 0; u < d.unseen.size(); ++u) {
-            size_t uo, ul;
-            image_span(a, *s, u, &uo, &ul);
-            if (off <= uo && uo + ul <= off + len) d.unseen[u] = 0;  // brought back
-        }
     note_pages_synced(a, *s, d, off, len, to_device, waited);
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
@@ -834,7 +824,6 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
         if (ul) now[u] = hash_bytes(copy.data() + uo, ul);
     }
     if (d.image.size() == n) {
-        if (d.unseen.size() != n) d.unseen.assign(n, 0);
         size_t lo = SIZE_MAX, hi = 0;
         for (size_t u = 0; u < n; ++u) {
             if (!d.image[u] || now[u] == d.image[u]) continue;
@@ -856,7 +845,6 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
                 any = true;
             }
             if (!any) continue;
-            d.unseen[u] = 1;
             lo = std::min(lo, uo);
             hi = std::max(hi, uo + ul);
             if (!s->legit.empty()) {

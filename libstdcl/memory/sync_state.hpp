@@ -43,10 +43,8 @@ struct SyncDevice {
     size_t from = 0;  // ... and the first byte it was given
     // Memory stdcl_mem handed out (sync_refresh_unseen): what the device's copy
     // held, per page of the block (watched memory) or whole, when the check
-    // last saw it (0: not known, learned at the next look), and the pages that
-    // commands the check does not see changed since, not brought back.
+    // last saw it (0: not known, learned at the next look).
     std::vector<std::uint64_t> image;
-    std::vector<char> unseen;
     // ... and by the byte: the device's copy and the host's bytes at that look,
     // and which device bytes are known (a command the check sees may have
     // changed the others since).
@@ -73,10 +71,6 @@ struct SyncState {
     // whose bytes differ from it holds a kernel's results not brought back.
     size_t ps = 0, lead = 0;
     std::vector<std::uint64_t> legit;
-    // Per page: the host wrote it while a device's results there were not
-    // brought back (not a finding by itself), and no transfer to a device has
-    // touched it since.
-    std::vector<char> host_wrote;
     // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
     // the host must not write them (nor, where the command writes them, read).
     struct Pending {
