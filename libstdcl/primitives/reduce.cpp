@@ -16,9 +16,8 @@
 // reads back with a blocking read (no events: see Reduction::read) and combines.  STDCL_REDUCE_LAYOUT=chunked|strided forces one (for
 // tests and measurements).
 //
-// The kernels are built once per context (float, int and long at the first call,
-// double at the first double call, through prim_program and so the program
-// cache) and kept with their partial-value buffers in the primitives' state of
+// Each element type's kernels are built once per context, at the first call with
+// that type (through prim_program and so the program cache) and kept with their partial-value buffers in the primitives' state of
 // the context (prims.hpp); calls on one context are serialized by its mutex.
 #include "events/events.hpp"
 #include "primitives/prims.hpp"
@@ -98,22 +97,18 @@ __kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong o
     DEF(T, T8, TV, VW, NAME, max, R_MAX, LO)
 )CLC";
 
-const char* const kReduceBasic = R"CLC(
-#define FOLDV R_FOLD4
-DEF3(float, float8, float4, 4, float, (-INFINITY), INFINITY)
-DEF3(int, int8, int4, 4, int, INT_MIN, INT_MAX)
-DEF3(uint, uint8, uint4, 4, uint, 0u, UINT_MAX)
-#undef FOLDV
-#define FOLDV R_FOLD2
-DEF3(long, long8, long2, 2, long, LONG_MIN, LONG_MAX)
-DEF3(ulong, ulong8, ulong2, 2, ulong, 0ul, ULONG_MAX)
-)CLC";
-
-const char* const kReduceDouble = R"CLC(
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define FOLDV R_FOLD2
-DEF3(double, double8, double2, 2, double, (-(double)INFINITY), (double)INFINITY)
-)CLC";
+// Each element type's kernels, a program of their own (built at the first call
+// with that type), indexed by the CL_REDUCE_ type.
+const char* const kReduceTypes[7] = {
+    "",
+    "#define FOLDV R_FOLD4\nDEF3(float, float8, float4, 4, float, (-INFINITY), INFINITY)\n",
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define FOLDV R_FOLD2\n"
+    "DEF3(double, double8, double2, 2, double, (-(double)INFINITY), (double)INFINITY)\n",
+    "#define FOLDV R_FOLD4\nDEF3(int, int8, int4, 4, int, INT_MIN, INT_MAX)\n",
+    "#define FOLDV R_FOLD2\nDEF3(long, long8, long2, 2, long, LONG_MIN, LONG_MAX)\n",
+    "#define FOLDV R_FOLD4\nDEF3(uint, uint8, uint4, 4, uint, 0u, UINT_MAX)\n",
+    "#define FOLDV R_FOLD2\nDEF3(ulong, ulong8, ulong2, 2, ulong, 0ul, ULONG_MAX)\n",
+};
 
 constexpr size_t kMaxParts = 4096;  // partial values per device at most
 
@@ -354,8 +349,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* handle = prim_program(*st, dbl ? "stdcl_reduce_double.cl" : "stdcl_reduce.cl",
-                                std::string(kReduceSource) + (dbl ? kReduceDouble : kReduceBasic), "clreduce");
+    void* handle = prim_program(*st, std::string("stdcl_reduce_") + kTypes[type].name + ".cl",
+                                std::string(kReduceSource) + kReduceTypes[type], "clreduce");
     if (st->units.size() != cp->devs.size()) {
         std::vector<cl_uint> units(cp->devs.size(), 1);
         for (size_t i = 0; i < cp->devs.size(); ++i)

@@ -134,7 +134,11 @@ BuildOptions options_for(const Program& p, const Device& d0)
         // <stdcl.h>'s kernel side (compat.cpp finds the installed header).
         if (!kernel_include_dir().empty()) o.include_dirs.push_back(kernel_include_dir());
     }
-    o.user = p.user_options;
+    // The library's own programs build without warnings: a compiler that prints
+    // its diagnostics to stderr (PoCL's clang: "24 warnings generated.") would
+    // otherwise speak for libstdcl in the user's program.  A failed build still
+    // reports its log.
+    o.user = p.library ? "-w" : p.user_options;
     const char* env = env_value("STDCL_BUILD_OPTIONS");
     o.env = env ? env : "";
     return o;
