@@ -108,6 +108,10 @@ if [ -x "$build/tests/test_reduce" ]; then
     # clreduce: every type and operation, sizes and starts around its 16-byte loads.
     check "test_reduce on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_reduce
 fi
+if [ -x "$build/tests/test_quiet" ]; then
+    check "test_quiet on stdgpu (the primitives' first builds write nothing to stderr)" STDCL_TEST_CONTEXT=gpu \
+        STDCL_CACHE_DIR="$(cache)" -- ./test_quiet
+fi
 if [ -x "$build/tests/test_prims" ]; then
     # clsort, clsort_by_key and clscan: every type, size and flag, with the
     # GPU's own kernels (NVIDIA: its warp instructions), and under the sync check.
