@@ -16,7 +16,11 @@
 #   4. every reference to a libstdcl page (`.BR name (N)`: in section 3 a
 #      cl* or std* name, in 1 and 7 a stdcl* name or a tool of src/) names
 #      a page that exists;
-#   5. with the build in $BUILD_DIR (default build), `make install
+#   5. every code excerpt of a program marked `from examples/DIR/FILE` in a
+#      page or in README.md is that program's lines between its
+#      `/* page: begin */` and `/* page: end */` markers (the tests build
+#      and run the program);
+#   6. with the build in $BUILD_DIR (default build), `make install
 #      PREFIX=<tmp> DESTDIR=` installs the pages under <tmp>/share/man,
 #      `man -M <tmp>/share/man clsym` shows the clopen family page and
 #      `man -M <tmp>/share/man stdcl` the overview, and `make uninstall`
@@ -131,7 +135,43 @@ tools=" $(for f in "$top"/src/*.c "$top"/src/*.cpp; do [ -f "$f" ] && basename "
     done > "$tmp/refs"
 if [ -s "$tmp/refs" ]; then cat "$tmp/refs"; status=1; fi
 
-# 5. make install / uninstall, and man(1) finds the pages.
+# 5. A code excerpt marked "from examples/DIR/FILE" (in a page, the first
+#    line of an .EX block: `/* from examples/... */`; in README.md, a line
+#    `<!-- from examples/... -->` before a fenced block) is that program's
+#    lines between `/* page: begin */` and `/* page: end */`, line for line
+#    (less the begin marker's indentation; a page writes \ as \e): the
+#    program is built and run by the tests, so the excerpt compiles and works.
+nexcerpts=0
+excerpt_region() {  # FILE: its marked lines, unindented
+    awk '/\/\* page: end \*\//{p=0} p{sub("^" ind, ""); print} /\/\* page: begin \*\//{p=1; ind=$0; sub(/[^ ].*/, "", ind)}' "$1"
+}
+for f in "$man"/man[1-9]/*.[1-9] "$top/README.md"; do
+    for src in $(sed -n 's|^/\* from \(examples/[^ ]*\) \*/$|\1|p; s|^<!-- from \(examples/[^ ]*\) -->$|\1|p' "$f" | sort -u); do
+        nexcerpts=$((nexcerpts + 1))
+        rel=${f#"$top"/}
+        if [ ! -f "$top/$src" ] || ! grep -q '/\* page: begin \*/' "$top/$src"; then
+            problem "$rel: excerpt of $src, which does not exist or has no /* page: begin */ line"
+            continue
+        fi
+        excerpt_region "$top/$src" > "$tmp/region"
+        # Every excerpt of src in f (a page or the README may quote it twice).
+        awk -v m1="/* from $src */" -v m2="<!-- from $src -->" -v dir="$tmp/excerpt" '
+            $0 == m1 { n++; out = dir "." n; printf "" > out; mode = "man"; next }
+            $0 == m2 { n++; out = dir "." n; printf "" > out; mode = "md"; fence = 0; next }
+            mode == "man" { if ($0 == ".EE") { mode = ""; next } gsub(/\\e/, "\\"); print > out; next }
+            mode == "md" { if ($0 ~ /^```/) { if (fence++) mode = ""; next } print > out }
+        ' "$f"
+        for e in "$tmp"/excerpt.*; do
+            if ! diff -u "$tmp/region" "$e" > "$tmp/excerpt-diff"; then
+                problem "$rel: its excerpt of $src differs from the program's page: begin..end lines:"
+                sed 's/^/  /' "$tmp/excerpt-diff"
+            fi
+            rm -f "$e"
+        done
+    done
+done
+
+# 6. make install / uninstall, and man(1) finds the pages.
 install_note="; install not checked (STDCL_CHECK_MAN_NO_INSTALL=1)"
 if [ "${STDCL_CHECK_MAN_NO_INSTALL:-0}" != 1 ]; then
     install_note="; make install, man -M and make uninstall checked"
@@ -172,6 +212,6 @@ if [ "${STDCL_CHECK_MAN_NO_INSTALL:-0}" != 1 ]; then
 fi
 
 if [ $status -eq 0 ]; then
-    echo "check_man: $nnames API names have pages; $npages pages and $nlinks links render cleanly$install_note"
+    echo "check_man: $nnames API names have pages; $npages pages and $nlinks links render cleanly; $nexcerpts program excerpts match their programs$install_note"
 fi
 exit $status

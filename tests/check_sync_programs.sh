@@ -60,6 +60,7 @@ one examples/nbody/nbody -c cpu -n 1024 -s 4 --check -q
 one examples/nbody/nbody_multi -c cpu -d 2 -n 1024 -s 4 -b 2 --check -q
 one examples/nbody_tile/nbody_tile -n 1000 --check
 one examples/mixed_pointers/mixed_pointers -n 10007 --check
+one examples/split_saxpy/split_saxpy -n 100003 --check
 one examples/template_reduce/template_reduce -n 30001 --check
 one examples/tiled_conv/tiled_conv -w 203 -h 157 --check
 one examples/tiled_conv/tiled_conv -w 203 -h 157 --plain --check

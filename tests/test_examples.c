@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_examples.c: the example programs (examples/nbody_tile,
- * mixed_pointers, template_reduce, tiled_conv, blas, fft, particle_bins) with --check on
+ * mixed_pointers, split_saxpy, template_reduce, tiled_conv, blas, fft, particle_bins) with --check on
  * small sizes whose sides are not powers of two, and a bad command line
  * each.  blas and fft are built only with CLBlast and clFFT (configure's
  * HAVE_CLBLAST, HAVE_CLFFT): skipped without them.  blas runs SGEMM only:
@@ -71,6 +71,15 @@ static void test_mixed_pointers_check_passes_over_two_devices(void** state)
     expect_usage("mixed_pointers");
 }
 
+static void test_split_saxpy_check_passes_over_two_devices(void** state)
+{
+    (void)state;
+    /* 100003 floats: slices that end inside a page on both devices */
+    const char* args[] = {"-n", "100003", "--check", NULL};
+    expect_pass("split_saxpy", args, "100003 elements over 2 device(s)");
+    expect_usage("split_saxpy");
+}
+
 static void test_template_reduce_check_passes(void** state)
 {
     (void)state;
@@ -126,6 +135,7 @@ static void test_particle_bins_check_passes(void** state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_nbody_tile_check_passes_with_a_chosen_local_size),
     cmocka_unit_test(test_mixed_pointers_check_passes_over_two_devices),
+    cmocka_unit_test(test_split_saxpy_check_passes_over_two_devices),
     cmocka_unit_test(test_template_reduce_check_passes),
     cmocka_unit_test(test_tiled_conv_check_passes_async_and_plain),
     cmocka_unit_test(test_blas_check_passes_over_two_devices),

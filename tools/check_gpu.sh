@@ -122,7 +122,7 @@ fi
 
 # Examples: every program that takes --check, on the GPU's platform.
 gpu_env=(STDDEV_PLATFORM_NAME="$gpu_platform" STDGPU_PLATFORM_NAME="$gpu_platform")
-examples=(nbody/nbody nbody/nbody_multi nbody_tile/nbody_tile mixed_pointers/mixed_pointers
+examples=(nbody/nbody nbody/nbody_multi nbody_tile/nbody_tile mixed_pointers/mixed_pointers split_saxpy/split_saxpy
           template_reduce/template_reduce tiled_conv/tiled_conv fortran/nbody_fortran blas/blas fft/fft
           particle_bins/particle_bins)
 for ex in "${examples[@]}"; do
