@@ -2,7 +2,7 @@
 /* test_quiet.c: libstdcl's own kernel builds (the primitives' programs) write
  * nothing to stderr.  Every command of the tests starts with empty caches
  * (tools/test_env.sh), so each primitive below builds its program here.
- * STDCL_BUILD_OPTIONS="-D __STDCL__=2" redefines a macro the library already
+ * STDCL_BUILD_OPTIONS="-D __STDCL__=2 ..." redefines a macro the library already
  * defines, which makes every build give a compiler warning; PoCL's compiler
  * prints "N warning(s) generated." to stderr for a program with warnings (a
  * user's program built with the same setting shows it does), so without the
@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -69,8 +70,13 @@ static int setup(void** state)
         fprintf(stderr, "test_quiet: no %s context\n", which ? which : "stddev");
         return -1;
     }
-    /* Read at each build (not at load): every build from here on warns. */
-    setenv("STDCL_BUILD_OPTIONS", "-D __STDCL__=2", 1);
+    /* Read at each build (not at load): every build from here on warns.  A
+     * second macro unique to this run keeps PoCL's kernel cache, which the
+     * test runs share (tools/run_tests.sh), from answering a build without
+     * compiling it. */
+    char opts[128];
+    snprintf(opts, sizeof opts, "-D __STDCL__=2 -D STDCL_TEST_QUIET_RUN=%ld_%ld", (long)getpid(), (long)time(NULL));
+    setenv("STDCL_BUILD_OPTIONS", opts, 1);
     return 0;
 }
 

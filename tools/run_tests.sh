@@ -27,7 +27,7 @@
 #                                         ($FAULTS_STRIDE, default 40) and
 #                                         the fuzz targets for a few seconds
 #                                         each (tests/fuzz/run_fuzz.sh,
-#                                         $FUZZ_SECONDS, default 5; skipped
+#                                         $FUZZ_SECONDS, default 3; skipped
 #                                         in one line without clang)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
@@ -41,7 +41,7 @@
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
 # Each program runs through tools/test_env.sh (PoCL with two devices, fresh
-# cache folders) with build/tests as its current directory, where the
+# cache folders but PoCL's, which the run shares: below) with build/tests as its current directory, where the
 # Makefile copies tests/*.cl; its output is printed as it runs.  CMocka's
 # "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines are summed; a
 # program that exits non-zero (crash, sanitizer report, timeout) without a
@@ -62,6 +62,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 timeout_s=${TEST_TIMEOUT:-300}
+
+# PoCL's compiled kernels are shared by the programs and passes of one run (a
+# folder in the build, emptied first): a kernel is compiled once per run
+# instead of once per program and pass (the primitives' programs, CLBlast's
+# GEMM: about 2 of make check's 9 minutes on 2 cores).  libstdcl's own cache
+# stays cold for every program (tools/test_env.sh).  TEST_POCL_CACHE_DIR
+# names another folder, kept as it is (.ci/run and make asan ... keep one
+# between their steps).
+if [ -z "${TEST_POCL_CACHE_DIR:-}" ]; then
+    export TEST_POCL_CACHE_DIR=$build/test-pocl-cache
+    rm -rf "$TEST_POCL_CACHE_DIR"
+fi
 
 programs=()
 run_exports=0
@@ -290,8 +302,8 @@ check() {
 # longer): one pass or one failure; a pass with one line when clang++ cannot
 # build them.
 [ $run_fuzz -eq 1 ] &&
-    check "check_fuzz (${FUZZ_SECONDS:-5} s per target)" bash "$top/tests/fuzz/run_fuzz.sh" \
-        --seconds "${FUZZ_SECONDS:-5}" --seeds-only --skip-without-clang
+    check "check_fuzz (${FUZZ_SECONDS:-3} s per target)" bash "$top/tests/fuzz/run_fuzz.sh" \
+        --seconds "${FUZZ_SECONDS:-3}" --seeds-only --skip-without-clang
 
 echo "=== time per program"
 for t in "${times[@]+"${times[@]}"}"; do
