@@ -784,8 +784,9 @@ static int setup(void** state)
     snprintf(g_transient_file, sizeof g_transient_file, "%s", tu_kernel("stress_transient.cl"));
     g_threads = env_unsigned("STDCL_STRESS_THREADS", 16, 1, MAX_THREADS);
     /* NVIDIA's driver faults in a thread of its own, now and then, when
-     * kernels are launched with sub-buffers from several threads
-     * (BENCHMARKS.md, Table 10.3): there, no interior pointers unless asked. */
+     * kernels are launched with sub-buffers from several threads, also in a
+     * raw OpenCL program without libstdcl (BENCHMARKS.md, Tables 10.3 and
+     * 10.7): there, no interior pointers unless asked. */
     char plat[256] = "";
     clGetPlatformInfo(stdcl_platform(g_cp), CL_PLATFORM_NAME, sizeof plat, plat, NULL);
     g_interior_fault = tu_icontains(plat, "nvidia") && g_threads > 1;
