@@ -66,7 +66,11 @@
  *                   announced (right, and unchecked); x brought back twice
  *   queue_ok, queue_clobber, queue_read  a plain kernel on stdcl_queue's
  *                   queue writes y, not announced; axpy reads it (see
- *                   queue_written) */
+ *                   queue_written)
+ *   mcopy_ok, mcopy_stale  clmcopy of a 64-float allocation s into the first
+ *                   64 floats of x on device 0, those brought back with
+ *                   clmsyncn and all of x read ("sum: ..."); mcopy_stale
+ *                   changes s[3] on the host after its upload */
 #include <stdcl.h>
 
 #include <signal.h>
@@ -232,6 +236,20 @@ int main(int argc, char** argv)
         printf("launch: %s\n", clforka(g_cp, 0, knc, &ndr, CL_EVENT_WAIT, x, y, N) ? "ok" : clerror());
         clmsync(g_cp, 0, x, back);
         printf("result: %g\n", (double)x[10]);
+        return 0;
+    }
+    if (!strncmp(what, "mcopy_", 6)) {
+        float* s = (float*)clmalloc(g_cp, 64 * sizeof(float), 0);
+        for (int i = 0; i < 64; i++) s[i] = 1000.0f + (float)i;
+        clmsync(g_cp, 0, s, w);
+        if (!strcmp(what, "mcopy_stale")) s[3] = -5.0f;
+        clmsync(g_cp, 0, x, w);
+        printf("copy: %s\n", clmcopy(g_cp, 0, s, x, CL_EVENT_WAIT) ? "ok" : clerror());
+        clmsyncn(g_cp, 0, x, 64 * sizeof(float), back);
+        double sum = 0;
+        for (int i = 0; i < N; i++) sum += x[i];
+        printf("sum: %.0f\n", sum);
+        clfree(s);
         return 0;
     }
     if (!strncmp(what, "foreign_", 8)) {

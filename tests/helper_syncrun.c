@@ -15,6 +15,11 @@
  *   wait D                 clwait(cp, D, CL_ALL_EVENT); D = -1: every device
  *   copy D O OO I IO N W   kernel on D: O[OO + i] = 3 * I[IO + i] + 1, i < N (I const)
  *   inc D A OFF N W        kernel on D: A[OFF + i] += 7, i < N (nothing const)
+ *   iinc D A OFF N W       the same kernel given the interior pointer A + OFF
+ *                          (a sub-buffer; OFF a multiple of 32 ints) and 0
+ *   mcopy D DST SRC W      clmcopy(cp, D, SRC, DST): SRC's device copy to
+ *                          DST's, as many elements as the smaller holds
+ *   free A                 clfree(A) (an "alloc A" may follow)
  *   plain D A OFF N        a plain OpenCL kernel on stdcl_queue(cp, D), not
  *                          announced, writes N new values at element OFF
  *                          through stdcl_mem's object (then clFinish)
@@ -75,7 +80,11 @@ int main(void)
     unlink(errname);
     int* mem[MAXA] = {0};
     int* shadow[MAXA] = {0};
-    void* addr[MAXA] = {0};  /* as the findings name them, until the program's end is printed */
+    /* Every allocation's address, as the findings name them, until the
+     * program's end is printed (an "alloc A" after "free A" adds one). */
+    enum { MAXADDR = 256 };
+    void* addr[MAXADDR] = {0};
+    int addr_of[MAXADDR] = {0}, naddr = 0;
     size_t n_el[MAXA] = {0};
     int next = 1000, op = 0, wrong = -1;
     char id[64] = "";
@@ -104,10 +113,8 @@ int main(void)
             dup2(saved, 2);
             printf("program %s\n", id);
             if (wrong >= 0) printf("wrong %d\n", wrong);
-            for (int a = 0; a < MAXA; a++) {
-                if (addr[a]) printf("alloc %d %p\n", a, addr[a]);
-                addr[a] = NULL;
-            }
+            for (int i = 0; i < naddr; i++) printf("alloc %d %p\n", addr_of[i], addr[i]);
+            naddr = 0;
             char buf[4096];
             FILE* f = fdopen(dup(errfd), "r");
             rewind(f);
@@ -134,7 +141,7 @@ int main(void)
             int a = (int)v[0];
             n_el[a] = (size_t)v[1] / 4;
             mem[a] = (int*)clmalloc(cp, (size_t)v[1], 0);
-            addr[a] = mem[a];
+            if (naddr < MAXADDR) addr_of[naddr] = a, addr[naddr++] = mem[a];
             shadow[a] = (int*)calloc(n_el[a], sizeof(int));
             if (!mem[a]) printf("error %d %s\n", op, clerror());
             else memcpy(shadow[a], mem[a], n_el[a] * sizeof(int));
@@ -165,6 +172,22 @@ int main(void)
             if (!clforka(cp, (unsigned)v[0], kinc, &ndr, flags, mem[v[1]], (int)v[2]))
                 printf("error %d %s\n", op, clerror());
             for (long i = 0; i < v[3]; i++) shadow[v[1]][v[2] + i] += 7;
+        } else if (!strcmp(w, "iinc")) {
+            clndrange_t ndr = clndrange_init1d(0, (size_t)v[3], 1);
+            int flags = v[4] ? CL_EVENT_WAIT : CL_EVENT_NOWAIT;
+            if (!clforka(cp, (unsigned)v[0], kinc, &ndr, flags, mem[v[1]] + v[2], 0))
+                printf("error %d %s\n", op, clerror());
+            for (long i = 0; i < v[3]; i++) shadow[v[1]][v[2] + i] += 7;
+        } else if (!strcmp(w, "mcopy")) {
+            int flags = v[3] ? CL_EVENT_WAIT : CL_EVENT_NOWAIT;
+            size_t n = n_el[v[1]] < n_el[v[2]] ? n_el[v[1]] : n_el[v[2]];
+            if (!clmcopy(cp, (unsigned)v[0], mem[v[2]], mem[v[1]], flags)) printf("error %d %s\n", op, clerror());
+            memcpy(shadow[v[1]], shadow[v[2]], n * sizeof(int));
+        } else if (!strcmp(w, "free")) {
+            int a = (int)v[0];
+            if (clfree(mem[a]) != 0) printf("error %d %s\n", op, clerror());
+            free(shadow[a]);
+            mem[a] = NULL, shadow[a] = NULL, n_el[a] = 0;
         } else if (!strcmp(w, "plain")) {
             /* Not announced: enqueued on stdcl_queue's queue through stdcl_mem's object. */
             cl_command_queue q = stdcl_queue(cp, (unsigned)v[0]);

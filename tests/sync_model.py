@@ -201,12 +201,24 @@ class Model:
         else:
             self.pending[d].append(g)
 
+    def free(self, a):
+        """clfree: waits for the allocation's pending commands, then it is gone
+        (an alloc of the same name is a new allocation)."""
+        for d in range(self.ndev):
+            self.pending[d] = [g for g in self.pending[d] if g["a"] != a]
+        self.open = {(b, p) for (b, p) in self.open if b != a}
+        self.unseen = {k: v for k, v in self.unseen.items() if k[0] != a}
+        self.handed.discard(a)
+        self.relayed = {x for x in self.relayed if x[0] != a}
+
     def wait(self, d):
         for o in range(self.ndev) if d < 0 else [d]:
             self.pending[o] = []
 
 
-def generate(seed, ndev_max, plain=True):
+def generate(seed, ndev_max, plain=True, wide=True):
+    """wide: clmcopy, interior pointers and clfree mid-program among the
+    operations (--narrow leaves them out: the first generator's programs)."""
     r = random.Random(seed)
     ndev = r.choice([1, ndev_max]) if ndev_max > 1 else 1
     nalloc = r.randint(1, 4)
@@ -278,12 +290,27 @@ def generate(seed, ndev_max, plain=True):
             emit(("copy", d, a, oo, b, io, cnt, w))
             if not w:
                 emit(("wait", d), sync=True)
+        elif k < 0.8 and nalloc >= 2 and wide:
+            # clmcopy of one allocation's device copy into another's.
+            d = r.randrange(ndev)
+            b = r.choice([x for x in range(nalloc) if x != a])
+            bring_to(d, b, 0, min(m.n[a], m.n[b]))
+            w = int(r.random() < 0.5)
+            emit(("mcopy", d, a, b, w))
+            if not w:
+                emit(("wait", d), sync=True)
         elif k < 0.85 or not plain:
             d = r.randrange(ndev)
             lo, n = rng(a)
+            what = "inc"
+            if wide and r.random() < 0.3 and m.n[a] > 32:
+                # Through an interior pointer (a sub-buffer): 128-byte aligned.
+                lo = lo // 32 * 32
+                n = min(n, m.n[a] - lo)
+                what = "iinc"
             bring_to(d, a, lo, n)
             w = int(r.random() < 0.5)
-            emit(("inc", d, a, lo, n, w))
+            emit((what, d, a, lo, n, w))
             if not w:
                 emit(("wait", d), sync=True)
         else:
@@ -291,6 +318,14 @@ def generate(seed, ndev_max, plain=True):
             d = r.randrange(ndev)
             lo, n = rng(a)
             emit(("plain", d, a, lo, n))
+        if wide and r.random() < 0.08:
+            # One allocation freed (its pending commands waited for by clfree)
+            # and another made in its place (often at the same address).
+            a = r.randrange(nalloc)
+            emit(("free", a))
+            size = r.choice(SIZES)
+            emit(("alloc", a, size))
+            emit(("hw", a, 0, size // 4))
         if r.random() < 0.3:  # a NOWAIT transfer back, waited for
             d = r.randrange(ndev)
             a = r.randrange(nalloc)
@@ -311,8 +346,12 @@ def generate(seed, ndev_max, plain=True):
 
 def apply(m, op, idx):
     w = op[0]
-    if w in ("up", "dn", "inc"):
+    if w in ("up", "dn", "inc", "iinc"):
         m.library_call([(op[2], op[1])])
+    elif w == "mcopy":
+        m.library_call([(op[2], op[1]), (op[3], op[1])])
+    elif w == "free":
+        m.library_call()
     elif w == "copy":
         m.library_call([(op[2], op[1]), (op[4], op[1])])
     elif w == "wait":
@@ -332,9 +371,17 @@ def apply(m, op, idx):
     elif w == "copy":
         _, d, a, oo, b, io, cnt, wt = op
         m.kernel(idx, d, [(b, io, cnt)], [(a, oo, cnt)], wt)
-    elif w == "inc":
+    elif w in ("inc", "iinc"):
         _, d, a, lo, n, wt = op
+        # iinc's argument starts at lo: a pending one holds a[lo:] (and the
+        # model's kread notes the whole allocation either way).
         m.kernel(idx, d, [(a, lo, n)], [(a, lo, n)], wt)
+    elif w == "mcopy":
+        _, d, dst, src, wt = op
+        n = min(m.n[dst], m.n[src])
+        m.kernel(idx, d, [(src, 0, n)], [(dst, 0, n)], wt)
+    elif w == "free":
+        m.free(op[1])
 
 
 def judge(ndev, ops):
@@ -357,11 +404,13 @@ def main():
     ap.add_argument("--zero-copy", default="0")
     ap.add_argument("--no-plain", action="store_true",
                     help="no plain OpenCL commands on stdcl_queue's queue in the programs")
+    ap.add_argument("--narrow", action="store_true",
+                    help="no clmcopy, interior pointers or clfree mid-program (the first generator)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     progs = {}
     for s in range(args.seed, args.seed + args.count):
-        ndev, ops, dropped = generate(s, args.devices, not args.no_plain)
+        ndev, ops, dropped = generate(s, args.devices, not args.no_plain, not args.narrow)
         progs[s] = (ndev, ops, dropped, judge(ndev, ops))
     res, out = run(args, {s: p[1] for s, p in progs.items()})
     counts = {}
@@ -382,6 +431,10 @@ def main():
             key = "harmful, beyond what the check watches, " + ("reported" if check else "silent")
             model = check
         counts[key] = counts.get(key, 0) + 1
+        if r["errors"]:
+            # A library call failed: no generated program is bad input.
+            print("seed %d: a call failed: %s" % (s, r["errors"][0][:200]))
+            bad += 1
         ground = r["wrong"]
         if ground is not None and not harmful:
             print("seed %d: the run read wrong values at op %d, the model says correct (model bug)" % (s, ground))
@@ -439,9 +492,17 @@ def apply_fix(ops, r):
     if not m or r["where"][0] not in r["addr"]:
         return None
     a = r["addr"][r["where"][0]]
-    nel = next(op[2] // 4 for op in ops if op[0] == "alloc" and op[1] == a)
+    # The allocation's size where the fix goes (an "alloc" after a "free"
+    # makes another); a fix for an allocation freed since is not applied.
+    idx0 = at - 1
+    sizes = [op[2] // 4 for op in ops[:idx0] if op[0] == "alloc" and op[1] == a]
+    if not sizes:
+        return None
+    nel = sizes[-1]
     call, d, off, ln, to = m.groups()
     lo, n = (int(off) // 4, int(ln) // 4) if call == "clmsyncn" else (0, nel)
+    if lo + n > nel:
+        return None
     new = ("up" if to == "CL_MEM_DEVICE" else "dn", int(d), a, lo, n, 1)
     # ops are numbered from 1 as the runner counts them
     idx = at - 1
@@ -465,6 +526,8 @@ def run(args, programs):
     env = dict(os.environ)
     # Every new device copy holds a poison pattern (fill): a word never sent reads as such.
     env["STDCL_TEST_ENV"] = "STDCL_CHECK=sync,fill STDCL_ZERO_COPY=%s" % args.zero_copy
+    if args.devices > 2:  # PoCL with that many CPU devices (tools/test_env.sh)
+        env["TEST_POCL_DEVICES"] = " ".join(["pthread"] * args.devices)
     if os.environ.get("STDCL_TEST_CONTEXT"):  # the runner's context (gpu: stdgpu)
         env["STDCL_TEST_ENV"] += " STDCL_TEST_CONTEXT=" + os.environ["STDCL_TEST_CONTEXT"]
     out = subprocess.run(["bash", os.path.join(TOP, "tools", "test_env.sh"), args.runner], input=feed,

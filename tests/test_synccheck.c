@@ -466,6 +466,33 @@ static void test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change(v
     }
 }
 
+/* clmcopy writes only the bytes it copies (the rest of the destination's
+ * device copy is the host's, and reading it is right), and reads its source's
+ * device copy as a kernel does: a source the host changed after its upload is
+ * reported, naming clmcopy and the bytes to send, in both memory modes. */
+static void test_clmcopy_writes_what_it_copies_and_reads_its_source(void** state)
+{
+    (void)state;
+    for (int zc = 1; zc >= 0; zc--) {
+        tu_proc r;
+        run(&r, "mcopy_ok", "sync,error", zc);
+        if (r.status != 0 || count(r.err, "sync check:")) tu_proc_dump(&r, "mcopy_ok");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(count(r.err, "sync check:"), 0);
+        assert_contains(r.out, "copy: ok");
+        tu_proc_free(&r);
+        run(&r, "mcopy_stale", "sync", zc);
+        if (r.status != 0) tu_proc_dump(&r, "mcopy_stale");
+        assert_int_equal(r.status, 0);
+        /* In both modes, as for a kernel: a GPU would copy the old bytes. */
+        assert_int_equal(count(r.err, "stdcl: sync check:"), 1);
+        assert_contains(r.err, "sync check: clmcopy on device 0 (");
+        assert_contains(r.err, "reads its source whose copy on device 0 is older than the host's");
+        assert_contains(r.err, "fix: clmsyncn(cp, 0, (char*)ptr + 12, 4, CL_MEM_DEVICE)");
+        tu_proc_free(&r);
+    }
+}
+
 /* A plain OpenCL kernel on stdcl_queue's queue writes an allocation through
  * stdcl_mem's object, not announced (the documents say nothing needs to be):
  * the library's kernel that then reads it is right and the check silent; the
@@ -580,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_host_write_after_upload_is_reported_in_both_modes),
         cmocka_unit_test(test_a_split_output_half_left_out_names_its_device),
         cmocka_unit_test(test_commands_on_stdcl_queue_are_seen_by_their_effect),
+        cmocka_unit_test(test_clmcopy_writes_what_it_copies_and_reads_its_source),
         cmocka_unit_test(test_a_transfer_racing_one_pending_on_another_device_is_reported),
         cmocka_unit_test(test_clsort_is_checked_like_a_kernel),
         cmocka_unit_test(test_a_host_write_is_a_finding_only_when_a_transfer_loses_a_change),

@@ -60,7 +60,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 mkdir -p "$tmp/pocl" "$tmp/xdg" "$tmp/stdcl" "$tmp/tmp" "$tmp/scratch"
 
-export POCL_DEVICES="pthread pthread"
+export POCL_DEVICES="${TEST_POCL_DEVICES:-pthread pthread}"  # TEST_POCL_DEVICES: more (tests/sync_model.py --devices 3)
 export POCL_MAX_PTHREAD_COUNT=2
 # TEST_POCL_CACHE_DIR (a folder, created if missing) keeps PoCL's compiled
 # kernels from run to run instead: the sanitizer runs use one, since their

@@ -174,6 +174,7 @@ STDCL_API cl_event clmsyncn(CLCONTEXT* cp, unsigned int devnum, void* ptr, size_
 
 STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* dst, int flags)
 {
+    void* caller = __builtin_return_address(0);
     if (devnum == CL_ALL_DEVICES)
         return guarded<cl_event>(nullptr, [&] {
             if (flags & ~kEventFlags) fail(STDCL_EINVAL, "clmcopy: unknown flags 0x%x", unsigned(flags & ~kEventFlags));
@@ -205,13 +206,16 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         if (s->is_image || t->is_image) fail(STDCL_EINVAL, "clmcopy: image allocations are not supported");
         size_t len = std::min(s->size - soff, t->size - doff);
         cl_mem sm = s->device_mem(devnum, 0), tm = t->device_mem(devnum, 0);
+        // The sync check: the copy reads the source's device copy, as a kernel
+        // would (a copy older than the host's, or never sent, is a finding).
+        if (s->sync) sync_check_command_read(cp, devnum, *s, soff, len, "clmcopy", "its source", "called as", "clmcopy", caller);
         cl_command_queue q = transfer_queue(d);
         CommandOrder order(d, devnum, {&*s, &*t}, q);
         cl_event ev = nullptr;
         check_cl(clEnqueueCopyBuffer(q, sm, tm, soff, doff, len, order.count(), order.list(), &ev), "clmcopy");
         if (q != d.queue) transfer_enqueued(d, q, ev);
         t->note_device_write(devnum);
-        if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy");
+        if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy", len);  // only the bytes it copies
         order.enqueued(ev, flags);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });
