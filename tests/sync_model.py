@@ -457,9 +457,19 @@ def main():
         for s, fops in fixes.items():
             r = fres.get(s)
             harm = judge(progs[s][0], fops)
-            ok = r is not None and not r["findings"] and r["wrong"] is None and harm is None
-            counts["fix: verified" if ok else "fix: broken"] = counts.get("fix: verified" if ok else "fix: broken",
-                                                                          0) + 1
+            at = next(i for i, (a, b) in enumerate(zip(fops, progs[s][1] + [None]), 1) if a != b)  # the fix's op
+            # A harm before the fix, beyond what the check watches (a plain
+            # command's results read before the next library call): no fix put
+            # later can undo it, so the program is judged from the fix on.
+            early = harm is not None and harm[0] < at and harm[1].endswith("unwatched")
+            if early and r is not None and r["wrong"] is not None and r["wrong"] < at:
+                # Only the host reads after the fix count ("later": the first
+                # wrong read after a library call that follows the first).
+                r = dict(r, wrong=r["later"] if r["later"] is not None and r["later"] >= at else None)
+            ok = r is not None and not r["findings"] and r["wrong"] is None and (harm is None or early)
+            kind = "fix: verified" if ok and not early else \
+                "fix: verified after an earlier harm the check does not watch" if ok else "fix: broken"
+            counts[kind] = counts.get(kind, 0) + 1
             if not ok:
                 bad += 1
                 print("seed %d: the fix %r leaves %s" % (s, res[s]["fixes"][0], (
@@ -537,11 +547,13 @@ def run(args, programs):
     for line in out.stdout.splitlines():
         if line.startswith("program "):
             cur = int(line.split()[1])
-            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
+            res[cur] = {"wrong": None, "later": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
         elif cur is None:
             continue
         elif line.startswith("wrong "):
             res[cur]["wrong"] = int(line.split()[1])
+        elif line.startswith("later "):
+            res[cur]["later"] = int(line.split()[1])
         elif line.startswith("alloc "):
             res[cur]["addr"][line.split()[2]] = int(line.split()[1])
         elif line.startswith("finding "):
