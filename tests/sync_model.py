@@ -4,6 +4,7 @@
 #
 #   python3 tests/sync_model.py [--count N] [--seed S] [--devices D]
 #                                      [--runner PATH] [--zero-copy 0|1] [-v]
+#                                      [--no-plain] [--narrow] [--shrink SEED]
 #
 # Generates N programs (seeds S, S+1, ...), each a correct use of libstdcl's
 # transfers, kernels and waits over 1 to 4 allocations on 1 or D devices, from
@@ -42,6 +43,7 @@ class Model:
         self.pending = {d: [] for d in range(ndev)}
         self.v = 0
         self.harm = None
+        self.harms = []  # every harm, in order (harm: the first)
         # Pages (of 4096 bytes, per allocation) the host touched since the last
         # library call: the check sees the first access to a page between two
         # calls, judged by the word it touches, and nothing after it there.
@@ -64,6 +66,7 @@ class Model:
     def bad(self, op, kind, dev):
         if self.harm is None:
             self.harm = (op, kind, dev)
+        self.harms.append((op, kind, dev))
 
     def alloc(self, a, nel):
         self.n[a] = nel
@@ -384,11 +387,11 @@ def apply(m, op, idx):
         m.free(op[1])
 
 
-def judge(ndev, ops):
+def judge(ndev, ops, every=False):
     m = Model(ndev)
     for i, op in enumerate(ops, 1):
         apply(m, op, i)
-    return m.harm
+    return m.harms if every else m.harm
 
 
 def text(seed, ops):
@@ -407,7 +410,12 @@ def main():
     ap.add_argument("--narrow", action="store_true",
                     help="no clmcopy, interior pointers or clfree mid-program (the first generator)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--shrink", type=int, metavar="SEED",
+                    help="shrink the program of SEED, on which the model and the check disagree, and print it "
+                         "(also as C)")
     args = ap.parse_args()
+    if args.shrink is not None:
+        return shrink(args, args.shrink)
     progs = {}
     for s in range(args.seed, args.seed + args.count):
         ndev, ops, dropped = generate(s, args.devices, not args.no_plain, not args.narrow)
@@ -458,17 +466,22 @@ def main():
             r = fres.get(s)
             harm = judge(progs[s][0], fops)
             at = next(i for i, (a, b) in enumerate(zip(fops, progs[s][1] + [None]), 1) if a != b)  # the fix's op
-            # A harm before the fix, beyond what the check watches (a plain
-            # command's results read before the next library call): no fix put
-            # later can undo it, so the program is judged from the fix on.
-            early = harm is not None and harm[0] < at and harm[1].endswith("unwatched")
-            if early and r is not None and r["wrong"] is not None and r["wrong"] < at:
-                # Only the host reads after the fix count ("later": the first
-                # wrong read after a library call that follows the first).
-                r = dict(r, wrong=r["later"] if r["later"] is not None and r["later"] >= at else None)
-            ok = r is not None and not r["findings"] and r["wrong"] is None and (harm is None or early)
-            kind = "fix: verified" if ok and not early else \
-                "fix: verified after an earlier harm the check does not watch" if ok else "fix: broken"
+            if os.environ.get("SYNC_MODEL_DEBUG"):  # where the fix went, and every harm the model finds
+                print("seed %d: fix at op %d, the model on it: %s" % (s, at, judge(progs[s][0], fops, every=True)))
+            # Harms beyond what the check watches (a relay, a plain command's
+            # results read before the next library call) are no fix's to undo:
+            # where only such harms are left, the model alone judges (the values
+            # they made wrong are read after the fix too), and the fix must leave
+            # no harm it can see and the check silent.
+            left = judge(progs[s][0], fops, every=True)
+            unwatched_only = bool(left) and all(h[1].endswith("unwatched") for h in left)
+            if unwatched_only:
+                harm = None
+                if r is not None:
+                    r = dict(r, wrong=None)
+            ok = r is not None and not r["findings"] and r["wrong"] is None and harm is None
+            kind = "fix: verified" if ok and not unwatched_only else \
+                "fix: verified, a harm beyond what the check watches left" if ok else "fix: broken"
             counts[kind] = counts.get(kind, 0) + 1
             if not ok:
                 bad += 1
@@ -488,6 +501,97 @@ def main():
 
 
 FIX = re.compile(r"(clmsyncn?)\(cp, (\d+), (?:\(char\*\))?ptr(?: \+ (\d+), (\d+))?, (CL_MEM_DEVICE|CL_MEM_HOST)\)")
+
+
+def verdicts(ndev, ops, r):
+    """(the model's verdict, the check's) of a program run: each 'harmful',
+    'correct' or 'either' (a harm beyond what the check watches)."""
+    harm = judge(ndev, ops)
+    model = "correct" if harm is None else "either" if harm[1].endswith("unwatched") else "harmful"
+    return model, "harmful" if r and r["findings"] else "correct"
+
+
+def shrink(args, seed):
+    """The smallest program found by taking operations out of the program of
+    seed while the model and the check keep disagreeing the same way."""
+    ndev, ops, _ = generate(seed, args.devices, not args.no_plain, not args.narrow)
+    res, _ = run(args, {0: ops})
+    want = verdicts(ndev, ops, res.get(0))
+    if want[0] == want[1] or want[0] == "either":
+        print("seed %d: the model and the check agree (%s)" % (seed, want[0]))
+        return 1
+    while True:
+        cands = {}
+        for i, op in enumerate(ops):
+            if op[0] in ("alloc", "free"):
+                continue
+            c = ops[:i] + ops[i + 1:]
+            # A host read of an allocation is what a harm is seen by: keep one.
+            cands[i] = c
+        res, _ = run(args, cands)
+        pick = next((i for i in sorted(cands) if res.get(i) and not res[i]["errors"]
+                     and verdicts(ndev, cands[i], res[i]) == want), None)
+        if pick is None:
+            break
+        ops = cands[pick]
+    print("seed %d, shrunk to %d operations: model %s, check %s" % (seed, len(ops), want[0], want[1]))
+    sys.stdout.write(text(seed, ops))
+    sys.stdout.write(c_program(ndev, ops))
+    return 0
+
+
+def c_program(ndev, ops):
+    """The program as C over libstdcl's public API (the kernels of
+    tests/helper_syncrun), to run under STDCL_CHECK=sync,fill."""
+    out = ["/* sync_model.py --shrink: %d device(s); run with STDCL_CHECK=sync,fill STDCL_ZERO_COPY=0 */" % ndev,
+           "#include <stdcl.h>", "#include <stdio.h>", "",
+           "static const char* src =",
+           '    "__kernel void kcopy(__global int* o, __global const int* in, int oo, int io)\\n"',
+           '    "{ int i = get_global_id(0); o[oo + i] = 3 * in[io + i] + 1; }\\n"',
+           '    "__kernel void kinc(__global int* a, int off) { int i = get_global_id(0); a[off + i] += 7; }\\n";',
+           "", "int main(void)", "{",
+           "    CLCONTEXT* cp = stdcpu;",
+           "    void* h = clsopen(cp, src, CLLD_NOW);",
+           "    cl_kernel kcopy = clsym(cp, h, \"kcopy\", 0), kinc = clsym(cp, h, \"kinc\", 0);",
+           "    int* m[8] = {0};", "    int next = 1000, sum = 0;", "    clndrange_t ndr;"]
+    size = {}
+    for op in ops:
+        w = op[0]
+        if w == "alloc":
+            size[op[1]] = op[2] // 4
+            out.append("    m[%d] = clmalloc(cp, %d, 0);" % (op[1], op[2]))
+        elif w == "free":
+            out.append("    clfree(m[%d]);" % op[1])
+        elif w == "hw":
+            out.append("    for (int i = %d; i < %d; i++) m[%d][i] = next++;" % (op[2], op[2] + op[3], op[1]))
+        elif w == "hr":
+            out.append("    for (int i = %d; i < %d; i++) sum += m[%d][i];" % (op[2], op[2] + op[3], op[1]))
+        elif w in ("up", "dn"):
+            fl = "CL_MEM_%s | CL_EVENT_%s" % ("DEVICE" if w == "up" else "HOST", "WAIT" if op[5] else "NOWAIT")
+            if op[3] == 0 and op[4] == size[op[2]]:
+                out.append("    clmsync(cp, %d, m[%d], %s);" % (op[1], op[2], fl))
+            else:
+                out.append("    clmsyncn(cp, %d, m[%d] + %d, %d, %s);" % (op[1], op[2], op[3], op[4] * 4, fl))
+        elif w == "wait":
+            out.append("    clwait(cp, %s, CL_ALL_EVENT);" % ("CL_ALL_DEVICES" if op[1] < 0 else op[1]))
+        elif w == "copy":
+            _, d, o, oo, i, io, n, wt = op
+            out.append("    ndr = clndrange_init1d(0, %d, 1);" % n)
+            out.append("    clforka(cp, %d, kcopy, &ndr, CL_EVENT_%s, m[%d], m[%d], %d, %d);"
+                       % (d, "WAIT" if wt else "NOWAIT", o, i, oo, io))
+        elif w in ("inc", "iinc"):
+            _, d, a, lo, n, wt = op
+            out.append("    ndr = clndrange_init1d(0, %d, 1);" % n)
+            arg = "m[%d], %d" % (a, lo) if w == "inc" else "m[%d] + %d, 0" % (a, lo)
+            out.append("    clforka(cp, %d, kinc, &ndr, CL_EVENT_%s, %s);" % (d, "WAIT" if wt else "NOWAIT", arg))
+        elif w == "mcopy":
+            out.append("    clmcopy(cp, %d, m[%d], m[%d], CL_EVENT_%s);" % (op[1], op[3], op[2],
+                                                                          "WAIT" if op[4] else "NOWAIT"))
+        elif w == "plain":
+            out.append("    /* plain: a kernel of the program's own on stdcl_queue(cp, %d) writes m[%d][%d..%d] */"
+                       % (op[1], op[2], op[3], op[3] + op[4] - 1))
+    out += ["    clwait(cp, CL_ALL_DEVICES, CL_ALL_EVENT);", "    printf(\"%d\\n\", sum);", "    return 0;", "}", ""]
+    return "\n".join(out)
 
 
 def apply_fix(ops, r):
@@ -547,13 +651,11 @@ def run(args, programs):
     for line in out.stdout.splitlines():
         if line.startswith("program "):
             cur = int(line.split()[1])
-            res[cur] = {"wrong": None, "later": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
+            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
         elif cur is None:
             continue
         elif line.startswith("wrong "):
             res[cur]["wrong"] = int(line.split()[1])
-        elif line.startswith("later "):
-            res[cur]["later"] = int(line.split()[1])
         elif line.startswith("alloc "):
             res[cur]["addr"][line.split()[2]] = int(line.split()[1])
         elif line.startswith("finding "):

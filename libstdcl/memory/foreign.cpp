@@ -117,6 +117,9 @@ STDCL_API cl_command_queue stdcl_queue(CLCONTEXT* cp, unsigned int devnum)
 {
     return guarded<cl_command_queue>(nullptr, [&] {
         Device& d = context_device(cp, devnum, "stdcl_queue");
+        // The sync check judges the host's accesses so far before commands it
+        // does not see, enqueued on this queue, change the device copies.
+        if (sync_check_on()) sync_check_before("stdcl_queue");
         share_kernel_queue(d);
         return d.queue;
     });

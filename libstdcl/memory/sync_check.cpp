@@ -384,7 +384,18 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
             page_span(a, *s, P, &po, &pl);
             std::vector<char> page;
             if (d.given.size() != a.size || !read_device(a, dn, po, pl, &page)) continue;
+            // A word another device wrote after this one did holds that device's
+            // result as the newest: this device's is no longer the program's.
+            auto superseded = [&](size_t w) {
+                size_t wi = w / 4;
+                if (wi >= d.epoch_wrote.size()) return false;
+                for (size_t o = 0; o < s->dev.size(); ++o)
+                    if (o != dn && wi < s->dev[o].epoch_wrote.size() && s->dev[o].epoch_wrote[wi] > d.epoch_wrote[wi])
+                        return true;
+                return false;
+            };
             auto result = [&](size_t w, const char* devb) {
+                if (superseded(w)) return false;
                 bool differs = false;
                 for (size_t b = w; b < std::min(w + 4, a.size); ++b) {
                     if (d.given[b] != kWritten || d.ref[b] != a.lib()[b]) return false;
@@ -392,8 +403,20 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                 }
                 return differs;
             };
+            // The touched word as the host held it at the access (the program may
+            // have written it since, before this judgment at the next call).
             size_t w = std::min(byte, a.size - 1) / 4 * 4;
-            changed = w >= po && w < po + pl && result(w, page.data() + (w - po));
+            auto result_at_fault = [&](const char* devb) {
+                if (superseded(w)) return false;
+                bool differs = false;
+                for (size_t b = w; b < std::min(w + 4, a.size); ++b) {
+                    char then = char(f.word[b - w]);
+                    if (d.given[b] != kWritten || d.ref[b] != then) return false;
+                    differs = differs || devb[b - w] != then;
+                }
+                return differs;
+            };
+            changed = w >= po && w < po + pl && result_at_fault(page.data() + (w - po));
             if (!changed) continue;
             d.dirty[P] = 0;
             // The fix: the one run of this device's results the host lacks, where
@@ -569,11 +592,22 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
             // device was given it (any byte), or wrote where the device never
             // had it (a word still as clmalloc made it, zero or the fill
             // pattern, holds nothing of the host's).
+            // Back: a host byte another device's copy was given as it is (sent
+            // from the host, or brought back from there) lives on there: the
+            // transfer loses no change of it.
+            auto elsewhere = [&](size_t b) {
+                for (size_t o = 0; o < s.dev.size(); ++o)
+                    if (o != dn && s.dev[o].given.size() == a.size && s.dev[o].given[b] == kSent &&
+                        s.dev[o].ref[b] == host[b])
+                        return true;
+                return false;
+            };
             bool all = true, any = false, never = false;
             for (size_t b = lo; b < hi; ++b) {
                 char g = sized ? d.given[b] : char(kNever);
                 never = never || g == kNever;
-                bool c = to_device ? g == kWritten && d.ref[b] == host[b] : g == kNever || d.ref[b] != host[b];
+                bool c = to_device ? g == kWritten && d.ref[b] == host[b]
+                                   : (g == kNever || d.ref[b] != host[b]) && !elsewhere(b);
                 all = all && c;
                 any = any || c;
             }
@@ -703,6 +737,17 @@ void settle(Allocation& a, bool every)
             clReleaseEvent(g.ev);
             first = std::min(first, g.first);
             end = std::max(end, g.end);
+            if (g.host_written && g.transfer) {
+                // A transfer back done: the host's bytes there are the device's,
+                // as after a waited one.
+                if (st == CL_COMPLETE && g.dev < s->dev.size() && g.off + g.len <= a.size && a.host) {
+                    SyncDevice& d = s->dev[g.dev];
+                    d.known.push_back(SyncRange{g.off, g.len, hash_bytes(a.lib() + g.off, g.len)});
+                    mark_given(a, d, g.off, g.len, kSent);
+                    note_pages_synced(a, *s, d, g.off, g.len, false, true);
+                }
+                if (s->backs_pending && --s->backs_pending == 0 && !s->unattributed_other) s->unattributed = false;
+            }
         } else {
             if (&s->pending[k] != &g) s->pending[k] = std::move(g);  // not onto itself: that would empty `what`
             ++k;
@@ -768,8 +813,12 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     SyncDevice& d = device_state(*s, devnum);
     forget(d, off, len);
     bool whole = off == 0 && len == a.size;
-    if ((!to_device && waited) || (to_device && whole && s->unattributed)) s->unattributed = false;
-    if (!to_device && !waited) s->unattributed = true;
+    if ((!to_device && waited) || (to_device && whole && s->unattributed))
+        s->unattributed = s->unattributed_other = false;
+    if (!to_device && !waited) {
+        s->unattributed = true;
+        ++s->backs_pending;
+    }
     // Sent: the host bytes now are what the device gets.  Brought back and
     // complete: the host bytes are the device's.  A NOWAIT transfer back is not
     // complete yet: its bytes stay unknown.

@@ -244,6 +244,7 @@ void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
     if (a.zero_copy_on(cp->devs[devnum])) {
         std::lock_guard<std::mutex> lock(a.sync->mu);
         a.sync->unattributed = true;
+        a.sync->unattributed_other = true;
     }
 }
 

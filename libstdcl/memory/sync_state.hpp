@@ -62,6 +62,13 @@ struct SyncState {
     // yet waited for.  Host writes and device writes cannot be told apart then:
     // no finding until a waited transfer back, or a whole transfer to a device.
     bool unattributed = false;
+    // Of that: the transfers back with CL_EVENT_NOWAIT not yet seen complete,
+    // and whether something else (a foreign command's write on a device that
+    // works on host memory) made it so.  Once the last such transfer is seen
+    // complete (settle), its bytes are the host's and, with nothing else, the
+    // allocation is judged again.
+    unsigned backs_pending = 0;
+    bool unattributed_other = false;
     std::vector<SyncDevice> dev;
     unsigned reported = 0;  // the kinds reported (once per allocation and kind)
     // Watched memory: the page size, the bytes of the block before the host

@@ -209,6 +209,8 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         // The sync check: the copy reads the source's device copy, as a kernel
         // would (a copy older than the host's, or never sent, is a finding).
         if (s->sync) sync_check_command_read(cp, devnum, *s, soff, len, "clmcopy", "its source", "called as", "clmcopy", caller);
+        // What commands the check does not see wrote into the destination before.
+        if (t->sync) sync_refresh_unseen(*t, devnum);
         cl_command_queue q = transfer_queue(d);
         CommandOrder order(d, devnum, {&*s, &*t}, q);
         cl_event ev = nullptr;
@@ -217,6 +219,10 @@ STDCL_API cl_event clmcopy(CLCONTEXT* cp, unsigned int devnum, void* src, void* 
         t->note_device_write(devnum);
         if (t->sync) sync_note_device_write(*t, devnum, doff, "clmcopy", len);  // only the bytes it copies
         order.enqueued(ev, flags);
+        // Pending, it reads the source: the host must not write it until then.
+        if (s->sync && (flags & CL_EVENT_NOWAIT))
+            sync_note_pending(*s, devnum, soff, len, false, false, ev,
+                              strprintf("clmcopy on device %u (its source, CL_EVENT_NOWAIT)", devnum), caller);
         return event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::copy, nullptr, len, true});
     });
 }
@@ -229,7 +235,12 @@ STDCL_API cl_mem stdcl_mem(CLCONTEXT* cp, unsigned int devnum, void* ptr)
         auto a = attached(cp, ptr, "stdcl_mem", &off);
         cl_mem m = a->device_mem(devnum, off);
         a->handed_out.store(true, std::memory_order_relaxed);
-        if (a->sync) sync_refresh_unseen(*a, devnum);  // what the copy holds before the program's commands
+        if (a->sync) {
+            // The host's accesses so far judged against the device copies as they
+            // are now, before commands the check does not see change them.
+            sync_check_before("stdcl_mem");
+            sync_refresh_unseen(*a, devnum);  // what the copy holds before the program's commands
+        }
         return m;
     });
 }

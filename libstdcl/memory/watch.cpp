@@ -61,6 +61,11 @@ __attribute__((no_sanitize("thread"))) std::uint64_t hash_page_at_fault(const ch
     return hash_bytes_inline(p, n);
 }
 
+__attribute__((no_sanitize("thread"))) void word_at_fault(const char* p, unsigned char* out)
+{
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<unsigned char>(p[i]);
+}
+
 void fault_context(void* uc, WatchFault& f)
 {
     f.pc = nullptr;
@@ -123,6 +128,7 @@ void on_fault(int sig, siginfo_t* si, void* uc)
                 f.seq = g_seq.fetch_add(1, std::memory_order_relaxed);
                 fault_context(uc, f);
                 f.page_hash = hash_page_at_fault(lib + page, ps);
+                word_at_fault(lib + (off & ~size_t(3)), f.word);  // slots are page-aligned: the word is inside
                 f.nframes = backtrace(f.frames, int(sizeof f.frames / sizeof f.frames[0]));
                 r.state.store(2, std::memory_order_release);
                 g_slots[i].ready.fetch_add(1, std::memory_order_release);

@@ -61,6 +61,7 @@ struct WatchFault {
     bool write;  // the access was a write (where the processor says)
     std::uint64_t seq;  // faults are numbered in the order they happened
     std::uint64_t page_hash;  // hash_bytes of the page as the program was about to touch it
+    unsigned char word[4];  // the 4-byte-aligned word it touched, as it was then (the host may change it later)
     int nframes;
     void* frames[12];  // the caller's stack, innermost first
 };
