@@ -25,8 +25,9 @@
 #                   and the STDCL 1.6 programs of tests/compat on stdgpu,
 #                   compiled in the process and from the program cache)
 #   make check-sync-model  the sync check against its reference model over
-#                   COUNT generated programs from SYNC_SEED, in both memory
-#                   modes (tests/sync_model.py); prints each disagreement
+#                   COUNT generated programs from SYNC_SEED on up to
+#                   SYNC_DEVICES devices (default 2), in both memory modes
+#                   (tests/sync_model.py); prints each disagreement
 #   make run        all, then RUN_CMD (below) in the test environment
 #   make stress     tests/test_stress.c (16 threads, a random mix of every
 #                   call, all results checked; zero-copy and copy mode) for
@@ -714,13 +715,16 @@ run: all
 
 # The sync check against its reference model over generated programs
 # (tests/sync_model.py): COUNT programs from seed SYNC_SEED, in copy mode and
-# in zero-copy mode, on PoCL's two CPU devices.
+# in zero-copy mode, on up to SYNC_DEVICES of PoCL's CPU devices (default 2).
+# One disagreement is shrunk to a small program, also printed as C, with
+# `python3 tests/sync_model.py --shrink SEED`.
 COUNT ?= 200
 SYNC_SEED ?= 1
+SYNC_DEVICES ?= 2
 .PHONY: check-sync-model
 check-sync-model: tests
-	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --zero-copy 0
-	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --zero-copy 1
+	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --devices $(SYNC_DEVICES) --zero-copy 0
+	python3 tests/sync_model.py --runner $(BUILD)/tests/helper_syncrun --count $(COUNT) --seed $(SYNC_SEED) --devices $(SYNC_DEVICES) --zero-copy 1
 
 # The stress test for as long as asked (each of its two tests runs SECONDS).
 SECONDS ?= 60
