@@ -463,13 +463,20 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             // The patched allocation, seen through this view or another.
             const ProbeView& pv = views[size_t(pa.view)];
             bool own = ki.args[views[vi].arg].alloc == ki.args[pv.arg].alloc;
-            for (size_t i = 0; i < f.size() && !differs; ++i) {
-                if (b[i] == f[i]) continue;
-                size_t at = views[vi].offset + i;  // in the allocation
-                if (own && at >= pv.offset && at - pv.offset < pv.len && f[i] == before[i] &&
-                    b[i] == pa.bytes[at - pv.offset])
-                    continue;  // left alone
-                differs = true;
+            // By the word (an element changes whole: a result whose changed bytes
+            // happen to match is still a result), in the allocation's words.
+            size_t off = views[vi].offset;
+            for (size_t i0 = 0; i0 < f.size() && !differs;) {
+                size_t i1 = std::min(f.size(), (off + i0) / 4 * 4 + 4 - off);
+                size_t n = i1 - i0;
+                if (std::memcmp(b.data() + i0, f.data() + i0, n) != 0) {
+                    size_t at = off + i0;  // in the allocation
+                    bool alone = own && at >= pv.offset && at + n <= pv.offset + pv.len &&
+                                 std::memcmp(f.data() + i0, before.data() + i0, n) == 0 &&
+                                 std::memcmp(b.data() + i0, pa.bytes.data() + (at - pv.offset), n) == 0;
+                    differs = !alone;  // a word the kernel left alone in both runs is no result
+                }
+                i0 = i1;
             }
         }
         if (ok && differs) reads.push_back(&pa);
