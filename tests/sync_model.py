@@ -195,7 +195,10 @@ class Model:
     def copies(self, a, e):
         return sum(1 for c in self.ver[a] if self.ver[a][c][e] == self.cur[a][e])
 
-    def kernel(self, op, d, reads, writes, wait):
+    def kernel(self, op, d, reads, writes, wait, copy_of=None):
+        """copy_of: the allocation whose elements (device d's, from 0) the
+        writes copy as they are (clmcopy): the same values, so the same
+        versions."""
         for (a, lo, n) in reads:
             for e in range(lo, lo + n):
                 if self.ver[a][d][e] != self.cur[a][e]:
@@ -209,7 +212,7 @@ class Model:
             for e in range(lo, lo + n):
                 self.relayed.discard((a, d, e))
                 self.ambiguous.discard((a, d, e))
-                v = self.new()
+                v = self.ver[copy_of][d][e - lo] if copy_of is not None else self.new()
                 self.cur[a][e] = v
                 self.ver[a][d][e] = v
         # A pending kernel reads its argument, not just the elements it uses:
@@ -408,7 +411,7 @@ def apply(m, op, idx):
     elif w == "mcopy":
         _, d, dst, src, wt = op
         n = min(m.n[dst], m.n[src])
-        m.kernel(idx, d, [(src, 0, n)], [(dst, 0, n)], wt)
+        m.kernel(idx, d, [(src, 0, n)], [(dst, 0, n)], wt, copy_of=src)
     elif w == "free":
         m.free(op[1])
 

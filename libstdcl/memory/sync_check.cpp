@@ -369,6 +369,7 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
         }
         Device& dev = cp->devs[dn];
         bool changed;
+        bool moved = false;  // the host wrote the page after the read
         std::string fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses "
                                     "its results (clmsyncn for this device's part only)",
                                     dn);
@@ -423,7 +424,12 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
             // there is one; else none (a transfer of all of it would put the
             // device's older bytes over the host's or another device's).
             std::vector<char> all;
-            if (!(s->reported & host_access) && read_device(a, dn, 0, a.size, &all)) {
+            // Where the program wrote the page after the read (before this call
+            // judged it), the host's bytes are no longer those the fix would go
+            // before: no fix is named.
+            moved = page_hash(a, *s, P) != f.page_hash;
+            if (moved) fix.clear();
+            if (!moved && !(s->reported & host_access) && read_device(a, dn, 0, a.size, &all)) {
                 std::vector<std::pair<size_t, size_t>> runs;
                 for (size_t x = 0; x < a.size && runs.size() < 2; x += 4) {
                     if (!result(x, all.data() + x)) continue;
@@ -457,9 +463,11 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                       f.write ? "writes" : "reads", byte, d.writer.c_str(), dn, dev.name.c_str(), dn, (void*)a.host,
                       a.size, s->where.c_str(), code_at(f.pc).c_str(), fault_stack(f).c_str(), dn,
                       d.last_sync.empty() ? "none" : d.last_sync.c_str(),
-                      fix.empty() ? "  (no single transfer fixes it: this device's results lie in several runs; "
-                                    "bring each back with clmsyncn)"
-                                  : ("  fix: " + fix).c_str());
+                      moved         ? "  (the host has written that page since the read: bring this device's results "
+                                      "back after the kernel and before the host reads them, each run with clmsyncn)"
+                      : fix.empty() ? "  (no single transfer fixes it: this device's results lie in several runs; "
+                                      "bring each back with clmsyncn)"
+                                    : ("  fix: " + fix).c_str());
         report(text, call, may_fail);
     }
     apply_access(a, *s, P, P + 1);  // watched again as it stands now
