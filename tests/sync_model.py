@@ -61,6 +61,9 @@ class Model:
         # (a, d, e): the host and a plain command on device d both changed
         # element e between two looks of the check (hw).
         self.ambiguous = set()
+        # (a, e): the host's element was replaced by a transfer back from a
+        # copy never given it (transfer).
+        self.garbled = set()
 
     def new(self):
         self.v += 1
@@ -153,6 +156,7 @@ class Model:
             v = self.new()
             self.cur[a][e] = v
             self.ver[a]["h"][e] = v
+            self.garbled.discard((a, e))
 
     def hr(self, op, a, lo, n):
         self.host_access(op, a, lo, n, False)
@@ -164,7 +168,7 @@ class Model:
             # looked at yet; past that word, beyond what the check watches
             # (stdcl(7)): a harm it cannot report, counted apart.
             seen = [e for e in self.firsts(a, lo, n) if h[e] != c[e]
-                    and e not in self.unseen.get((a, self.holder(a, e)), ())]
+                    and e not in self.unseen.get((a, self.holder(a, e)), ()) and (a, e) not in self.garbled]
             e = seen[0] if seen else stale
             self.bad(op, "stale host read" if seen else "stale host read, unwatched", self.holder(a, e))
         self.touch(a, lo, n)
@@ -185,7 +189,15 @@ class Model:
                     self.relayed.add((a, d, e))
                 else:
                     self.relayed.discard((a, d, e))
-            if dv == cv and sv != cv and self.copies(a, e) == 1:
+            if not up:
+                # Back from a copy never given the element: the host's bytes are
+                # replaced by ones nobody wrote, which the check does not judge
+                # (programs bring back a whole array a kernel wrote part of).
+                if sv == 0 and dv == cv:
+                    self.garbled.add((a, e))
+                else:
+                    self.garbled.discard((a, e))
+            if dv == cv and sv != cv and self.copies(a, e) == 1 and not (not up and sv == 0):
                 # A transfer back of memory stdcl_mem handed out, no command on it
                 # announced: not checked for a lost host change (stdcl(7)).
                 self.bad(op, "lost update, unwatched" if not up and a in self.handed else "lost update", d)
@@ -238,6 +250,7 @@ class Model:
         self.handed.discard(a)
         self.relayed = {x for x in self.relayed if x[0] != a}
         self.ambiguous = {x for x in self.ambiguous if x[0] != a}
+        self.garbled = {x for x in self.garbled if x[0] != a}
 
     def wait(self, d):
         for o in range(self.ndev) if d < 0 else [d]:

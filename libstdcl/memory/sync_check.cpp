@@ -578,7 +578,6 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
                 void* caller)
 {
     std::vector<size_t> cand;  // offsets of the words to look at on the device
-    std::vector<char> cand_never;  // per candidate: the device never had it
     {
         std::lock_guard<std::mutex> lock(s.mu);
         if (s.unattributed || (s.reported & lost_update) || !a.host) return;
@@ -620,13 +619,12 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
                 all = all && c;
                 any = any || c;
             }
-            // A word the device never had: what the host holds there is thrown
-            // away for bytes no one gave the device (confirmed below where they
-            // differ; under fill, memory neither side wrote reads the same).
-            if (to_device ? all : any) {
-                cand.push_back(j);
-                cand_never.push_back(!to_device && never);
-            }
+            // A word the device never had holds nothing to lose on the host
+            // either, as far as the check knows: programs bring back a whole
+            // struct or array of which a kernel wrote a part, and read only
+            // that part (a read of the rest is a stale host read, where seen).
+            if (!to_device && never) any = false;
+            if (to_device ? all : any) cand.push_back(j);
         }
     }
     if (cand.empty()) return;
@@ -639,17 +637,13 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
     const char* host = a.lib();
     size_t first = SIZE_MAX, last = 0;
     bool written = false;  // a lost byte holds a result of the device's
-    bool never = false;  // a lost byte the device never had
-    for (size_t k = 0; k < cand.size(); ++k) {
-        size_t j = cand[k];
+    for (size_t j : cand)
         for (size_t b = std::max(j, lo); b < std::min(j + 4, hi); ++b)
             if (dev[b - lo] != host[b]) {
                 first = std::min(first, j);
                 last = std::max(last, std::min(j + 4, hi));
                 written = written || (d.given.size() == a.size && d.given[b] == kWritten);
-                never = never || cand_never[k];
             }
-    }
     if (first == SIZE_MAX) return;
     s.reported |= lost_update;
     first = std::max(first, off);
@@ -670,15 +664,14 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
     else
         text = strprintf(
             "sync check: %s from device %u (%s) overwrites host changes nobody read: the host changed bytes %zu to "
-            "%zu of the allocation after device %u's copy of them was last given a value%s, and the device's copy "
+            "%zu of the allocation after device %u's copy of them was last given a value, and the device's copy "
             "does not have them (a lost update)\n"
             "  allocation: %p, %zu bytes, made at %s\n"
             "  the transfer back: %s at %s\n"
             "  last sync with device %u: %s\n"
             "%s",
-            call, dn, device_name(cp, dn), first, last - 1, dn,
-            never ? " (or never gave it any: no clmsync to it and no command there wrote them)" : "", (void*)a.host,
-            a.size, s.where.c_str(), call, code_at(caller).c_str(), dn, last_sync.c_str(),
+            call, dn, device_name(cp, dn), first, last - 1, dn, (void*)a.host, a.size, s.where.c_str(), call,
+            code_at(caller).c_str(), dn, last_sync.c_str(),
             written ? "  (no single transfer fixes it: the device's results and the host's changes share these bytes)"
                     : (first == 0 && last == a.size
                            ? strprintf("  fix: clmsync(cp, %u, ptr, CL_MEM_DEVICE) after the host's change and "
