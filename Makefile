@@ -695,7 +695,9 @@ all: lib tools tests examples bench $(if $(filter 1,$(HAVE_FC)),fortran fortran-
 
 T ?=
 F ?=
-check: all
+# The benchmarks are not needed by the tests: make all (and .ci/run) builds them.
+CHECK_BUILD = lib tools tests examples $(if $(filter 1,$(HAVE_FC)),fortran fortran-tests fortran-examples)
+check: $(CHECK_BUILD)
 ifneq ($(HAVE_CMOCKA),1)
 ifeq ($(STDCL_DEPS_TRIED),)
 	@# configured before without CMocka: install what is missing, configure again
