@@ -120,7 +120,10 @@ std::vector<IncludeDirective> find_includes(const std::string& text)
             char c = s[r.i];
             if (c == '"' || c == '\'') {
                 ++r.i;
-                while (r.i < n && s[r.i] != c && s[r.i] != '\n') r.i += s[r.i] == '\\' && r.i + 1 < n ? 2 : 1;
+                // After join_lines a backslash before a line break escapes
+                // nothing: the literal ends, unterminated, with its line.
+                while (r.i < n && s[r.i] != c && s[r.i] != '\n')
+                    r.i += s[r.i] == '\\' && r.i + 1 < n && s[r.i + 1] != '\n' ? 2 : 1;
                 if (r.i < n && s[r.i] == c) ++r.i;
                 continue;
             }
