@@ -1,0 +1,5 @@
+/(* Sb"
+#include "ÿÿ¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿ÿÇh"
+__kerneoncene S "a\\
+
+#include "h"
