@@ -696,7 +696,7 @@ all: lib tools tests examples bench $(if $(filter 1,$(HAVE_FC)),fortran fortran-
 T ?=
 F ?=
 # The benchmarks are not needed by the tests: make all (and .ci/run) builds them.
-CHECK_BUILD = lib tools tests examples $(if $(filter 1,$(HAVE_FC)),fortran fortran-tests fortran-examples)
+CHECK_BUILD = lib tools tests examples fuzz-replay $(if $(filter 1,$(HAVE_FC)),fortran fortran-tests fortran-examples)
 check: $(CHECK_BUILD)
 ifneq ($(HAVE_CMOCKA),1)
 ifeq ($(STDCL_DEPS_TRIED),)

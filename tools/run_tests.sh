@@ -25,10 +25,10 @@
 #                                         tests/check_run_tests.sh,
 #                                         tools/check_faults.sh at a stride
 #                                         ($FAULTS_STRIDE, default 40) and
-#                                         the fuzz targets for a few seconds
-#                                         each (tests/fuzz/run_fuzz.sh,
-#                                         $FUZZ_SECONDS, default 3; skipped
-#                                         in one line without clang)
+#                                         the fuzz targets' seeds and
+#                                         $FUZZ_MUTANTS (default 1000)
+#                                         mutants of each, without libFuzzer
+#                                         (tests/fuzz/run_fuzz.sh --replay)
 #   tools/run_tests.sh test_x[,test_y] [filter]
 #                                         only those programs (names in
 #                                         $BUILD_DIR/tests, or paths;
@@ -298,12 +298,12 @@ check() {
 # a few injection points per memory mode and kind, one pass or one failure.
 [ $run_faults -eq 1 ] &&
     check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
-# The libFuzzer targets of tests/fuzz, a few seconds each (make fuzz runs them
-# longer): one pass or one failure; a pass with one line when clang++ cannot
-# build them.
+# The fuzz targets of tests/fuzz without libFuzzer: their seeds and a fixed
+# set of mutants of each, through the library as built here (run_fuzz.sh
+# --replay; make fuzz is the coverage-guided search, with the sanitizers).
 [ $run_fuzz -eq 1 ] &&
-    check "check_fuzz (${FUZZ_SECONDS:-3} s per target)" bash "$top/tests/fuzz/run_fuzz.sh" \
-        --seconds "${FUZZ_SECONDS:-3}" --seeds-only --skip-without-clang
+    check "check_fuzz (seeds and ${FUZZ_MUTANTS:-1000} mutants of each)" bash "$top/tests/fuzz/run_fuzz.sh" \
+        --replay "${FUZZ_MUTANTS:-1000}"
 
 echo "=== time per program"
 for t in "${times[@]+"${times[@]}"}"; do

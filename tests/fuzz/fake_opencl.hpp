@@ -12,6 +12,9 @@
 // second and check what comes out.
 #pragma once
 
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120  // as <stdcl.h> has it
+#endif
 #include <CL/cl.h>
 
 #include <string>

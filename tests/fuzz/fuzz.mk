@@ -6,6 +6,11 @@
 #   make fuzz-build          build/fuzz/fuzz_<name> for each tests/fuzz/fuzz_<name>.cpp
 #   make fuzz [SECONDS=N]    tests/fuzz/run_fuzz.sh: builds them, runs each for
 #                            N seconds (default 60); fails if one finds a crash
+#   make fuzz-replay         build/fuzz-replay/replay_<name>: the same targets
+#                            with tests/fuzz/replay_main.cpp for a main, built
+#                            with the project's compiler against
+#                            build/lib/libstdcl.a (make check runs them:
+#                            run_fuzz.sh --replay)
 #
 # The library's sources (every libstdcl/**/*.cpp, found by find so that files
 # may move into sub-folders) are compiled again with clang, coverage
@@ -61,3 +66,21 @@ fuzz-build: $(FUZZ_PROGS)
 # SECONDS is the top Makefile's (make stress uses it too; default 60).
 fuzz:
 	BUILD_DIR=$(BUILD) FUZZ_CXX='$(FUZZ_CXX)' MAKE='$(MAKE)' bash tests/fuzz/run_fuzz.sh --seconds $(SECONDS)
+
+# The replay programs (tests/fuzz/replay_main.cpp): no clang, no libFuzzer, no
+# second build of the library.  make check builds and runs them; make fuzz is
+# the coverage-guided search.
+REPLAY_DIR = $(BUILD)/fuzz-replay
+REPLAY_PROGS = $(FUZZ_NAMES:%=$(REPLAY_DIR)/replay_%)
+REPLAY_SUPPORT = $(REPLAY_DIR)/obj/tests/fuzz/fake_opencl.o $(REPLAY_DIR)/obj/tests/fuzz/replay_main.o
+
+$(REPLAY_DIR)/obj/%.o: %.cpp | include/stdcl_version.h
+	@mkdir -p $(@D)
+	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) -Ilibstdcl $(CXXSTD) -pthread $(WARN) $(CXXFLAGS) -c $< -o $@
+
+$(REPLAY_DIR)/replay_%: $(REPLAY_DIR)/obj/tests/fuzz/fuzz_%.o $(REPLAY_SUPPORT) $(LIB_A)
+	$(CXX) $(CXXFLAGS) -pthread -o $@ $(filter %.o,$^) $(LIB_A) \
+	    $(OPENCL_LIBS) $(NETTLE_LIBS) -lm -lpthread -ldl $(LIBS)
+
+.PHONY: fuzz-replay
+fuzz-replay: $(REPLAY_PROGS)

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # run_fuzz.sh: builds the libFuzzer targets of tests/fuzz (make fuzz-build)
-# and runs each for a while; `make fuzz` and `make check` run it.
+# and runs each for a while (`make fuzz`), or replays their seeds and
+# mutants of them through the replay programs (`make check`: --replay).
 #
 #   tests/fuzz/run_fuzz.sh [--seconds N] [--seeds-only] [--skip-without-clang] [name...]
+#   tests/fuzz/run_fuzz.sh --replay M [name...]
+#
+#   --replay M              no libFuzzer: $BUILD_DIR/fuzz-replay/replay_<name>
+#                           (make fuzz-replay; gcc, the library's own
+#                           build) runs every seed and M mutants of each,
+#                           the same ones every run (replay_main.cpp); its
+#                           failing input is saved as
+#                           $BUILD_DIR/fuzz/artifacts/<name>/failed-input
 #
 #   --seconds N             how long each target runs (default 60)
 #   --seeds-only            start from the seeds alone and keep nothing found
@@ -44,13 +53,15 @@ cxx=${FUZZ_CXX:-clang++}
 seconds=60
 skip_missing=0
 seeds_only=0
+replay=
 names=()
 while [ $# -gt 0 ]; do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
+        --replay) replay=$2; shift 2 ;;
         --seeds-only) seeds_only=1; shift ;;
         --skip-without-clang) skip_missing=1; shift ;;
-        -*) echo "usage: $0 [--seconds N] [--seeds-only] [--skip-without-clang] [name...]" >&2; exit 2 ;;
+        -*) echo "usage: $0 [--seconds N] [--seeds-only] [--skip-without-clang] [--replay M] [name...]" >&2; exit 2 ;;
         *) names+=("$1"); shift ;;
     esac
 done
@@ -59,6 +70,57 @@ if [ ${#names[@]} -eq 0 ]; then
         n=$(basename "$f" .cpp)
         names+=("${n#fuzz_}")
     done
+fi
+
+# No STDCL_* setting of the caller reaches the targets (each sets its own).
+for v in $(compgen -e); do
+    case $v in STDCL_*) unset "$v" ;; esac
+done
+
+# The targets' scratch files (cache folders, headers, written for every
+# input) go to a tmpfs when there is one: on ext4, a file renamed over another
+# (publish_file, every input) is written out to the disk, a hundred times
+# slower.
+tmp_base=$build/fuzz/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && tmp_base=/dev/shm/stdcl-fuzz-$$
+trap 'rm -rf "$tmp_base"' EXIT
+rel=${build#"$top"/}
+
+if [ -n "$replay" ]; then
+    case $replay in ''|*[!0-9]*) echo "run_fuzz: --replay wants a count of mutants" >&2; exit 2 ;; esac
+    if ! ${MAKE:-make} -s --no-print-directory -C "$top" BUILD="$rel" \
+            $(printf "$rel/fuzz-replay/replay_%s " "${names[@]}"); then
+        echo "run_fuzz: the replay programs did not build"
+        exit 1
+    fi
+    failed=()
+    for name in "${names[@]}"; do
+        art=$build/fuzz/artifacts/$name
+        log=$build/fuzz/logs/$name-replay.log
+        run=$build/fuzz/run/$name
+        tmp=$tmp_base/$name
+        rm -rf "$run" "$tmp"
+        mkdir -p "$art" "$(dirname "$log")" "$run" "$tmp"
+        opts=(-m "$replay")
+        [ -f "$top/tests/fuzz/$name.dict" ] && opts+=(-x "$top/tests/fuzz/$name.dict")
+        (cd "$run" && TMPDIR=$tmp REPLAY_ARTIFACTS=$art "$build/fuzz-replay/replay_$name" "${opts[@]}" \
+            "$top/tests/fuzz/corpus/$name") > "$log" 2>&1
+        rc=$?
+        rm -rf "$run" "$tmp"
+        if [ $rc -eq 0 ]; then
+            echo "run_fuzz: $name: ok: $(sed -n 's/^replay: //p' "$log" | tail -n 1)"
+        else
+            echo "run_fuzz: $name: FAILED (exit status $rc); the end of $log:"
+            tail -n 40 "$log" | sed 's/^/    /'
+            failed+=("$name")
+        fi
+    done
+    if [ ${#failed[@]} -ne 0 ]; then
+        echo "run_fuzz: failed: ${failed[*]} (rerun: $build/fuzz-replay/replay_<name> $build/fuzz/artifacts/<name>/failed-input)"
+        exit 1
+    fi
+    echo "run_fuzz: ${#names[@]} targets, their seeds and $replay mutants of each: no check failed"
+    exit 0
 fi
 
 # Can $cxx build a libFuzzer program with the sanitizers?  (Debian: the clang
@@ -78,7 +140,6 @@ fi
 rm -rf "$probe"
 
 # The build: the Makefile's fuzz-build target, into $build/fuzz.
-rel=${build#"$top"/}
 jobs=$(nproc 2> /dev/null || echo 2)
 echo "run_fuzz: building ${names[*]} in $rel/fuzz (make fuzz-build)"
 if ! ${MAKE:-make} -s --no-print-directory -C "$top" -j"$jobs" BUILD="$rel" FUZZ_CXX="$cxx" \
@@ -87,19 +148,7 @@ if ! ${MAKE:-make} -s --no-print-directory -C "$top" -j"$jobs" BUILD="$rel" FUZZ
     exit 1
 fi
 
-# No STDCL_* setting of the caller reaches the targets (each sets its own).
-for v in $(compgen -e); do
-    case $v in STDCL_*) unset "$v" ;; esac
-done
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-
-# The targets' scratch files (cache folders, headers, written for every
-# input) go to a tmpfs when there is one: on ext4, a file renamed over another
-# (publish_file, every input) is written out to the disk, a hundred times
-# slower.
-tmp_base=$build/fuzz/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp_base=/dev/shm/stdcl-fuzz-$$
-trap 'rm -rf "$tmp_base"' EXIT
 
 failed=()
 for name in "${names[@]}"; do
