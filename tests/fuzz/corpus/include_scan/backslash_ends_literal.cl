@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /(* Sb"
 #include "ÿÿ¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿¿ÿÇh"
 __kerneoncene S "a\\
