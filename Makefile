@@ -102,6 +102,12 @@ RUN_CMD = cd $(BUILD)/examples/nbody && ./nbody_multi --check && ./nbody_multi -
 .DELETE_ON_ERROR:
 # Keep the object files that pattern-rule chains make (tools, tests).
 .SECONDARY:
+# Without -j on the command line, one job per core: a plain `make check` or
+# `make run` builds in half the time on 2 cores.  make -j1 builds one thing
+# at a time.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2> /dev/null || echo 1)
+endif
 
 BUILD ?= build
 
