@@ -12,7 +12,8 @@
 # allocation made by libstdcl (kind alloc) per run, in each memory mode:
 # zc (devices as PoCL reports them: zero-copy) and copy (FAULTCL_NO_UNIFIED=1
 # and STDCL_PIN_MIN=16384, so that the workload's larger allocations are pinned:
-# no unified memory, the copy path a GPU takes; and STDCL_PROFILE on).
+# no unified memory, the copy path a GPU takes; STDCL_PROFILE on; and the
+# polled waits of STDCL_WAIT=block, as on NVIDIA).
 #
 # First, per mode, a run with nothing injected and FAULTCL_TRACE=1 lists every
 # counted call and allocation with its site (return address in libstdcl.so);
@@ -67,7 +68,10 @@ if [ "${1:-}" = --one ]; then
     # Copy mode: the workload's 16 KiB allocations are pinned (the threshold
     # lowered from 256 KiB), the rest pageable: both host-memory paths; and
     # the profile at exit is on (its retained events, its queries, its file).
-    [ "$mode" = copy ] && env_args+=(FAULTCL_NO_UNIFIED=1 STDCL_PIN_MIN=16384 STDCL_PROFILE="$run/profile.txt")
+    # Its waits poll (STDCL_WAIT=block, the GPU's default): the status
+    # queries, markers and flushes of a polled wait are injection points too.
+    [ "$mode" = copy ] && env_args+=(FAULTCL_NO_UNIFIED=1 STDCL_PIN_MIN=16384 STDCL_PROFILE="$run/profile.txt"
+                                     STDCL_WAIT=block)
     if [ "$kind" = cl ]; then env_args+=(FAULTCL_FAIL_AT="$k"); else env_args+=(FAULTCL_ALLOC_FAIL_AT="$k"); fi
     [ "$k" = 0 ] && env_args+=(FAULTCL_TRACE=1)
     prefix=()

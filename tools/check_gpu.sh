@@ -8,7 +8,8 @@
 #   - test_stress's mix of every call on stdgpu, test_exit's exit() and
 #     clcontext_destroy with 16 threads in calls, test_argtypes's scalar
 #     conversions, test_foreign's plain OpenCL commands between libstdcl's
-#     (with the transfer queue and without), test_synccheck's seeded sync
+#     (with the transfer queue and without), test_wait's waits under each
+#     STDCL_WAIT policy, test_synccheck's seeded sync
 #     bugs, test_reduce's sums and test_prims's sorts and scans, with the check and without
 #     (when CMocka was found);
 #   - every example with --check (stddev and stdgpu held to the GPU's
@@ -107,6 +108,16 @@ fi
 if [ -x "$build/tests/test_reduce" ]; then
     # clreduce: every type and operation, sizes and starts around its 16-byte loads.
     check "test_reduce on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_reduce
+fi
+if [ -x "$build/tests/test_wait" ]; then
+    # Every wait path under STDCL_WAIT=driver, block and yield; auto blocks on
+    # NVIDIA; a 300 ms wait under block costs under a quarter of a core.
+    check "test_wait on stdgpu (each wait policy)" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_wait
+fi
+if [ -x "$build/tests/test_timeline" ]; then
+    # STDCL_TIMELINE: both memory modes, each device's commands in order on
+    # the host's clock (tests/check_timeline.py), one file per rank.
+    check "test_timeline on stdgpu" STDCL_TEST_CONTEXT=gpu STDCL_CACHE_DIR="$(cache)" -- ./test_timeline
 fi
 if [ -x "$build/tests/test_quiet" ]; then
     check "test_quiet on stdgpu (the primitives' first builds write nothing to stderr)" STDCL_TEST_CONTEXT=gpu \

@@ -251,7 +251,7 @@ fi
 order_shim=$build/tests/order/ordercl_shim.so
 if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
     ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
-    for name in test_memory test_launch test_reduce test_prims test_stress test_examples test_foreign; do
+    for name in test_memory test_launch test_reduce test_prims test_stress test_examples test_foreign test_wait; do
         [ -x "$build/tests/$name" ] &&
             run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done

@@ -208,6 +208,18 @@ Settings read_settings()
                         w.c_str());
             }
     }
+    if (const char* v = env_value("STDCL_WAIT"); v && *v && strcasecmp(v, "auto") != 0) {
+        if (strcasecmp(v, "driver") == 0)
+            s.wait = 1;
+        else if (strcasecmp(v, "block") == 0)
+            s.wait = 2;
+        else if (strcasecmp(v, "yield") == 0)
+            s.wait = 3;
+        else if (strcasecmp(v, "adaptive") == 0)
+            s.wait = 4;
+        else
+            warn_once("STDCL_WAIT", "STDCL_WAIT='%s' is not one of auto, driver, block, yield, adaptive: auto", v);
+    }
     if (const char* v = env_value("STDCL_TRACE")) s.trace = v;
     // STDCL_PROFILE: on (to standard error), off, or a file's path.
     if (const char* v = env_value("STDCL_PROFILE")) {
@@ -223,7 +235,15 @@ Settings read_settings()
     // COPRTHR's name: any value but empty and 0 turns the queues' profiling on, as
     // the COPRTHR runtime read it.
     const char* cp = env_value("COPRTHR_OPENCL_PROFILING_ENABLE");
-    s.queue_profiling = s.profile || (cp && *cp && strcmp(cp, "0") != 0);
+    // STDCL_TIMELINE: a file's path (%p: the process id, %r: the MPI rank); off
+    // (or 0) and empty leave it off.
+    if (const char* v = env_value("STDCL_TIMELINE"); v && *v && parse_switch(v) != Switch::off) {
+        if (parse_switch(v) == Switch::on)
+            warn_once("STDCL_TIMELINE", "STDCL_TIMELINE='%s' is not a file's path: no timeline", v);
+        else
+            s.timeline_path = v;
+    }
+    s.queue_profiling = s.profile || !s.timeline_path.empty() || (cp && *cp && strcmp(cp, "0") != 0);
     s.load_threads = env_switch("STDCL_LOAD_THREADS", -1);
     return s;
 }

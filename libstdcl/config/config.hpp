@@ -45,11 +45,14 @@ struct Settings {
     bool check_sync = false;  // STDCL_CHECK: sync (sync_check.cpp)
     bool check_fill = false;  // STDCL_CHECK: fill (new memory holds a signalling NaN pattern)
     int check_action = 0;  // STDCL_CHECK's action for findings: 0 report, 1 error, 2 abort
+    // STDCL_WAIT: 0 auto (unset), 1 driver, 2 block, 3 yield, 4 adaptive (events/wait.cpp).
+    int wait = 0;
     std::string trace;  // STDCL_TRACE, as given
     bool profile = false;  // STDCL_PROFILE on (or a path)
     std::string profile_path;  // STDCL_PROFILE's path; empty: standard error
     bool profile_json = false;  // STDCL_PROFILE_FORMAT=json
-    bool queue_profiling = false;  // STDCL_PROFILE or COPRTHR_OPENCL_PROFILING_ENABLE
+    bool queue_profiling = false;  // STDCL_PROFILE, STDCL_TIMELINE or COPRTHR_OPENCL_PROFILING_ENABLE
+    std::string timeline_path;  // STDCL_TIMELINE: where the timeline goes (empty: off)
     // STDCL_LOAD_THREADS: the platforms' default contexts made in parallel: 1 on,
     // 0 off, -1 (unset) when the program was linked with the library (not dlopen).
     int load_threads = -1;

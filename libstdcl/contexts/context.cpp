@@ -160,6 +160,7 @@ Made build_context(const std::string& label, const PlatformInfo& plat, const std
             cp->devs.push_back(std::move(d));
             Device& nd = cp->devs.back();
             nd.starts_unflushed = driver_starts_unflushed(plat.name);
+            nd.wait = wait_policy_for(plat.name);
             if (share) {
                 copy_device_properties(nd, share->cp->devs[i]);
                 while (cp->mem_align < nd.base_align) cp->mem_align *= 2;
@@ -238,6 +239,8 @@ CLCONTEXT* publish_context(const Made& made)
             warn_once(("probe " + cp->label).c_str(), "%s: %s; every device of the context copies (no zero-copy)",
                       cp->label.c_str(), made.probe_failure.c_str());
         trace(Trace::ctx, "%s", cp->why.c_str());
+        if (!cp->devs.empty())
+            trace(Trace::ctx, "%s: waits: %s (STDCL_WAIT)", cp->label.c_str(), wait_policy_name(cp->devs[0].wait));
         std::unique_lock<std::shared_mutex> lock(contexts().mu);
         contexts().live.insert(cp);
     } catch (...) {
@@ -317,8 +320,8 @@ void destroy_context(CLCONTEXT* cp)
         contexts().live.erase(cp);
     }
     for (auto& d : cp->devs) {
-        clFinish(d.queue);
-        if (d.xfer != d.queue) clFinish(d.xfer);
+        finish_queue(d, d.queue);
+        if (d.xfer != d.queue) finish_queue(d, d.xfer);
     }
     profile_harvest(cp, -1, true);  // the profile's own event references, before the queues go
     for (unsigned i = 0; i < cp->devs.size(); ++i) {

@@ -4,6 +4,8 @@
 
 #include <stdcl.h>
 
+#include "events/wait.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -48,6 +50,9 @@ struct EventList {
     // clforeign_end noted commands on a queue of the program's own on this
     // device's allocations: commands on the kernel queue wait for them too.
     std::atomic<bool> other_queues{false};
+    // WaitPolicy::adaptive: this device's last wait took longer than the spin
+    // (kWaitSpinNs), so its waits poll until one ends within it again.
+    std::atomic<bool> waits_long{false};
     EventList() = default;
     EventList(const EventList&) = delete;
     EventList& operator=(const EventList&) = delete;
@@ -74,6 +79,8 @@ struct Device {
     // bench/flush_probe): a NOWAIT launch is then not flushed; a burst is,
     // kKernelFlushNs after its first launch at the latest.
     bool starts_unflushed = false;
+    // How the library waits for this device's commands (events/wait.hpp, STDCL_WAIT).
+    WaitPolicy wait = WaitPolicy::driver;
     cl_uint base_align = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes
     cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
     cl_ulong global_mem = 0;

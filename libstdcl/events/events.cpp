@@ -117,7 +117,7 @@ void noevent_finish(CLCONTEXT* cp, unsigned devnum, const char* call, bool join)
     // Every launch numbered up to here was enqueued before (its number is taken
     // after its enqueue), so clFinish waits for it.
     std::uint64_t upto = el.noev_seq.load(std::memory_order_acquire);
-    cl_int err = clFinish(d.queue);
+    cl_int err = finish_queue(d, d.queue);
     if (err != CL_SUCCESS) fail_cl(err, "%s: the kernel on device %u failed (clFinish)", call, devnum);
     kernel_queue_flushed(d);
     if (!join) return;
@@ -135,7 +135,7 @@ cl_event noevent_marker(const Device& d, std::uint64_t seq) noexcept
         std::uint64_t upto = el.noev_seq;
         cl_event m = nullptr;
         if (clEnqueueMarkerWithWaitList(d.queue, 0, nullptr, &m) != CL_SUCCESS || !m) {
-            clFinish(d.queue);  // no marker: the launches are finished here instead
+            finish_queue(d, d.queue);  // no marker: the launches are finished here instead
             return nullptr;
         }
         clFlush(d.queue);
@@ -144,7 +144,7 @@ cl_event noevent_marker(const Device& d, std::uint64_t seq) noexcept
         el.marker_seq = upto;
     }
     if (clRetainEvent(el.marker) != CL_SUCCESS) {
-        clWaitForEvents(1, &el.marker);
+        wait_events(d, 1, &el.marker);
         return nullptr;
     }
     return el.marker;
@@ -183,7 +183,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
             if (list.size() >= kPruneAt && (list.size() & (kPruneAt - 1)) == 0) prune_completed(el, list);
         } catch (...) {
             // Out of memory for the list: finish the command here instead of tracking it.
-            clWaitForEvents(1, &ev);
+            wait_events(d, 1, &ev);
             clReleaseEvent(ev);
             if (rerr == CL_SUCCESS && (flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
             fail(STDCL_ENOMEM, "the %s on device %u ran to completion, but tracking its event ran out of host memory",
@@ -192,13 +192,13 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
         if (rerr != CL_SUCCESS) {
             // No reference to hand over: finish the command (clwait releases it) and
             // say so, rather than hand out an event the caller would release once too often.
-            clWaitForEvents(1, &ev);
+            wait_events(d, 1, &ev);
             fail_cl(rerr, "the %s on device %u ran to completion, but clRetainEvent for CL_EVENT_NORELEASE failed",
                     what, devnum);
         }
         return ev;
     }
-    cl_int err = clWaitForEvents(1, &ev);
+    cl_int err = wait_events(d, 1, &ev);
     if (cp->prof) profile_command(cp, devnum, ev, tag, true);
     cl_int st = CL_COMPLETE;
     if (err != CL_SUCCESS)  // only then can the command have failed
@@ -248,12 +248,13 @@ cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::
         for (unsigned d = 0; d < n; ++d)
             if (cl_event e = on(d, f)) evs.push_back(e);
     } catch (...) {
-        if (!evs.empty()) clWaitForEvents(cl_uint(evs.size()), evs.data());
+        if (!evs.empty()) wait_events(cp->devs[0], cl_uint(evs.size()), evs.data());
         release_all();
         throw;
     }
     if (evs.empty()) return nullptr;
-    cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
+    // The devices of a context are of one platform, and so of one policy.
+    cl_int err = wait_events(cp->devs[0], cl_uint(evs.size()), evs.data());
     cl_int worst = CL_SUCCESS;
     unsigned bad = 0;
     if (err != CL_SUCCESS)
@@ -398,7 +399,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
             joined();
             return settled();
         }
-        cl_int err = clWaitForEvents(cl_uint(evs.size()), evs.data());
+        cl_int err = wait_events(d, cl_uint(evs.size()), evs.data());
         if (nkernel || marker) kernel_queue_flushed(d);  // the wait flushed the kernel queue
         cl_int worst = CL_SUCCESS;
         if (err != CL_SUCCESS)
@@ -494,11 +495,11 @@ STDCL_API cl_event clwait(CLCONTEXT* cp, unsigned int devnum, int flags)
 STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event ev, int flags)
 {
     return guarded<cl_event>(nullptr, [&]() -> cl_event {
-        context_device(cp, devnum, "clwaitev");
+        Device& d = context_device(cp, devnum, "clwaitev");
         if (!ev) fail(STDCL_EINVAL, "clwaitev: the event is NULL");
         if (flags & ~(CL_EVENT_WAIT | CL_EVENT_RELEASE | CL_EVENT_NORELEASE))
             fail(STDCL_EINVAL, "clwaitev: unknown flags 0x%x", unsigned(flags));
-        cl_int err = clWaitForEvents(1, &ev);
+        cl_int err = wait_events(d, 1, &ev);
         if (!(flags & CL_EVENT_NORELEASE)) clReleaseEvent(ev);
         if (err != CL_SUCCESS) fail_cl(err, "clwaitev: the command on device %u failed (clWaitForEvents)", devnum);
         return ev;

@@ -45,6 +45,7 @@ struct CommandTag {
     size_t bytes;  // transfers: bytes given to the command
     bool moved;  // false: a zero-copy sync (a marker: nothing copied)
     bool skipped = false;  // a clmsync with CL_MEM_NOFORCE that moved nothing new (a marker)
+    size_t items = 0;  // kernels: the global size (work-items), for the timeline
 };
 // Waits for, tracks or hands over ev (the command on device devnum) as flags say.
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);
@@ -85,5 +86,32 @@ void profile_report_at_exit() noexcept;
 
 // Releases the events clwait handed out for cp (events.cpp).
 void wait_forget_context(CLCONTEXT* cp) noexcept;
+// The timeline (timeline.cpp; STDCL_TIMELINE=path).  Commands reach it from the
+// profile's event timing, which STDCL_TIMELINE turns on (without the report).
+bool timeline_on() noexcept;
+std::uint64_t timeline_now() noexcept;  // ns since the library loaded
+std::uint16_t timeline_thread() noexcept;  // this thread's number on the timeline
+// The offset (host ns minus device ns) of the clock of q's device, from a few
+// markers; false when it cannot be had.
+bool timeline_calibrate(cl_command_queue q, std::int64_t* offset) noexcept;
+// A device queue's track (-1 when there is no memory for it); without a
+// calibrated offset, the commands' queued times give it.
+int timeline_track(const std::string& name, bool calibrated, std::int64_t offset) noexcept;
+std::uint32_t timeline_name(const std::string& name) noexcept;
+// One command, its event complete: device times on the device's clock.
+struct TimelineCommand {
+    std::uint64_t host_ns;  // when its enqueue returned (timeline_now)
+    std::uint64_t queued, start, end;  // CL_PROFILING_COMMAND_*
+    size_t bytes, items;
+    std::uint32_t name;  // timeline_name
+    std::uint16_t thread;  // timeline_thread of the enqueuing thread
+    std::uint16_t track;
+    std::uint8_t kind;  // CommandTag::Kind
+    bool moved, failed;
+};
+void timeline_command(const TimelineCommand& c) noexcept;
+// A span of this thread on the host: a wait, a build.
+void timeline_span(const char* name, const std::string& detail, std::uint64_t t0, std::uint64_t t1) noexcept;
+void timeline_write_at_exit() noexcept;
 
 }  // namespace stdcl

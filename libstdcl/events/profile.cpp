@@ -54,6 +54,7 @@ struct Pending {
     cl_event ev;
     Stat* stat;
     size_t bytes;
+    TimelineCommand tc;  // with STDCL_TIMELINE: what the timeline records (track unset)
 };
 
 struct DeviceProfile {
@@ -67,6 +68,7 @@ struct DeviceProfile {
     size_t harvest_at = 1024;  // pending size at which completed ones are timed
     uint64_t untimed = 0;  // commands whose times could not be had
     uint64_t failed = 0;  // commands that completed with an error
+    int track_kernel = -1, track_xfer = -1;  // the timeline's tracks of the two queues
 };
 
 }  // namespace
@@ -104,9 +106,30 @@ bool event_ns(cl_event ev, uint64_t* ns)
     return true;
 }
 
-// Times a command whose event has reached status st (dev.mu held).
-void settle(DeviceProfile& dev, Stat& s, size_t bytes, cl_event ev, cl_int st)
+// The command's times for the timeline (tc: what profile_command noted).
+void record(DeviceProfile& dev, cl_event ev, cl_int st, TimelineCommand tc)
 {
+    cl_ulong q = 0, t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof q, &q, nullptr) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr) != CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr) != CL_SUCCESS)
+        return;
+    cl_command_queue on = nullptr;
+    clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof on, &on, nullptr);
+    int track = on && on == dev.xfer && dev.xfer != dev.queue ? dev.track_xfer : dev.track_kernel;
+    if (track < 0) return;
+    tc.track = std::uint16_t(track);
+    tc.queued = q;
+    tc.start = t0;
+    tc.end = t1;
+    tc.failed = st < 0;
+    timeline_command(tc);
+}
+
+// Times a command whose event has reached status st (dev.mu held).
+void settle(DeviceProfile& dev, Stat& s, size_t bytes, cl_event ev, cl_int st, const TimelineCommand* tc)
+{
+    if (tc && timeline_on()) record(dev, ev, st, *tc);
     uint64_t ns = 0;
     if (st < 0) {
         ++dev.failed;
@@ -130,7 +153,7 @@ void harvest(DeviceProfile& dev, bool finished)
         if (clGetEventInfo(p.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS)
             st = CL_QUEUED;
         if (st == CL_COMPLETE || st < 0) {
-            settle(dev, *p.stat, p.bytes, p.ev, st);
+            settle(dev, *p.stat, p.bytes, p.ev, st, &p.tc);
             clReleaseEvent(p.ev);
         } else if (finished) {
             ++dev.untimed;
@@ -364,7 +387,7 @@ ContextProfile* profile_of(CLCONTEXT* cp) { return cp ? cp->prof.get() : nullptr
 
 bool queue_profiling_wanted() { return settings().queue_profiling; }
 
-bool profile_report_wanted() { return settings().profile; }
+bool profile_report_wanted() { return settings().profile || timeline_on(); }
 
 std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept
 {
@@ -380,6 +403,14 @@ std::shared_ptr<ContextProfile> profile_start(CLCONTEXT* cp) noexcept
             dp->zero_copy = d.zero_copy;
             dp->queue = d.queue;
             dp->xfer = d.xfer;
+            if (timeline_on()) {
+                std::string base = strprintf("%s device %zu: %s", cp->label.c_str(), p->devs.size(), d.name.c_str());
+                bool two = d.xfer && d.xfer != d.queue;
+                std::int64_t offset = 0;
+                bool calibrated = timeline_calibrate(d.queue, &offset);  // both queues: one device clock
+                dp->track_kernel = timeline_track(two ? base + ", kernels" : base, calibrated, offset);
+                dp->track_xfer = two ? timeline_track(base + ", transfers", calibrated, offset) : dp->track_kernel;
+            }
             p->devs.push_back(std::move(dp));
         }
         std::lock_guard<std::mutex> lock(profiles().mu);
@@ -406,13 +437,28 @@ void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandT
     }
     ++s->count;
     s->bytes += tag.bytes;
+    TimelineCommand tc{};
+    if (timeline_on()) {
+        static const char* const kXfer[] = {"", "clmsync to device", "clmsync to host", "clmcopy"};
+        tc.host_ns = timeline_now();
+        tc.thread = timeline_thread();
+        tc.kind = std::uint8_t(tag.kind);
+        tc.bytes = tag.bytes;
+        tc.items = tag.items;
+        tc.moved = tag.moved && !tag.skipped;
+        std::string name = tag.kind == CommandTag::kernel ? (tag.name ? *tag.name : std::string("(unnamed)"))
+            : tag.skipped                                 ? std::string("clmsync skipped (NOFORCE)")
+            : !tag.moved                                  ? std::string("clmsync, zero-copy")
+                                                          : std::string(kXfer[tag.kind]);
+        tc.name = timeline_name(name);
+    }
     if (done) {
         cl_int st = CL_COMPLETE;
         if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS) {
             ++dev.untimed;
             return;
         }
-        settle(dev, *s, tag.bytes, ev, st);
+        settle(dev, *s, tag.bytes, ev, st, &tc);
         return;
     }
     try {
@@ -425,7 +471,7 @@ void profile_command(CLCONTEXT* cp, unsigned devnum, cl_event ev, const CommandT
         ++dev.untimed;
         return;
     }
-    dev.pending.push_back(Pending{ev, s, tag.bytes});
+    dev.pending.push_back(Pending{ev, s, tag.bytes, tc});
     if (dev.pending.size() >= dev.harvest_at) harvest(dev, false);
 }
 
@@ -459,6 +505,11 @@ void profile_build(CLCONTEXT* cp, double ms, bool compiled, bool cache_on) noexc
 {
     ContextProfile* p = profile_of(cp);
     if (!p) return;
+    if (timeline_on()) {
+        std::uint64_t now = timeline_now(), took = std::uint64_t(ms * 1e6);
+        timeline_span(compiled ? "build (compiled)" : "build (from the program cache)", cp->label,
+                      now > took ? now - took : 0, now);
+    }
     std::lock_guard<std::mutex> lock(p->mu);
     ++p->builds;
     p->build_ms += ms;
@@ -500,7 +551,9 @@ void profile_report_at_exit() noexcept
             }
         }
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_loaded).count();
-        write_report(settings().profile_json ? json_report(all, secs) : text_report(all, secs));
+        if (settings().profile)
+            write_report(settings().profile_json ? json_report(all, secs) : text_report(all, secs));
+        timeline_write_at_exit();
     } catch (...) {
         std::fputs("stdcl: STDCL_PROFILE: out of host memory: no profile\n", stderr);
     }

@@ -307,7 +307,7 @@ cl_event launch(CLCONTEXT* cp, unsigned devnum, KernelInfo& ki, clndrange_t* use
     bool offset = false;
     for (size_t i = 0; i < ndr->dim; ++i) offset = offset || ndr->gtoff[i] != 0;
     if (probe) {
-        if (order.count()) clWaitForEvents(order.count(), order.list());
+        if (order.count()) wait_events(d, order.count(), order.list());
         sync_probe_launch(
             cp, devnum, ki, *probe,
             [&](unsigned i) { return ki.args[i].alloc->device_mem(devnum, ki.args[i].offset); },
@@ -374,18 +374,20 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     // with either on, the launch keeps an event of its own (the caller still gets
     // STDCL_LAUNCHED).
     if (noevent && (cp->prof || sync)) flags &= ~CL_EVENT_NOEVENT;
+    Device& d = cp->devs[devnum];
     // A launch waited for whose event the program does not keep: the kernel queue
     // is in order, so clFinish waits for it as its event would, and the driver
     // makes no event (what enqueue + clFinish costs in a raw program).  The
-    // profile and the sync check follow each launch by its event.
-    const bool finish = !(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE)) && !cp->prof && !sync;
+    // profile and the sync check follow each launch by its event, and a polled
+    // wait (STDCL_WAIT) looks at it.
+    const bool finish =
+        !(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE)) && !cp->prof && !sync && !wait_polls(d);
     if (finish) flags |= CL_EVENT_NOEVENT;
     // Claims on the memory the kernel uses, held until the launch is waited for
     // (CL_EVENT_WAIT) or tracked (CL_EVENT_NOWAIT): clfree waits for them.
     SmallVec<AllocUse, 8> uses;
     // The kernel waits for the last command on each allocation it uses; the order
     // is held until the launch is noted or waited for.
-    Device& d = cp->devs[devnum];
     std::optional<CommandOrder> order;
     std::string prof_name;  // the kernel's name for the profile (only when it is on)
     // The kernel's lock is held from the arguments to the enqueue: the record (and
@@ -425,7 +427,10 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     });
     if (finish) noevent_finish(cp, devnum, call);
     if (flags & CL_EVENT_NOEVENT) return STDCL_LAUNCHED;
-    cl_event done = event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true});
+    size_t items = 1;  // the timeline's work-items (ndr is the range launched)
+    for (size_t i = 0; i < ndr->dim && i < 3; ++i) items *= ndr->gtsz[i];
+    cl_event done =
+        event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true, false, items});
     if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call);
     // Waited for, and released: the value only says that the launch succeeded.
     if (!(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE))) return STDCL_LAUNCHED;

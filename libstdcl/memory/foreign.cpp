@@ -261,7 +261,7 @@ STDCL_API int clforeign_end(CLFOREIGN* f, cl_uint nevents, const cl_event* event
         }
         // The check reads device copies back on libstdcl's queues, which know
         // nothing of the program's: the commands end first.
-        if (checked) clWaitForEvents(1, &done);
+        if (checked) wait_events(cp->devs[devnum], 1, &done);
         clReleaseEvent(done);
         trace(Trace::mem, "clforeign_end on device %u: %zu allocations", devnum, f->uses.size());
         delete f;

@@ -204,14 +204,18 @@ void Allocation::finish_events(std::vector<cl_event>& pending, const std::vector
         if (!noev[dn] || !owner || dn >= owner->devs.size()) continue;
         const Device& d = owner->devs[dn];
         if (cl_event m = noevent_marker(d, noev[dn])) {
-            if (clWaitForEvents(1, &m) != CL_SUCCESS) clFinish(d.queue);
+            if (wait_events(d, 1, &m) != CL_SUCCESS) clFinish(d.queue);
             clReleaseEvent(m);
         }
     }
     size_t n = 0;
     for (cl_event e : pending)
         if (e) pending[n++] = e;
-    if (n && clWaitForEvents(cl_uint(n), pending.data()) != CL_SUCCESS) {
+    // The devices of a context share a platform, and so a policy.
+    cl_int err = !n ? CL_SUCCESS
+        : owner && !owner->devs.empty() ? wait_events(owner->devs[0], cl_uint(n), pending.data())
+                                        : clWaitForEvents(cl_uint(n), pending.data());
+    if (err != CL_SUCCESS) {
         // A failed command makes the wait fail; a failed wait itself may return before
         // the commands end.  Either way: nothing may use the memory after this.
         for (size_t i = 0; i < n; ++i) clWaitForEvents(1, &pending[i]);

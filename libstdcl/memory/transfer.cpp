@@ -19,6 +19,12 @@ namespace stdcl {
 
 namespace {
 
+// Under a polled wait (STDCL_WAIT=block or yield), a waited transfer this
+// large or larger is enqueued without blocking and waited for by its event;
+// a smaller one (under about 50 us on a GPU) blocks in the driver, which
+// copies pageable memory faster so.
+constexpr size_t kPolledCopyMin = 1 << 20;
+
 int check_sync_flags(int flags, const char* call)
 {
     int dir = flags & (CL_MEM_HOST | CL_MEM_DEVICE);
@@ -105,8 +111,12 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
         if (err == CL_SUCCESS) err = clEnqueueUnmapMemObject(q, m, p, 0, nullptr, &ev);
     } else {
         // A blocking transfer when the caller waits anyway: drivers copy pageable
-        // memory faster that way (NVIDIA: about 20% for 1 MiB).
-        cl_bool block = (flags & CL_EVENT_NOWAIT) ? CL_FALSE : CL_TRUE;
+        // memory faster that way (NVIDIA: about 20% for 1 MiB).  Under a polled
+        // wait (STDCL_WAIT) only a short one (below kPolledCopyMin) blocks in
+        // the driver; a longer one is waited for by its event.
+        cl_bool block = (flags & CL_EVENT_NOWAIT) || (wait_polls(d) && len >= kPolledCopyMin)
+            ? CL_FALSE
+            : CL_TRUE;
         // Waited, its event not handed out and not timed: no event at all, as a plain
         // blocking transfer (an event costs NVIDIA's driver about 0.5 us a command).
         no_event = block && !(flags & CL_EVENT_NORELEASE) && !cp->prof;

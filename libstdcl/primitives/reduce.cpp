@@ -319,6 +319,9 @@ struct Reduction {
         for (size_t k = 0; k < devs.size(); ++k) {
             if (parts[k].empty()) continue;
             unsigned dn = devs[k];
+            // A polled wait (STDCL_WAIT) waits for the kernels first; the read
+            // after them is short.
+            if (wait_polls(cp->devs[dn])) finish_queue(cp->devs[dn], cp->devs[dn].queue);
             cl_int err = clEnqueueReadBuffer(cp->devs[dn].queue, part_mems[k], CL_TRUE, 0, parts[k].size(),
                                              parts[k].data(), 0, nullptr, nullptr);
             if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", dn);

@@ -249,7 +249,8 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
                      "clscan: clEnqueueReadBuffer of a slice's fold");
             clFlush(d.queue);
         }
-        for (Slice& s : slices) check_cl(clFinish(cp->devs[s.dn].queue), "clscan: waiting for a slice's fold");
+        for (Slice& s : slices)
+            check_cl(finish_queue(cp->devs[s.dn], cp->devs[s.dn].queue), "clscan: waiting for a slice's fold");
     }
     for (size_t k = 0; k < slices.size(); ++k) {
         Slice& s = slices[k];

@@ -1105,10 +1105,22 @@ SHIM_API cl_int clWaitForEvents(cl_uint n, const cl_event* evs)
     return fail ? e : r;
 }
 
+// A polled wait (STDCL_WAIT=block) asks for an event's status again and again
+// until it changes, as many times as the command takes: only the first of a
+// run of such queries (the same event, from the same site, in one thread) is
+// counted, so that the calls of a run are numbered the same every time.
+thread_local cl_event t_polled_ev;
+thread_local const void* t_polled_ra;
+
 SHIM_API cl_int clGetEventInfo(cl_event ev, cl_event_info what, size_t sz, void* v, size_t* ret)
 {
     cl_int e;
-    if (inject("clGetEventInfo", RA, kHost, &e)) return e;
+    const void* ra = RA;
+    if (what == CL_EVENT_COMMAND_EXECUTION_STATUS && ev == t_polled_ev && ra == t_polled_ra)
+        return REAL(clGetEventInfo)(ev, what, sz, v, ret);
+    t_polled_ev = what == CL_EVENT_COMMAND_EXECUTION_STATUS ? ev : nullptr;
+    t_polled_ra = ra;
+    if (inject("clGetEventInfo", ra, kHost, &e)) return e;
     return REAL(clGetEventInfo)(ev, what, sz, v, ret);
 }
 
