@@ -54,7 +54,13 @@ void forget(SyncDevice& d, size_t off, size_t len)
     d.known.resize(k);
 }
 
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how)
+std::atomic<std::uint32_t>& sync_clock()
+{
+    static std::atomic<std::uint32_t> clock{0};
+    return clock;
+}
+
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after)
 {
     if (!a.host || off >= a.size) return;
     len = std::min(len, a.size - off);
@@ -63,15 +69,37 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
         d.ref.assign(a.size, 0);
         d.epoch_given.assign((a.size + 3) / 4, 0);
         d.epoch_wrote.assign((a.size + 3) / 4, 0);
+        d.epoch_unseen_after.assign((a.size + 3) / 4, 0);
     }
     std::memset(d.given.data() + off, how, len);
     std::memcpy(d.ref.data() + off, a.lib() + off, len);
-    static std::atomic<std::uint32_t> clock{0};
-    std::uint32_t now = ++clock;
+    std::uint32_t now = ++sync_clock();
     for (size_t w = off / 4; w <= (off + len - 1) / 4; ++w) {
         d.epoch_given[w] = now;
-        if (how == kWritten) d.epoch_wrote[w] = now;
+        if (how == kWritten) {
+            d.epoch_wrote[w] = now;
+            d.epoch_unseen_after[w] = unseen_after;
+        }
     }
+}
+
+// Whether the newest write of word wi is not known: device d's and another
+// device's writes of it may have come in either order (one of them found by
+// a look, in an interval that holds the other).
+bool write_order_unknown(const SyncState& s, unsigned dn, size_t wi)
+{
+    const SyncDevice& d = s.dev[dn];
+    if (wi >= d.epoch_wrote.size() || !d.epoch_wrote[wi]) return false;
+    std::uint32_t dhi = d.epoch_wrote[wi], dlo = d.epoch_unseen_after[wi] ? d.epoch_unseen_after[wi] - 1 : dhi;
+    for (unsigned o = 0; o < s.dev.size(); ++o) {
+        if (o == dn || wi >= s.dev[o].epoch_wrote.size() || !s.dev[o].epoch_wrote[wi]) continue;
+        const SyncDevice& od = s.dev[o];
+        std::uint32_t ohi = od.epoch_wrote[wi],
+                      olo = od.epoch_unseen_after[wi] ? od.epoch_unseen_after[wi] - 1 : ohi;
+        if (!d.epoch_unseen_after[wi] && !od.epoch_unseen_after[wi]) continue;  // both seen: ordered
+        if (!(dlo >= ohi || olo >= dhi)) return true;  // the intervals overlap
+    }
+    return false;
 }
 
 int action() { return settings().check_action; }
@@ -230,6 +258,22 @@ void image_note(const Allocation& a, const SyncState& s, SyncDevice& d, size_t o
         if (to_device) std::memcpy(d.seen_dev.data() + off, a.lib() + off, len);
         std::memset(d.seen_known.data() + off, to_device ? 1 : 0, len);
     }
+}
+
+// A transfer back from the device, complete: the host's bytes [off, off + len)
+// are the device's now, a look at them as sync_refresh_unseen takes (else a
+// later command the check does not see that rewrites them would count as
+// the host's change: the library's own transfer changed the host's bytes
+// since the last look).
+void seen_brought_back(const Allocation& a, SyncDevice& d, size_t off, size_t len)
+{
+    if (d.seen_known.size() != a.size || d.seen_host.size() != a.size || d.seen_dev.size() != a.size ||
+        off >= a.size)
+        return;
+    len = std::min(len, a.size - off);
+    std::memcpy(d.seen_host.data() + off, a.lib() + off, len);
+    std::memcpy(d.seen_dev.data() + off, a.lib() + off, len);
+    std::memset(d.seen_known.data() + off, 1, len);
 }
 
 // Bytes [off, off + len) went to device devnum's copy, or came back from it.
@@ -430,14 +474,43 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
             moved = page_hash(a, *s, P) != f.page_hash;
             if (moved) fix.clear();
             if (!moved && !(s->reported & host_access) && read_device(a, dn, 0, a.size, &all)) {
+                // Memory the program holds a device object of: words a command
+                // the check does not see changed since the last look (the host
+                // left them as they were then) are this device's results too,
+                // written after that look.
+                const bool look = a.handed_out.load(std::memory_order_relaxed) && d.seen_known.size() == a.size &&
+                    d.seen_dev.size() == a.size && d.seen_host.size() == a.size;
+                bool order_unknown = false;
+                auto unseen_result = [&](size_t x) {
+                    if (!look) return false;
+                    size_t wl = std::min<size_t>(4, a.size - x);
+                    for (size_t b = x; b < x + wl; ++b)
+                        if (!d.seen_known[b]) return false;
+                    if (std::memcmp(d.seen_dev.data() + x, all.data() + x, wl) == 0 ||
+                        std::memcmp(d.seen_host.data() + x, a.lib() + x, wl) != 0 ||
+                        std::memcmp(all.data() + x, a.lib() + x, wl) == 0)
+                        return false;
+                    for (size_t o = 0; o < s->dev.size(); ++o)
+                        if (o != dn && x / 4 < s->dev[o].epoch_wrote.size() &&
+                            s->dev[o].epoch_wrote[x / 4] > d.look_epoch)
+                            order_unknown = true;  // another device wrote it since: which came last?
+                    return true;
+                };
                 std::vector<std::pair<size_t, size_t>> runs;
                 for (size_t x = 0; x < a.size && runs.size() < 2; x += 4) {
-                    if (!result(x, all.data() + x)) continue;
+                    if (!result(x, all.data() + x) && !unseen_result(x)) continue;
                     if (!runs.empty() && runs.back().second == x)
                         runs.back().second = std::min(x + 4, a.size);
                     else
                         runs.emplace_back(x, std::min(x + 4, a.size));
                 }
+                // Where this device's result and another device's write of the
+                // same word may have come in either order, which is newest is
+                // not known: no transfer is named.
+                for (const auto& r : runs)
+                    for (size_t x = r.first; x < r.second && !order_unknown; x += 4)
+                        order_unknown = write_order_unknown(*s, dn, x / 4);
+                if (order_unknown) runs.clear();
                 if (runs.size() == 1 && runs[0].first == 0 && runs[0].second == a.size)
                     fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its "
                                     "results",
@@ -753,6 +826,7 @@ void settle(Allocation& a, bool every)
                     SyncDevice& d = s->dev[g.dev];
                     d.known.push_back(SyncRange{g.off, g.len, hash_bytes(a.lib() + g.off, g.len)});
                     mark_given(a, d, g.off, g.len, kSent);
+                    seen_brought_back(a, d, g.off, g.len);
                     note_pages_synced(a, *s, d, g.off, g.len, false, true);
                 }
                 if (s->backs_pending && --s->backs_pending == 0 && !s->unattributed_other) s->unattributed = false;
@@ -836,6 +910,7 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
         mark_given(a, d, off, len, kSent);
     }
     if (to_device) image_note(a, *s, d, off, len, true);
+    if (!to_device && waited) seen_brought_back(a, d, off, len);
     note_pages_synced(a, *s, d, off, len, to_device, waited);
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
@@ -899,7 +974,7 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
                     std::memcmp(d.seen_dev.data() + w, copy.data() + w, wl) == 0)
                     continue;
                 if (std::memcmp(d.seen_host.data() + w, a.lib() + w, wl) != 0) continue;
-                mark_given(a, d, w, wl, kWritten);
+                mark_given(a, d, w, wl, kWritten, d.look_epoch + 1);
                 any = true;
             }
             if (!any) continue;
@@ -923,6 +998,7 @@ void sync_refresh_unseen(Allocation& a, unsigned devnum)
             }
         }
     }
+    d.look_epoch = sync_clock().load();
     d.image = std::move(now);
     d.seen_dev = std::move(copy);
     d.seen_host.assign(a.lib(), a.lib() + a.size);

@@ -33,6 +33,12 @@ struct SyncDevice {
     // given a value, and last written by a command there (a running count):
     // another device's result is newer than this copy only where it came later.
     std::vector<std::uint32_t> epoch_given, epoch_wrote;
+    // Per word written by a command the check does not see (found by a look,
+    // sync_refresh_unseen): the count at the look before, so that the write
+    // lies after it and no later than epoch_wrote; 0 for a write the check saw
+    // (at epoch_wrote).  And the count at this device's last look.
+    std::vector<std::uint32_t> epoch_unseen_after;
+    std::uint32_t look_epoch = 0;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
     // Watched memory (Backing::watched), per page of the block: the hash of the
     // bytes this device's copy holds there (0: unknown), and whether a kernel or
@@ -111,7 +117,9 @@ void forget(SyncDevice& d, size_t off, size_t len);
 // how: kSent (the device's copy and the host's agreed then), kWritten (a
 // command there changed it while the host held these bytes).
 enum : char { kNever = 0, kSent = 1, kWritten = 2 };
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how);
+// unseen_after: for a write found by a look (a command the check does not
+// see), 1 + the count at the device's look before; else 0.
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after = 0);
 // Device dn's name in reports ("?" when cp or dn is not known).
 const char* device_name(CLCONTEXT* cp, unsigned dn);
 // Device dn's copy of bytes [off, off + len) of a, read back after its queues
