@@ -496,6 +496,14 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                             order_unknown = true;  // another device wrote it since: which came last?
                     return true;
                 };
+                // A word both a command the check does not see and the host
+                // changed since the last look: which is the program's newest is
+                // not known, nor what a transfer back would undo.
+                for (size_t x = 0; look && x < a.size && !order_unknown; x += 4) {
+                    size_t wl = std::min<size_t>(4, a.size - x);
+                    order_unknown = d.seen_known[x] && std::memcmp(d.seen_dev.data() + x, all.data() + x, wl) != 0 &&
+                        std::memcmp(d.seen_host.data() + x, a.lib() + x, wl) != 0;
+                }
                 std::vector<std::pair<size_t, size_t>> runs;
                 for (size_t x = 0; x < a.size && runs.size() < 2; x += 4) {
                     if (!result(x, all.data() + x) && !unseen_result(x)) continue;
