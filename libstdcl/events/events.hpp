@@ -86,6 +86,8 @@ void profile_report_at_exit() noexcept;
 
 // Releases the events clwait handed out for cp (events.cpp).
 void wait_forget_context(CLCONTEXT* cp) noexcept;
+// s as a JSON string, quotes included (the profile's and the timeline's files).
+std::string json_string(const std::string& s);
 // The timeline (timeline.cpp; STDCL_TIMELINE=path).  Commands reach it from the
 // profile's event timing, which STDCL_TIMELINE turns on (without the report).
 bool timeline_on() noexcept;

@@ -73,6 +73,22 @@ struct DeviceProfile {
 
 }  // namespace
 
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (unsigned char ch : s) {
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += char(ch);
+        } else if (ch < 0x20) {
+            out += strprintf("\\u%04x", ch);
+        } else {
+            out += char(ch);
+        }
+    }
+    return out + "\"";
+}
+
 struct ContextProfile {
     std::mutex mu;  // the fields below but devs' contents (each has its own)
     bool alive = true;
@@ -196,21 +212,6 @@ bool busy(const ContextProfile& c)
     return false;
 }
 
-std::string json_string(const std::string& s)
-{
-    std::string out = "\"";
-    for (unsigned char ch : s) {
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += char(ch);
-        } else if (ch < 0x20) {
-            out += strprintf("\\u%04x", ch);
-        } else {
-            out += char(ch);
-        }
-    }
-    return out + "\"";
-}
 
 std::string ms_text(uint64_t ns) { return strprintf("%.3f", double(ns) / 1e6); }
 std::string us_text(double ns) { return strprintf("%.2f", ns / 1e3); }

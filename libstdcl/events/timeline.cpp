@@ -102,22 +102,6 @@ std::uint32_t intern(const std::string& name)
 
 thread_local int t_thread = -1;
 
-std::string json_text(const std::string& s)
-{
-    std::string out = "\"";
-    for (unsigned char ch : s) {
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += char(ch);
-        } else if (ch < 0x20) {
-            out += strprintf("\\u%04x", ch);
-        } else {
-            out += char(ch);
-        }
-    }
-    return out + "\"";
-}
-
 // The MPI rank of this process, or -1 (Open MPI, MPICH/PMI, PMIx, Slurm).
 long mpi_rank()
 {
@@ -189,7 +173,7 @@ std::string render(Timeline& t)
     std::string pname = rank >= 0 ? strprintf("libstdcl: rank %ld (pid %ld)", rank, pid)
                                   : strprintf("libstdcl: pid %ld", pid);
     out += strprintf("{\"ph\": \"M\", \"pid\": %ld, \"name\": \"process_name\", \"args\": {\"name\": %s}}", pid,
-                     json_text(pname).c_str());
+                     json_string(pname).c_str());
     for (size_t i = 0; i < t.thread_tids.size(); ++i) {
         out += strprintf(",\n{\"ph\": \"M\", \"pid\": %ld, \"tid\": %d, \"name\": \"thread_name\", \"args\": "
                          "{\"name\": \"host thread %zu (tid %ld)\"}}",
@@ -201,7 +185,7 @@ std::string render(Timeline& t)
     for (size_t i = 0; i < t.tracks.size(); ++i) {
         out += strprintf(",\n{\"ph\": \"M\", \"pid\": %ld, \"tid\": %d, \"name\": \"thread_name\", \"args\": "
                          "{\"name\": %s}}",
-                         pid, kDeviceBase + int(i), json_text(t.tracks[i].name).c_str());
+                         pid, kDeviceBase + int(i), json_string(t.tracks[i].name).c_str());
         out += strprintf(",\n{\"ph\": \"M\", \"pid\": %ld, \"tid\": %d, \"name\": \"thread_sort_index\", \"args\": "
                          "{\"sort_index\": %d}}",
                          pid, kDeviceBase + int(i), 1000 + int(i));
@@ -210,7 +194,7 @@ std::string render(Timeline& t)
         out += strprintf(",\n{\"ph\": \"X\", \"pid\": %ld, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"name\": %s, "
                          "\"cat\": \"host\", \"args\": {\"detail\": %s}}",
                          pid, kHostBase + s.thread, us(std::int64_t(s.t0)), us(std::int64_t(s.t1 - s.t0)),
-                         json_text(t.names[s.name]).c_str(), json_text(t.names[s.detail]).c_str());
+                         json_string(t.names[s.name]).c_str(), json_string(t.names[s.detail]).c_str());
     for (size_t i = 0; i < t.commands.size(); ++i) {
         const TimelineCommand& c = t.commands[i];
         const Track& tr = t.tracks[c.track];
@@ -230,7 +214,7 @@ std::string render(Timeline& t)
         out += strprintf(",\n{\"ph\": \"X\", \"pid\": %ld, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"name\": %s, "
                          "\"cat\": \"%s\", \"args\": {%s}}",
                          pid, kDeviceBase + int(c.track), us(start), us(end - start),
-                         json_text(t.names[c.name]).c_str(), kind_cat(c.kind), args.c_str());
+                         json_string(t.names[c.name]).c_str(), kind_cat(c.kind), args.c_str());
         // The arrow from the enqueue on the host thread to the command.
         out += strprintf(",\n{\"ph\": \"s\", \"pid\": %ld, \"tid\": %d, \"ts\": %.3f, \"id\": %zu, \"name\": "
                          "\"enqueue\", \"cat\": \"enqueue\"}",

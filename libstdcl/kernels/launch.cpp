@@ -427,8 +427,11 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     });
     if (finish) noevent_finish(cp, devnum, call);
     if (flags & CL_EVENT_NOEVENT) return STDCL_LAUNCHED;
-    size_t items = 1;  // the timeline's work-items (ndr is the range launched)
-    for (size_t i = 0; i < ndr->dim && i < 3; ++i) items *= ndr->gtsz[i];
+    size_t items = 0;  // the timeline's work-items (ndr is the range launched)
+    if (cp->prof) {
+        items = 1;
+        for (size_t i = 0; i < ndr->dim && i < 3; ++i) items *= ndr->gtsz[i];
+    }
     cl_event done =
         event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true, false, items});
     if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call);
