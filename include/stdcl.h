@@ -844,6 +844,19 @@ STDCL_API cl_event clwaitev(CLCONTEXT* cp, unsigned int devnum, const cl_event e
  * profile: the message says to set STDCL_PROFILE=1). */
 STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end);
 
+/* With STDCL_TIMELINE=FILE in the environment when the library loads, the
+ * library keeps a timeline of the process (every device queue's commands,
+ * every thread's waits and program builds: stdcl(7)) and writes it to FILE
+ * at exit.  stdcl_timeline_flush writes it now, with the commands seen
+ * complete so far (it does not wait for the others), so that a program
+ * that runs for hours, or one that may not exit normally, leaves a
+ * timeline behind; each call writes the whole timeline again.  The file
+ * is replaced whole (written beside it and renamed).  Returns 0, or
+ * STDCL_ESTATE (STDCL_TIMELINE is unset, or the process is a child of
+ * fork() and FILE has no %p), STDCL_ENOENT (the file could not be written:
+ * clerror() says why), STDCL_ENOMEM. */
+STDCL_API int stdcl_timeline_flush(void);
+
 /* clreduce operations and element types. */
 #define CL_REDUCE_SUM    1
 #define CL_REDUCE_MIN    2

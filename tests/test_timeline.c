@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -86,6 +87,27 @@ static int run(void)
             fprintf(stderr, "test_timeline: element %zu is %d, not %d\n", i, g_a[i], (int)i + ROUNDS * 11);
             return 1;
         }
+    /* TEST_TIMELINE_FLUSH=FILE: the timeline as stdcl_timeline_flush writes
+     * it now, moved to FILE (the exit writes it again); and in a child of
+     * fork() whose path has no %p, the flush is refused. */
+    const char* flush_to = getenv("TEST_TIMELINE_FLUSH");
+    if (flush_to) {
+        const char* path = getenv("STDCL_TIMELINE");
+        if (stdcl_timeline_flush() != 0 || rename(path, flush_to) != 0) {
+            fprintf(stderr, "test_timeline: stdcl_timeline_flush: %s\n", clerror());
+            return 1;
+        }
+        pid_t child = fork();
+        if (child == 0) {
+            int rc = stdcl_timeline_flush();
+            _exit(rc == STDCL_ESTATE && strstr(clerror(), "child of fork()") ? 0 : 1);
+        }
+        int st = 0;
+        if (child < 0 || waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "test_timeline: a child of fork() flushed over its parent's timeline\n");
+            return 1;
+        }
+    }
     clfree(g_a);
     clclose(g_cp, h);
     return g_bad;
@@ -225,6 +247,61 @@ static void test_timeline_bad_values_say_so_and_run_on(void** state)
     tu_proc_free(&r);
 }
 
+/* stdcl_timeline_flush writes the timeline while the program runs: all the
+ * commands seen complete by then, a file check_timeline.py accepts. */
+static void test_timeline_flush_writes_it_now(void** state)
+{
+    (void)state;
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char path[600], flushed[600], copy[700];
+    snprintf(path, sizeof path, "STDCL_TIMELINE=%s/t.json", dir);
+    snprintf(flushed, sizeof flushed, "%s/flushed.json", dir);
+    snprintf(copy, sizeof copy, "TEST_TIMELINE_FLUSH=%s", flushed);
+    const char* env[] = {path, copy, "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL};
+    tu_proc r;
+    run_self(&r, env);
+    if (r.status != 0) tu_proc_dump(&r, "--run with a flush");
+    assert_int_equal(r.status, 0);
+    tu_proc_free(&r);
+    assert_true(tu_is_file(flushed));
+    CLCONTEXT* cp = chosen();
+    check_file(flushed, clgetndev(cp) > 2 ? 2 : clgetndev(cp));
+    char at_exit[620];
+    snprintf(at_exit, sizeof at_exit, "%s/t.json", dir);
+    assert_true(tu_is_file(at_exit));  /* written again at exit */
+    char rm[700];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(dir);
+}
+
+/* Without STDCL_TIMELINE there is nothing to flush: STDCL_ESTATE, and
+ * clerror() says what to set. */
+static void test_timeline_flush_without_a_timeline_says_so(void** state)
+{
+    (void)state;
+    assert_null(getenv("STDCL_TIMELINE"));
+    assert_int_equal(stdcl_timeline_flush(), STDCL_ESTATE);
+    assert_contains(clerror(), "STDCL_TIMELINE=FILE");
+}
+
+/* A file that cannot be written: STDCL_ENOENT naming it, and the program
+ * runs on. */
+static void test_timeline_flush_to_nowhere_says_so(void** state)
+{
+    (void)state;
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    const char* env[] = {"STDCL_TIMELINE=/nonexistent-stdcl-folder/t.json", "TEST_TIMELINE_FLUSH=/dev/null", NULL};
+    tu_proc r;
+    run_self(&r, env);
+    assert_int_equal(r.status, 1);
+    assert_contains(r.err, "stdcl_timeline_flush: writing '/nonexistent-stdcl-folder/t.json' failed");
+    tu_proc_free(&r);
+    free(dir);
+}
+
 int main(int argc, char** argv)
 {
     g_self = argv[0];
@@ -234,6 +311,9 @@ int main(int argc, char** argv)
         cmocka_unit_test(test_timeline_in_zero_copy_mode),
         cmocka_unit_test(test_timeline_file_per_rank),
         cmocka_unit_test(test_timeline_bad_values_say_so_and_run_on),
+        cmocka_unit_test(test_timeline_flush_writes_it_now),
+        cmocka_unit_test(test_timeline_flush_without_a_timeline_says_so),
+        cmocka_unit_test(test_timeline_flush_to_nowhere_says_so),
     };
     return tu_run_tests(argc, argv, "timeline", tests, NULL, NULL);
 }

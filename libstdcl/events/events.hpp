@@ -114,6 +114,12 @@ struct TimelineCommand {
 void timeline_command(const TimelineCommand& c) noexcept;
 // A span of this thread on the host: a wait, a build.
 void timeline_span(const char* name, const std::string& detail, std::uint64_t t0, std::uint64_t t1) noexcept;
+// Writes the timeline file now (renamed into place whole): 0; -1 when
+// STDCL_TIMELINE is unset; -2 in a child of fork() whose path has no %p; else
+// the errno of the failed write.  *path: the file's name, where known.
+int timeline_write(std::string* path) noexcept;
 void timeline_write_at_exit() noexcept;
+// Times the commands of every live context seen complete by now (no wait).
+void profile_collect() noexcept;
 
 }  // namespace stdcl

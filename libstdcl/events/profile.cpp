@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -531,6 +532,27 @@ void profile_reopen(CLCONTEXT* cp) noexcept
     ++p->reopened;
 }
 
+void profile_collect() noexcept
+{
+    try {
+        std::vector<std::shared_ptr<ContextProfile>> all;
+        {
+            std::lock_guard<std::mutex> lock(profiles().mu);
+            all = profiles().all;
+        }
+        for (const auto& c : all) {
+            std::lock_guard<std::mutex> lock(c->mu);
+            if (!c->alive) continue;
+            for (auto& d : c->devs) {
+                std::lock_guard<std::mutex> dl(d->mu);
+                harvest(*d, false);
+            }
+        }
+    } catch (...) {
+        // out of host memory: the commands are timed at the next collection
+    }
+}
+
 void profile_report_at_exit() noexcept
 {
     if (!profile_report_wanted()) return;
@@ -591,6 +613,28 @@ STDCL_API int clevent_times(cl_event ev, cl_ulong* start, cl_ulong* end)
         check_cl(err, "clevent_times: clGetEventProfilingInfo");
         if (start) *start = t0;
         if (end) *end = t1;
+        return 0;
+    });
+}
+
+STDCL_API int stdcl_timeline_flush(void)
+{
+    return guarded_int([&] {
+        if (!timeline_on())
+            fail(STDCL_ESTATE,
+                 "stdcl_timeline_flush: no timeline is kept: set STDCL_TIMELINE=FILE in the environment before the "
+                 "program starts");
+        profile_collect();
+        std::string path = settings().timeline_path;
+        int err = timeline_write(&path);
+        if (err == -2)
+            fail(STDCL_ESTATE,
+                 "stdcl_timeline_flush: this process is a child of fork(): it would write over its parent's "
+                 "timeline '%s' (put %%p in STDCL_TIMELINE for a file per process)",
+                 path.c_str());
+        if (err == ENOMEM) fail(STDCL_ENOMEM, "stdcl_timeline_flush: out of host memory");
+        if (err)
+            fail(STDCL_ENOENT, "stdcl_timeline_flush: writing '%s' failed: %s", path.c_str(), std::strerror(err));
         return 0;
     });
 }

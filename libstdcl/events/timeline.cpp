@@ -14,7 +14,8 @@
 // Memory is bounded: the first kMaxCommands commands and kMaxSpans host
 // spans are kept, later ones counted as dropped (the file says how many).
 // The file is written at exit by the process that loaded the library (a
-// child of fork() that did not exec writes nothing unless the path holds %p);
+// child of fork() that did not exec writes nothing unless the path holds %p),
+// and whenever the program calls stdcl_timeline_flush();
 // %p in the path becomes the process id, %r the MPI rank, and a path without
 // %r in a process that has a rank gets ".rank<N>" before its extension.
 #include "events/events.hpp"
@@ -339,12 +340,12 @@ void timeline_span(const char* name, const std::string& detail, std::uint64_t t0
     }
 }
 
-void timeline_write_at_exit() noexcept
+int timeline_write(std::string* path_out) noexcept
 {
-    if (!timeline_on()) return;
+    if (!timeline_on()) return -1;
     const std::string& pattern = settings().timeline_path;
     // A child of fork() that did not exec would write over its parent's file.
-    if (getpid() != load_pid() && pattern.find("%p") == std::string::npos) return;
+    if (getpid() != load_pid() && pattern.find("%p") == std::string::npos) return -2;
     try {
         Timeline& t = tl();
         std::string text;
@@ -353,15 +354,30 @@ void timeline_write_at_exit() noexcept
             text = render(t);
         }
         std::string path = file_name(pattern);
-        FILE* f = std::fopen(path.c_str(), "w");
-        bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-        if (f) ok = std::fclose(f) == 0 && ok;
-        if (!ok)
-            std::fprintf(stderr, "stdcl: STDCL_TIMELINE: writing '%s' failed (%s): no timeline\n", path.c_str(),
-                         std::strerror(errno));
+        if (path_out) *path_out = path;
+        // Written whole beside it and renamed: a viewer opening the file while
+        // a flush runs sees the last complete timeline.
+        std::string tmp = path + ".tmp" + std::to_string(long(getpid()));
+        FILE* f = std::fopen(tmp.c_str(), "w");
+        if (!f) return errno ? errno : EIO;
+        bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        int err = ok ? 0 : (errno ? errno : EIO);
+        if (std::fclose(f) != 0 && !err) err = errno ? errno : EIO;
+        if (!err && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno ? errno : EIO;
+        if (err) std::remove(tmp.c_str());
+        return err;
     } catch (...) {
-        std::fputs("stdcl: STDCL_TIMELINE: out of host memory: no timeline\n", stderr);
+        return ENOMEM;
     }
+}
+
+void timeline_write_at_exit() noexcept
+{
+    std::string path = settings().timeline_path;
+    int err = timeline_write(&path);
+    if (err > 0)
+        std::fprintf(stderr, "stdcl: STDCL_TIMELINE: writing '%s' failed (%s): no timeline\n", path.c_str(),
+                     std::strerror(err));
 }
 
 }  // namespace stdcl

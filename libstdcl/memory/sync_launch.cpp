@@ -511,6 +511,9 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
+    if (patches.empty() && learn)
+        trace(Trace::mem, "STDCL_CHECK=sync: kernel '%s' on device %u run again to see which words it writes of an "
+              "argument this device never had whole", ki.name.c_str(), devnum);
     if (!patches.empty())
         trace(Trace::mem,
               "STDCL_CHECK=sync: kernel '%s' on device %u run %s to see whether it reads %zu argument(s) older than "
