@@ -288,7 +288,7 @@ static inline void soa_store(__global float4* p, soa4 s)
     } while (0)
 
 __kernel void nbody_kern(float dt1, float eps,
-                         __global float4* pos_old,
+                         __global const float4* pos_old,
                          __global float4* pos_new,
                          __global float4* vel,
                          __local float4* pblock)
@@ -310,11 +310,11 @@ __kernel void nbody_kern(float dt1, float eps,
 }
 
 __kernel void nbody_kern_multi(float dt1, float eps,
-                               __global float4* pos_old,
+                               __global const float4* pos_old,
                                __global float4* pos_new,
                                __global float4* vel,
                                __local float4* pblock,
-                               __global float4* pos_remote,
+                               __global const float4* pos_remote,
                                __global float4* acc,
                                int mode)
 {
@@ -513,7 +513,7 @@ __kernel void nbody_kern_multi(float dt1, float eps,
 
 __kernel NB_WG_ATTR
 void nbody_kern(float dt1, float eps,
-                __global float4* pos_old,
+                __global const float4* pos_old,
                 __global float4* pos_new,
                 __global float4* vel,
                 __local float4* pblock)
@@ -535,11 +535,11 @@ void nbody_kern(float dt1, float eps,
 
 __kernel NB_WG_ATTR
 void nbody_kern_multi(float dt1, float eps,
-                      __global float4* pos_old,
+                      __global const float4* pos_old,
                       __global float4* pos_new,
                       __global float4* vel,
                       __local float4* pblock,
-                      __global float4* pos_remote,
+                      __global const float4* pos_remote,
                       __global float4* acc,
                       int mode)
 {

@@ -163,8 +163,10 @@ void nbody_blocks_alloc(nbody_blocks* b, const float* pos0, const float* vel0)
     }
     for (int d = 0; d < b->dv.k; d++) {
         const int g = b->first + d;
+        /* acc: the partial sums between one step's launches, which only the
+         * kernels use: device memory, no host copy. */
         if (!(b->vel[d] = (cl_float4*)clmalloc(cp, block_sz, 0)) ||
-            !(b->acc[d] = (cl_float4*)clmalloc(cp, block_sz, 0)))
+            !(b->acc[d] = (cl_float4*)clmalloc(cp, block_sz, CL_MEM_DEVONLY)))
             nbody_die("clmalloc");
         nbody_pad(b->cnt[g], b->nb, (float*)b->pos[0][g], (float*)b->vel[d], pos0 + 4 * b->off[g], vel0 + 4 * b->off[g],
                   (long)g * b->nb);

@@ -448,11 +448,10 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     std::vector<std::vector<char>> first, again, p;
     std::vector<const Patch*> reads;
     bool ok = true;
+    // Only to learn what the kernel writes, the poisoned run below is enough.
     if (!patches.empty())
         ok = probe_run(q, views, run, -1, nullptr, &first) && probe_run(q, views, run, -1, nullptr, &again) &&
              first == again;
-    else if (learn)
-        ok = probe_run(q, views, run, -1, nullptr, &first);
     for (size_t k = 0; ok && k < patches.size(); ++k) {
         const Patch& pa = patches[k];
         ok = probe_run(q, views, run, pa.view, &pa.bytes, &p);
@@ -511,9 +510,13 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
     }
     for (const ProbeView& v : views) write_view(q, v, v.before.data());
     clFinish(q);
-    if (patches.empty() && learn)
-        trace(Trace::mem, "STDCL_CHECK=sync: kernel '%s' on device %u run again to see which words it writes of an "
-              "argument this device never had whole", ki.name.c_str(), devnum);
+    if (patches.empty() && learn && trace_on(Trace::mem)) {
+        std::string which;
+        for (const SyncSuspect& u : suspects)
+            if (!u.kind) which += strprintf("%s%u", which.empty() ? "" : ", ", u.arg);
+        trace(Trace::mem, "STDCL_CHECK=sync: kernel '%s' on device %u run again to see which words it writes of "
+              "argument(s) %s, which this device never had whole", ki.name.c_str(), devnum, which.c_str());
+    }
     if (!patches.empty())
         trace(Trace::mem,
               "STDCL_CHECK=sync: kernel '%s' on device %u run %s to see whether it reads %zu argument(s) older than "
