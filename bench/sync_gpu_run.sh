@@ -4,8 +4,9 @@
 # tree (./configure && make, CMocka and nettle's headers from build-deps/debs,
 # as stress_gpu_run.sh), then on stdgpu: test_synccheck (the guide's split
 # over two GPUs, commands on stdcl_queue), the sync model's generated programs
-# (MODEL_COUNT, default 200), make check-gpu, and nbody_multi on every GPU
-# with and without STDCL_CHECK=sync (RUNS runs each, alternating).  Results go
+# (MODEL_COUNT, default 200), nbody_multi on every GPU with and without
+# STDCL_CHECK=sync (N 65536 and 131072, RUNS runs each, alternating),
+# test_wait and test_timeline, then make check-gpu in the time left of 570 s.  Results go
 # to $OUT (default /tmp/gpu-out).
 set -u
 . "$(dirname "$0")/gpu_common.sh"
@@ -30,21 +31,30 @@ for plain in --no-plain ""; do
     echo "-- ${plain:-with plain commands}"
     tail -12 "$RES/model$plain.txt"
 done
-echo "== make check-gpu"
-timeout -k 5 400 make check-gpu > "$RES/check_gpu.log" 2>&1
-echo "status $?"; tail -3 "$RES/check_gpu.log"
 echo "== nbody_multi on every GPU, with and without STDCL_CHECK=sync"
 nb=build/examples/nbody/nbody_multi
 ndev=$(nvidia-smi -L | wc -l)
+for n in 65536 131072; do
 for i in $(seq 1 "${RUNS:-3}"); do
     for mode in off sync; do
         t0=$(date +%s%N)
         if [ $mode = sync ]; then
-            (cd examples/nbody && STDCL_CHECK=sync ../../$nb -c gpu -d "$ndev" -n 65536 -s 200 -q) > /tmp/nb.log 2>&1
+            (cd examples/nbody && STDCL_CHECK=sync ../../$nb -c gpu -d "$ndev" -n $n -s 200 -q) > /tmp/nb.log 2>&1
         else
-            (cd examples/nbody && ../../$nb -c gpu -d "$ndev" -n 65536 -s 200 -q) > /tmp/nb.log 2>&1
+            (cd examples/nbody && ../../$nb -c gpu -d "$ndev" -n $n -s 200 -q) > /tmp/nb.log 2>&1
         fi
         rc=$?
-        echo "$mode run $i: status $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(grep -c 'sync check' /tmp/nb.log) findings, $(tail -1 /tmp/nb.log)"
+        echo "N=$n $mode run $i: status $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(grep -c 'sync check' /tmp/nb.log) findings, $(tail -1 /tmp/nb.log)"
     done
+done
 done | tee "$RES/nbody.txt"
+echo "== test_wait and test_timeline on stdgpu"
+for t in test_wait test_timeline; do
+    (cd build/tests && STDCL_TEST_CONTEXT=gpu timeout -k 5 120 ./$t; echo "$t: exit status $?") >> "$RES/tests.txt" 2>&1
+done
+grep -E "exit status|PASSED|FAILED" "$RES/tests.txt"
+
+echo "== make check-gpu"
+left=$(( 570 - ($(date +%s) - start) ))
+timeout -k 5 "$left" make check-gpu > "$RES/check_gpu.log" 2>&1
+echo "status $?"; tail -3 "$RES/check_gpu.log"
