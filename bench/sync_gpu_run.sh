@@ -27,7 +27,7 @@ echo "status $?"; grep -E "PASSED|FAILED|skip" "$RES/synccheck.log" | head
 echo "== the sync model on stdgpu, ${MODEL_COUNT:-200} programs"
 for plain in --no-plain ""; do
     STDCL_TEST_CONTEXT=gpu python3 tests/sync_model.py --runner build/tests/helper_syncrun --count "${MODEL_COUNT:-200}" \
-        --seed 1 $plain --devices "$(nvidia-smi -L | wc -l | awk '{print ($1 > 1) ? 2 : 1}')" > "$RES/model$plain.txt" 2>&1
+        --seed 1 $plain --align 512 --devices "$(nvidia-smi -L | wc -l | awk '{print ($1 > 1) ? 2 : 1}')" > "$RES/model$plain.txt" 2>&1
     echo "-- ${plain:-with plain commands}"
     tail -12 "$RES/model$plain.txt"
 done

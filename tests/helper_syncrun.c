@@ -23,6 +23,8 @@
  *   plain D A OFF N        a plain OpenCL kernel on stdcl_queue(cp, D), not
  *                          announced, writes N new values at element OFF
  *                          through stdcl_mem's object (then clFinish)
+ * A call that fails prints "error OP MESSAGE" as it runs, before its
+ * program's summary below.
  * Elements are ints.  The runner keeps the program's memory as one coherent
  * copy would hold it; a host read that sees other values is "wrong".  For each
  * program it prints "program ID", then "wrong OP" for the first operation

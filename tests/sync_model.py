@@ -257,7 +257,7 @@ class Model:
             self.pending[o] = []
 
 
-def generate(seed, ndev_max, plain=True, wide=True):
+def generate(seed, ndev_max, plain=True, wide=True, align=128):
     """wide: clmcopy, interior pointers and clfree mid-program among the
     operations (--narrow leaves them out: the first generator's programs)."""
     r = random.Random(seed)
@@ -344,9 +344,12 @@ def generate(seed, ndev_max, plain=True, wide=True):
             d = r.randrange(ndev)
             lo, n = rng(a)
             what = "inc"
-            if wide and r.random() < 0.3 and m.n[a] > 32:
-                # Through an interior pointer (a sub-buffer): 128-byte aligned.
-                lo = lo // 32 * 32
+            step = max(1, align // 4)  # in ints
+            if wide and r.random() < 0.3 and m.n[a] > step:
+                # Through an interior pointer (a sub-buffer), aligned as the
+                # device needs (CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bytes on
+                # PoCL, 512 on NVIDIA).
+                lo = lo // step * step
                 n = min(n, m.n[a] - lo)
                 what = "iinc"
             bring_to(d, a, lo, n)
@@ -451,6 +454,8 @@ def main():
                     help="no plain OpenCL commands on stdcl_queue's queue in the programs")
     ap.add_argument("--narrow", action="store_true",
                     help="no clmcopy, interior pointers or clfree mid-program (the first generator)")
+    ap.add_argument("--align", type=int, default=128,
+                    help="interior pointers' alignment in bytes, a multiple of 4 (default 128, PoCL's; 512 on NVIDIA)")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--shrink", type=int, metavar="SEED",
                     help="shrink the program of SEED, on which the model and the check disagree, and print it "
@@ -460,7 +465,7 @@ def main():
         return shrink(args, args.shrink)
     progs = {}
     for s in range(args.seed, args.seed + args.count):
-        ndev, ops, dropped = generate(s, args.devices, not args.no_plain, not args.narrow)
+        ndev, ops, dropped = generate(s, args.devices, not args.no_plain, not args.narrow, args.align)
         progs[s] = (ndev, ops, dropped, judge(ndev, ops))
     res, out = run(args, {s: p[1] for s, p in progs.items()})
     counts = {}
@@ -556,7 +561,7 @@ def verdicts(ndev, ops, r):
 def shrink(args, seed):
     """The smallest program found by taking operations out of the program of
     seed while the model and the check keep disagreeing the same way."""
-    ndev, ops, _ = generate(seed, args.devices, not args.no_plain, not args.narrow)
+    ndev, ops, _ = generate(seed, args.devices, not args.no_plain, not args.narrow, args.align)
     res, _ = run(args, {0: ops})
     want = verdicts(ndev, ops, res.get(0))
     if want[0].split(":")[0] == want[1] or want[0] == "either":
@@ -690,10 +695,14 @@ def run(args, programs):
                          capture_output=True, text=True, env=env, timeout=3600)
     res = {}
     cur = None
+    errors = []  # the runner prints a call's error as it runs, before its program's summary
     for line in out.stdout.splitlines():
-        if line.startswith("program "):
+        if line.startswith("error "):
+            errors.append(line[6:])
+        elif line.startswith("program "):
             cur = int(line.split()[1])
-            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": [], "addr": {}}
+            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": errors, "addr": {}}
+            errors = []
         elif cur is None:
             continue
         elif line.startswith("wrong "):
@@ -709,8 +718,6 @@ def run(args, programs):
             res[cur]["where"][-1] = line[6:].split(",")[0]
         elif line.startswith("fix ") and res[cur]["fixes"]:
             res[cur]["fixes"][-1] = line[4:]
-        elif line.startswith("error "):
-            res[cur]["errors"].append(line[6:])
     return res, out
 
 
