@@ -199,6 +199,12 @@ endif
 # --------------------------------------------------------------------------
 LIB_SRCS := $(wildcard libstdcl/*/*.cpp)
 LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/%.o)
+# The primitives' kernels: OpenCL C files (libstdcl/primitives/cl) put into the
+# library as string constants, their includes inlined (tools/embed_cl.sh).
+PRIM_CL_DIR := libstdcl/primitives/cl
+PRIM_CL_FILES := $(wildcard $(PRIM_CL_DIR)/*.cl $(PRIM_CL_DIR)/*.h)
+PRIM_CL_CPP := $(BUILD)/gen/primitives/prims_cl_text.cpp
+LIB_OBJS += $(PRIM_CL_CPP:.cpp=.o)
 SONAME = libstdcl.so.$(STDCL_MAJOR)
 LIB_REAL = $(BUILD)/lib/libstdcl.so.$(PACKAGE_VERSION)
 LIB_SONAME_LINK = $(BUILD)/lib/$(SONAME)
@@ -228,6 +234,13 @@ $(BUILD)/libstdcl/programs/loader.o: LIB_DEFS = -DSTDCL_INCLUDEDIR='"$(includedi
 $(BUILD)/libstdcl/%.o: libstdcl/%.cpp | include/stdcl_version.h
 	@mkdir -p $(@D)
 	$(CXX) $(DEPFLAGS) $(ALL_CPPFLAGS) $(LIB_DEFS) -Ilibstdcl $(LIB_CXXFLAGS) -c $< -o $@
+
+$(PRIM_CL_CPP): $(PRIM_CL_FILES) tools/embed_cl.sh
+	@mkdir -p $(@D)
+	sh tools/embed_cl.sh $@ $(PRIM_CL_DIR) kScanCl=scan.cl kSortCl=sort.cl kReduceCl=reduce.cl
+
+$(PRIM_CL_CPP:.cpp=.o): $(PRIM_CL_CPP)
+	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
 
 # libclelf: STDCL 1.6 programs link -lclelf; a linker script that names libstdcl.
 $(LIB_CLELF): Makefile

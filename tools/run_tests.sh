@@ -20,6 +20,7 @@
 #                                         tests/check_man.sh,
 #                                         tests/check_install.sh,
 #                                         tests/check_spdx.sh,
+#                                         tests/check_prims_cl.sh,
 #                                         tests/check_sync_programs.sh,
 #                                         tests/sync_model.py (check_sync_model),
 #                                         tests/check_run_tests.sh,
@@ -34,9 +35,10 @@
 #                                         $BUILD_DIR/tests, or paths;
 #                                         check_exports, check_man,
 #                                         check_install, check_spdx,
-#                                         check_run_tests, check_faults,
-#                                         check_fuzz, check_sync_programs and
-#                                         check_sync_model are nine), passing
+#                                         check_prims_cl, check_run_tests,
+#                                         check_faults, check_fuzz,
+#                                         check_sync_programs and
+#                                         check_sync_model are ten), passing
 #                                         filter (a CMocka test-name pattern,
 #                                         e.g. 'test_clfree_*') as argv[1]
 #
@@ -80,6 +82,7 @@ run_exports=0
 run_man=0
 run_install=0
 run_spdx=0
+run_primscl=0
 run_self=0
 run_faults=0
 run_fuzz=0
@@ -94,6 +97,7 @@ if [ $# -ge 1 ]; then
             check_man|check_man.sh) run_man=1 ;;
             check_install|check_install.sh) run_install=1 ;;
             check_spdx|check_spdx.sh) run_spdx=1 ;;
+            check_prims_cl|check_prims_cl.sh) run_primscl=1 ;;
             check_run_tests|check_run_tests.sh) run_self=1 ;;
             check_faults|check_faults.sh) run_faults=1 ;;
             check_fuzz|run_fuzz.sh) run_fuzz=1 ;;
@@ -111,6 +115,7 @@ else
     run_man=1
     run_install=1
     run_spdx=1
+    run_primscl=1
     run_self=1
     run_faults=1
     run_fuzz=1
@@ -123,6 +128,7 @@ else
     case ",${TEST_SKIP:-}," in *,check_man,*) run_man=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_install,*) run_install=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_spdx,*) run_spdx=0 ;; esac
+    case ",${TEST_SKIP:-}," in *,check_prims_cl,*) run_primscl=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_run_tests,*) run_self=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_faults,*) run_faults=0 ;; esac
     case ",${TEST_SKIP:-}," in *,check_fuzz,*) run_fuzz=0 ;; esac
@@ -281,6 +287,9 @@ check() {
 [ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
 # Every file the project wrote names its license (tests/check_spdx.sh).
 [ $run_spdx -eq 1 ] && check check_spdx sh "$top/tests/check_spdx.sh"
+# Every program the primitives build, compiled from its OpenCL C file with its
+# build options (tests/check_prims_cl.sh).
+[ $run_primscl -eq 1 ] && check check_prims_cl sh "$top/tests/check_prims_cl.sh"
 # Every example and STDCL 1.6 program, silent under STDCL_CHECK=sync,error
 # (tests/check_sync_programs.sh); left out with pass_sync.
 [ $run_syncprog -eq 1 ] && check check_sync_programs bash "$top/tests/check_sync_programs.sh" "$build"

@@ -11,6 +11,13 @@
 
 namespace stdcl {
 
+// The kernels' element types and operations are clreduce's numbers.
+static_assert(PRIM_FLOAT == CL_REDUCE_FLOAT && PRIM_DOUBLE == CL_REDUCE_DOUBLE && PRIM_INT == CL_REDUCE_INT &&
+                  PRIM_LONG == CL_REDUCE_LONG && PRIM_UINT == CL_REDUCE_UINT && PRIM_ULONG == CL_REDUCE_ULONG,
+              "cl/protocol.h's types are stdcl.h's CL_REDUCE_ types");
+static_assert(PRIM_SUM == CL_REDUCE_SUM && PRIM_MIN == CL_REDUCE_MIN && PRIM_MAX == CL_REDUCE_MAX,
+              "cl/protocol.h's operations are stdcl.h's CL_REDUCE_ operations");
+
 namespace {
 
 const ElemType kElemTypes[7] = {{"", 0, 0},         {"float", 4, 2}, {"double", 8, 2}, {"int", 4, 1},
@@ -111,14 +118,15 @@ void prims_forget_context(CLCONTEXT* cp) noexcept
     }
 }
 
-void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call)
+void* prim_program(PrimState& st, const std::string& name, const char* source, const std::string& options,
+                   const char* call)
 {
     void*& h = st.handles[name];
     if (prim_handle_open(st.cp, h)) return h;
     auto bad = st.failed.find(name);
     if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
     try {
-        h = open_library_program(st.cp, source.c_str(), name.c_str());
+        h = open_library_program(st.cp, source, name.c_str(), options.c_str());
     } catch (const Error& e) {
         // The compiler refused it: it would again.  Anything else (memory, a
         // failed OpenCL call) may pass next time, and is tried again.
@@ -150,10 +158,9 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
 cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
                            const char* call)
 {
-    constexpr cl_uint kMaxEpoch = (1u << 30) - 1;  // the tag's 30 bits
     cl_mem m = prim_scratch(st, dn, name, bytes, call);
     Scratch& sc = st.scratch[dn][name];
-    if (sc.epoch == 0 || sc.epoch > kMaxEpoch - epochs) {
+    if (sc.epoch == 0 || sc.epoch > PRIM_EPOCH_MAX - epochs) {
         sc.epoch = 0;
         const cl_uint zero = 0;
         cl_int err =

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // prims.hpp: what clsort and clscan share (prims.cpp): their element types, the
-// checks of their arrays, their kernels (prims_cl.cpp) built once per context,
+// checks of their arrays, their kernels (cl/*.cl) built once per context,
 // the scratch memory each device keeps for them, and the enqueue of one of
 // their kernels.
 //
@@ -19,16 +19,18 @@
 #include "events/events.hpp"
 #include "kernels/kernel.hpp"
 #include "memory/memory.hpp"
+#include "primitives/cl/protocol.h"
 
 #include <mutex>
 
 namespace stdcl {
 
-// The OpenCL C text (prims_cl.cpp).
-extern const char* const kPrimsCommon;
-extern const char* const kScanBody;
-extern const char* const kSortBody;
-extern const char* const kSortPass;
+// The programs' OpenCL C, cl/scan.cl, cl/sort.cl and cl/reduce.cl with their
+// includes inlined (tools/embed_cl.sh writes them into the build at build
+// time); the variant is chosen by -D options (each file says which).
+extern const char* const kScanCl;
+extern const char* const kSortCl;
+extern const char* const kReduceCl;
 
 // An element type of clsort, clscan and clreduce (CL_REDUCE_*).
 struct ElemType {
@@ -77,10 +79,12 @@ struct PrimState {
 bool prim_handle_open(CLCONTEXT* cp, void* h);
 // cp's state (made at the first call), its mutex not held.
 std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp);
-// The program `name` of st's context (built from source at the first call),
-// for `call`; a build the compiler refused fails again at once, any other
-// failure (memory, an OpenCL call) is tried again at the next call.
-void* prim_program(PrimState& st, const std::string& name, const std::string& source, const char* call);
+// The program `name` of st's context (built from source with the build
+// options at the first call), for `call`; a build the compiler refused fails
+// again at once, any other failure (memory, an OpenCL call) is tried again at
+// the next call.
+void* prim_program(PrimState& st, const std::string& name, const char* source, const std::string& options,
+                   const char* call);
 // Device dn's scratch buffer `name` of at least bytes bytes.
 cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call);
 // Device dn's look-back state `name` (clscan's, clsort's) of at least bytes

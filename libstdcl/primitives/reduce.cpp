@@ -36,80 +36,6 @@ namespace stdcl {
 
 namespace {
 
-// The kernels: DEF(T, T8, name, op name, op, identity) makes both layouts.
-const char* const kReduceSource = R"CLC(
-#define R_SUM(a, b) ((a) + (b))
-#define R_MIN(a, b) min((a), (b))
-#define R_MAX(a, b) max((a), (b))
-#define R_FOLD4(OP, v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
-#define R_FOLD2(OP, v) OP((v).s0, (v).s1)
-#define R_FOLD8(OP, v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
-#define DEF(T, T8, TV, VW, NAME, OPN, OP, ID) \
-__kernel void stdcl_reduce_##NAME##_##OPN##_chunked(__global const T* x, ulong off, ulong n, ulong chunk, \
-                                                   __global T* part, __local T* scratch) \
-{ \
-    (void)scratch; \
-    x += off; \
-    ulong gid = get_global_id(0); \
-    ulong b = gid * chunk, e = min(b + chunk, n); \
-    T8 v0 = (T8)(ID), v1 = (T8)(ID); \
-    ulong i = b; \
-    for (; i + 16 <= e; i += 16) { \
-        v0 = OP(v0, vload8(0, x + i)); \
-        v1 = OP(v1, vload8(0, x + i + 8)); \
-    } \
-    v0 = OP(v0, v1); \
-    T a = R_FOLD8(OP, v0); \
-    for (; i < e; ++i) a = OP(a, x[i]); \
-    part[gid] = a; \
-} \
-__kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong off, ulong n, ulong head, \
-                                                   __global T* part, __local T* scratch) \
-{ \
-    x += off; \
-    ulong gs = get_global_size(0); \
-    ulong gid = get_global_id(0); \
-    T a = gid < head ? x[gid] : ID; \
-    __global const TV* v = (__global const TV*)(x + head); \
-    ulong nv = (n - head) / VW; \
-    TV b0 = (TV)(ID), b1 = (TV)(ID); \
-    ulong i = gid; \
-    for (; i + gs < nv; i += 2 * gs) { \
-        b0 = OP(b0, v[i]); \
-        b1 = OP(b1, v[i + gs]); \
-    } \
-    if (i < nv) b0 = OP(b0, v[i]); \
-    b0 = OP(b0, b1); \
-    a = OP(a, FOLDV(OP, b0)); \
-    ulong t = head + nv * VW; \
-    if (gid < n - t) a = OP(a, x[t + gid]); \
-    uint lid = get_local_id(0); \
-    scratch[lid] = a; \
-    barrier(CLK_LOCAL_MEM_FENCE); \
-    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) { \
-        if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]); \
-        barrier(CLK_LOCAL_MEM_FENCE); \
-    } \
-    if (lid == 0) part[get_group_id(0)] = scratch[0]; \
-}
-#define DEF3(T, T8, TV, VW, NAME, LO, HI) \
-    DEF(T, T8, TV, VW, NAME, sum, R_SUM, (T)0) DEF(T, T8, TV, VW, NAME, min, R_MIN, HI) \
-    DEF(T, T8, TV, VW, NAME, max, R_MAX, LO)
-)CLC";
-
-// Each element type's kernels, a program of their own (built at the first call
-// with that type), indexed by the CL_REDUCE_ type.
-const char* const kReduceTypes[7] = {
-    "",
-    "#define FOLDV R_FOLD4\nDEF3(float, float8, float4, 4, float, (-INFINITY), INFINITY)\n",
-    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define FOLDV R_FOLD2\n"
-    "DEF3(double, double8, double2, 2, double, (-(double)INFINITY), (double)INFINITY)\n",
-    "#define FOLDV R_FOLD4\nDEF3(int, int8, int4, 4, int, INT_MIN, INT_MAX)\n",
-    "#define FOLDV R_FOLD2\nDEF3(long, long8, long2, 2, long, LONG_MIN, LONG_MAX)\n",
-    "#define FOLDV R_FOLD4\nDEF3(uint, uint8, uint4, 4, uint, 0u, UINT_MAX)\n",
-    "#define FOLDV R_FOLD2\nDEF3(ulong, ulong8, ulong2, 2, ulong, 0ul, ULONG_MAX)\n",
-};
-
 constexpr size_t kMaxParts = 4096;  // partial values per device at most
 
 struct TypeInfo {
@@ -352,8 +278,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* handle = prim_program(*st, std::string("stdcl_reduce_") + kTypes[type].name + ".cl",
-                                std::string(kReduceSource) + kReduceTypes[type], "clreduce");
+    void* handle = prim_program(*st, std::string("stdcl_reduce_") + kTypes[type].name + ".cl", kReduceCl,
+                                strprintf("-D PRIM_TYPE=%d", type), "clreduce");
     if (st->units.size() != cp->devs.size()) {
         std::vector<cl_uint> units(cp->devs.size(), 1);
         for (size_t i = 0; i < cp->devs.size(); ++i)

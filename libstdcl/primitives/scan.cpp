@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // scan.cpp: clscan, the inclusive or exclusive prefix sum, minimum or maximum of
-// a device's copy of clmalloc memory (kernels: prims_cl.cpp).  Two ways:
+// a device's copy of clmalloc memory (kernels: cl/scan.cl).  Two ways:
 // - one pass (GPU layout; not float or double sums, see lookback_for): each
 //   work-group takes the next tile, publishes its fold, folds the prefix of the
 //   tiles before it from what they published (decoupled look-back), publishes
@@ -26,48 +26,20 @@ namespace stdcl {
 namespace {
 
 constexpr int kScanFlags = CL_SCAN_EXCLUSIVE | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
-constexpr size_t kWg = 256;
+constexpr size_t kWg = PRIM_WG;
 const char* const kOpNames[4] = {"", "sum", "min", "max"};
 
-// Elements a work-item scans on a GPU (SITEMS): a tile of 32 KB, 8192 4-byte or
-// 4096 8-byte elements.  Against 16 KB tiles that halves the look-backs: a
-// raw-OpenCL copy of the one-pass kernel scanned 2^26 uints 12% faster on an
-// H200.
-size_t gpu_items(size_t es) { return es == 4 ? 32 : 16; }
+// Elements a work-item scans on a GPU (cl/protocol.h): a tile of 32 KB, 8192
+// 4-byte or 4096 8-byte elements.  Against 16 KB tiles that halves the
+// look-backs: a raw-OpenCL copy of the one-pass kernel scanned 2^26 uints 12%
+// faster on an H200.
+size_t gpu_items(size_t es) { return es == 4 ? SCAN_ITEMS_4 : SCAN_ITEMS_8; }
 
-// The scan program of one element type, operation and layout.
-std::string scan_source(int type, int op, bool gpu)
+// The build options of the scan program of one element type, operation and
+// layout (cl/scan.cl).
+std::string scan_options(int type, int op, bool gpu)
 {
-    const ElemType& et = *elem_type(type);
-    const bool fp = et.kind == 2;
-    std::string t = et.name;
-    std::string lo, hi;
-    if (type == CL_REDUCE_FLOAT) lo = "(-INFINITY)", hi = "INFINITY";
-    if (type == CL_REDUCE_DOUBLE) lo = "(-(double)INFINITY)", hi = "((double)INFINITY)";
-    if (type == CL_REDUCE_INT) lo = "INT_MIN", hi = "INT_MAX";
-    if (type == CL_REDUCE_LONG) lo = "LONG_MIN", hi = "LONG_MAX";
-    if (type == CL_REDUCE_UINT) lo = "0u", hi = "UINT_MAX";
-    if (type == CL_REDUCE_ULONG) lo = "0ul", hi = "ULONG_MAX";
-    std::string s = gpu ? "#define STDCL_LAYOUT_GPU 1\n" : "#define STDCL_LAYOUT_GPU 0\n";
-    if (type == CL_REDUCE_DOUBLE) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    s += kPrimsCommon;
-    // Integer sums wrap: done in the unsigned type.
-    std::string sum = "((a) + (b))";
-    if (type == CL_REDUCE_INT) sum = "((int)((uint)(a) + (uint)(b)))";
-    if (type == CL_REDUCE_LONG) sum = "((long)((ulong)(a) + (ulong)(b)))";
-    const char* mn = fp ? "fmin((a), (b))" : "min((a), (b))";
-    const char* mx = fp ? "fmax((a), (b))" : "max((a), (b))";
-    const std::string ops[3][3] = {{"sum", sum, "((" + t + ")0)"}, {"min", mn, hi}, {"max", mx, lo}};
-    const std::string items = std::to_string(gpu_items(et.size));
-    s += et.size == 4 ? "#define SWORDS 1\n" : "#define SWORDS 2\n";
-    const auto& o = ops[op - 1];
-    {
-        s += "#define T " + t + "\n#define OP(a, b) " + o[1] + "\n#define ID " + o[2] + "\n#define SITEMS " + items +
-             "\n#define SFX " + t + "_" + o[0] + "\n";
-        s += kScanBody;
-        s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
-    }
-    return s;
+    return strprintf("-D PRIM_TYPE=%d -D PRIM_OP=%d -D STDCL_LAYOUT_GPU=%d", type, op, gpu ? 1 : 0);
 }
 
 // Whether a GPU-layout scan of type and op takes the one-pass kernel.  Float and
@@ -196,7 +168,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         s.gpu = prim_gpu_layout(d);
         s.onepass = s.gpu && lookback_for(c.type, c.op);
         s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kOpNames[c.op], s.gpu ? "gpu" : "cpu"),
-                              scan_source(c.type, c.op, s.gpu), call);
+                              kScanCl, scan_options(c.type, c.op, s.gpu), call);
         if (s.gpu) {
             s.chunk = kWg * gpu_items(es);
         } else {

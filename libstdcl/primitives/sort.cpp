@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // sort.cpp: clsort and clsort_by_key, an LSD radix sort of a device's copy of
-// clmalloc memory (the kernels and their layouts: prims_cl.cpp).
+// clmalloc memory (the kernels and their layouts: cl/sort.cl).
 //
 // One pass a digit (8 bits of the key, from the lowest), each stable.  On a GPU
 // one kernel counts the digits of every pass at once, and each pass is then one
 // kernel that reads and writes the keys once (Onesweep: the tiles find their
-// output positions by a look-back, prims_cl.cpp).  On a CPU a pass counts each
+// output positions by a look-back, cl/sort_pass.h).  On a CPU a pass counts each
 // chunk's digits, scans the counts (digit-major, so the scan gives each (digit,
 // chunk) its first output position), and moves each chunk's keys there in
 // order.  The keys go from the program's array to a scratch copy and back, so
@@ -24,48 +24,13 @@ namespace stdcl {
 namespace {
 
 constexpr int kSortFlags = CL_SORT_DESCENDING | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
-constexpr size_t kWg = 256;
-// Keys a work-item sorts in the GPU kernels (32-bit keys; 64-bit: half as many),
-// alone and with values.  With values, 12 keys were 18% faster than 16 on an
-// H200 (16 need more registers, so fewer groups run at once).
-constexpr size_t kItemsKeys = 16, kItemsPairs = 12;
+constexpr size_t kWg = PRIM_WG;
 
-// The kernels of one key width (ks bytes): KU (the unsigned key type), KSIGN,
-// KFLT, PASSES, SFX, ITEMS and PAIR_ITEMS defined, then the body and, on a GPU,
-// the pass kernels for keys alone and with values.
-void add_width(std::string& s, bool gpu, size_t ks)
+// The build options of the sort program of one layout (cl/sort.cl), with
+// NVIDIA's warp instructions or without.
+std::string sort_options(bool gpu, bool nv_warp)
 {
-    const bool w = ks == 8;
-    s += w ? "#define KU ulong\n#define KSIGN 0x8000000000000000ul\n#define KFLT 0x000FFFFFFFFFFFFFul\n"
-           : "#define KU uint\n#define KSIGN 0x80000000u\n#define KFLT 0x007FFFFFu\n";
-    s += strprintf("#define PASSES %zu\n#define SFX %zu\n#define ITEMS %zu\n#define PAIR_ITEMS %zu\n", ks, ks * 8,
-                   kItemsKeys * 4 / ks, kItemsPairs * 4 / ks);
-    s += kSortBody;
-    if (gpu) {
-        s += "#define PAIRS 0\n";
-        s += kSortPass;
-        s += "#undef PAIRS\n#define PAIRS 1\n";
-        s += kSortPass;
-        s += "#undef PAIRS\n";
-    }
-    s += "#undef KU\n#undef KSIGN\n#undef KFLT\n#undef PASSES\n#undef SFX\n#undef ITEMS\n#undef PAIR_ITEMS\n";
-}
-
-// The sort program of one layout: the GPU's digit counts and one-sweep passes,
-// or the CPU's counts, their scan (uint sums) and scatter; both key widths.
-std::string sort_source(bool gpu, bool nv_warp)
-{
-    std::string s = gpu ? "#define STDCL_LAYOUT_GPU 1\n" : "#define STDCL_LAYOUT_GPU 0\n";
-    if (nv_warp) s += "#define STDCL_WANT_NV_WARP 1\n";
-    s += kPrimsCommon;
-    if (!gpu) {
-        s += "#define T uint\n#define OP(a, b) ((a) + (b))\n#define ID 0u\n#define SITEMS 16\n#define SFX uint_sum\n";
-        s += kScanBody;
-        s += "#undef T\n#undef OP\n#undef ID\n#undef SITEMS\n#undef SFX\n";
-    }
-    add_width(s, gpu, 4);
-    add_width(s, gpu, 8);
-    return s;
+    return strprintf("-D STDCL_LAYOUT_GPU=%d%s", gpu ? 1 : 0, nv_warp ? " -D STDCL_WANT_NV_WARP=1" : "");
 }
 
 struct SortCall {
@@ -103,7 +68,7 @@ void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
     }
     if (nv) {
         try {
-            return prim_program(st, "stdcl_sort_gpu_nv.cl", sort_source(true, true), call);
+            return prim_program(st, "stdcl_sort_gpu_nv.cl", kSortCl, sort_options(true, true), call);
         } catch (const Error& e) {
             warn_once("STDCL_PRIMS_WARP=nv",
                       "%s: the kernels with NVIDIA's warp instructions did not build; the "
@@ -111,7 +76,7 @@ void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
                       call, e.msg.c_str());
         }
     }
-    return prim_program(st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", sort_source(gpu, false), call);
+    return prim_program(st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", kSortCl, sort_options(gpu, false), call);
 }
 
 int sort(const SortCall& c)
@@ -134,7 +99,7 @@ int sort(const SortCall& c)
     // each); on a CPU one chunk per work-item, a few per core.
     size_t chunk = 0;
     if (gpu) {
-        chunk = kWg * (c.vsize ? kItemsPairs : kItemsKeys) / (ks / 4);
+        chunk = kWg * (c.vsize ? SORT_PAIR_ITEMS : SORT_ITEMS) / (ks / 4);
     } else {
         size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
         chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
@@ -162,12 +127,12 @@ int sort(const SortCall& c)
     cl_uint vmode = 0;
     if (c.vsize) {
         bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
-        vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : 255u;
+        vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : SORT_VALUES_ANY;
     }
     const cl_uint vsz = cl_uint(c.vsize);
     const cl_uint passes = cl_uint(ks);  // 8-bit digits
     const cl_uint kind = c.et->kind, desc = (c.flags & CL_SORT_DESCENDING) ? 1u : 0u;
-    const cl_uint map = (kind << 2) | (desc << 4);  // mode's key map bits
+    const cl_uint map = (kind << SORT_KIND_SHIFT) | (desc ? SORT_DESC : 0u);  // mode's key map bits
     const cl_ulong n = c.n;
     const cl_uint nt = cl_uint(ntiles);
     auto pass_of = [&](cl_uint p) {
@@ -182,13 +147,13 @@ int sort(const SortCall& c)
         q.vsoff = c.vsize && from_user ? c.values.off : 0;
         q.vdoff = c.vsize && !from_user ? c.values.off : 0;
         q.shift = p * 8;
-        q.mode = (p == 0 ? 1u : 0u) | (p + 1 == passes ? 2u : 0u) | map;
+        q.mode = (p == 0 ? SORT_MAP_IN : 0u) | (p + 1 == passes ? SORT_MAP_OUT : 0u) | map;
         return q;
     };
     cl_event last = nullptr;
     if (gpu) {
         // The digits of every pass in one read of the keys, then one sweep a pass
-        // (prims_cl.cpp).
+        // (cl/sort_pass.h).
         cl_mem ghist = prim_scratch(*st, dn, "sort digits", size_t(passes) * 256 * 4, c.call);
         cl_uint epoch = 0;
         cl_mem state = prim_lookback_state(*st, dn, "sort state", 8 + ntiles * 256 * 8, passes, &epoch, c.call);

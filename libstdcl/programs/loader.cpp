@@ -138,7 +138,8 @@ BuildOptions options_for(const Program& p, const Device& d0)
     // its diagnostics to stderr (PoCL's clang: "24 warnings generated.") would
     // otherwise speak for libstdcl in the user's program.  A failed build still
     // reports its log.
-    o.user = p.library ? "-w" : p.user_options;
+    // Their own options (the primitives' -D variants) come after it.
+    o.user = p.library ? (p.user_options.empty() ? std::string("-w") : "-w " + p.user_options) : p.user_options;
     const char* env = env_value("STDCL_BUILD_OPTIONS");
     o.env = env ? env : "";
     return o;
@@ -481,12 +482,12 @@ void context_release_programs(CLCONTEXT* cp)
     }
 }
 
-void* open_library_program(CLCONTEXT* cp, const char* source, const char* name)
+void* open_library_program(CLCONTEXT* cp, const char* source, const char* name, const char* options)
 {
     auto p = named_program(cp, source, name, "clsopen_named");
     p->library = true;
     p->key = "library " + p->key;  // never the same program as a program's own text
-    return open_program(cp, p, CLLD_NOW, "clsopen_named");
+    return open_program(cp, p, CLLD_NOW, "clsopen_named", options);
 }
 
 }  // namespace stdcl

@@ -46,6 +46,6 @@ const std::string& kernel_include_dir();
 // clsopen_named for the library's own kernels (Program::library): the same
 // handle, built at once, without -I folders; throws Error on failure
 // (STDCL_EBUILD when the compiler refused the source).
-void* open_library_program(CLCONTEXT* cp, const char* source, const char* name);
+void* open_library_program(CLCONTEXT* cp, const char* source, const char* name, const char* options = nullptr);
 
 }  // namespace stdcl

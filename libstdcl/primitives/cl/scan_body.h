@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* scan_body.h: the scans of one element type and operation (included once
+ * per variant: no include guard). */
+// The scans of one element type and operation: T, OP(a, b), ID (the identity),
+// SITEMS (elements a work-item scans on a GPU) and SFX (the names' suffix) are
+// defined before it.  Kernels (x the layout, gpu or cpu):
+//   stdcl_scan_reduce_<SFX>_x  part[t] = the fold of tile t
+//   stdcl_scan_parts_<SFX>_x   partx[t] = carry OP the fold of tiles before t;
+//                              partx[nparts] = carry OP all of them
+//   stdcl_scan_tiles_<SFX>_x   out = the scan of in, tile t from partx[t]
+//   stdcl_scan_onepass_<SFX>_gpu  out = the scan of in from carry in one pass
+//                              (decoupled look-back; SWORDS: 32-bit halves of T)
+// chunk: elements a tile (cpu layout); a gpu tile is WG * SITEMS.  The program
+// holds one layout's: STDCL_LAYOUT_GPU is 1 for the gpu layout, 0 for the cpu.
+#include "common.h"
+#define STILE (WG * SITEMS)
+#define SPAD(j) ((j) + ((j) >> 5))
+// The group's exclusive scan of one value per work-item; *total: all of them.
+#if STDCL_LAYOUT_GPU
+inline T CAT(block_excl_, SFX)(T v, __local T* tmp, T* total)
+{
+    uint lid = get_local_id(0);
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < WG; off <<= 1) {
+        T x = tmp[lid];
+        if (lid >= off) x = OP(tmp[lid - off], x);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *total = tmp[WG - 1];
+    T r = lid ? tmp[lid - 1] : ID;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+// The same in fewer steps: each warp's 32 values (5 steps), then the 8 warps'
+// totals; wt holds NWARP + 1 values.
+inline T CAT(block_excl_w_, SFX)(T v, __local T* tmp, __local T* wt, T* total)
+{
+    uint lid = get_local_id(0), lane = lid & 31u;
+    tmp[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < 32u; off <<= 1) {
+        T x = tmp[lid];
+        if (lane >= off) x = OP(tmp[lid - off], x);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tmp[lid] = x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        T a = ID;
+        for (uint w = 0; w < NWARP; ++w) {
+            T t = tmp[w * 32u + 31u];
+            wt[w] = a;
+            a = OP(a, t);
+        }
+        wt[NWARP] = a;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *total = wt[NWARP];
+    T r = OP(wt[lid >> 5], lane ? tmp[lid - 1] : ID);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+// A tile of cnt elements into buf (padded; ID past cnt), and back out.  A whole
+// tile's loads are all issued before the first is used: one load in flight per
+// work-item left the scans at half the copy bandwidth on an H200.
+inline void CAT(tile_load_, SFX)(__global const T* in, __local T* buf, uint cnt)
+{
+    uint lid = get_local_id(0);
+    if (cnt == STILE) {
+        T r[SITEMS];
+#pragma unroll
+        for (uint i = 0; i < SITEMS; ++i) r[i] = in[lid + i * WG];
+#pragma unroll
+        for (uint i = 0; i < SITEMS; ++i) buf[SPAD(lid + i * WG)] = r[i];
+    } else {
+        for (uint j = lid; j < STILE; j += WG) buf[SPAD(j)] = j < cnt ? in[j] : ID;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+// The work-item's SITEMS consecutive elements of the loaded tile into v; their fold.
+inline T CAT(tile_items_, SFX)(__local const T* buf, T* v)
+{
+    uint lid = get_local_id(0);
+    T a = ID;
+    for (uint i = 0; i < SITEMS; ++i) {
+        v[i] = buf[SPAD(lid * SITEMS + i)];
+        a = OP(a, v[i]);
+    }
+    return a;
+}
+// Their scan from run (the prefix of the elements before them) back into buf.
+inline void CAT(tile_rescan_, SFX)(__local T* buf, const T* v, T run, uint excl)
+{
+    uint lid = get_local_id(0);
+    for (uint i = 0; i < SITEMS; ++i) {
+        T next = OP(run, v[i]);
+        buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
+        run = next;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+inline void CAT(tile_store_, SFX)(__global T* out, __local const T* buf, uint cnt)
+{
+    uint lid = get_local_id(0);
+    if (cnt == STILE) {
+#pragma unroll
+        for (uint i = 0; i < SITEMS; ++i) out[lid + i * WG] = buf[SPAD(lid + i * WG)];
+    } else {
+        for (uint j = lid; j < cnt; j += WG) out[j] = buf[SPAD(j)];
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_reduce_, SFX), _gpu)(__global const T* in, ulong off, ulong n, ulong chunk,
+                                             __global T* part)
+{
+    __local T tmp[WG];
+    (void)chunk;
+    uint lid = get_local_id(0);
+    ulong base = (ulong)get_group_id(0) * STILE;
+    uint cnt = (uint)min((ulong)STILE, n - base);
+    in += off + base;
+    T a = ID;
+    if (cnt == STILE) {
+        T r[SITEMS];
+#pragma unroll
+        for (uint i = 0; i < SITEMS; ++i) r[i] = in[lid + i * WG];
+        for (uint i = 0; i < SITEMS; ++i) a = OP(a, r[i]);
+    } else {
+        for (uint j = lid; j < cnt; j += WG) a = OP(a, in[j]);
+    }
+    T total;
+    CAT(block_excl_, SFX)(a, tmp, &total);
+    if (lid == 0) part[get_group_id(0)] = total;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_parts_, SFX), _gpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+{
+    __local T tmp[WG];
+    uint lid = get_local_id(0);
+    for (uint b = 0; b < nparts; b += WG) {
+        T v = b + lid < nparts ? part[b + lid] : ID;
+        T total;
+        T x = CAT(block_excl_, SFX)(v, tmp, &total);
+        if (b + lid < nparts) partx[b + lid] = OP(carry, x);
+        carry = OP(carry, total);
+    }
+    if (lid == 0) partx[nparts] = carry;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
+                                            ulong n, ulong chunk, __global const T* partx, uint excl)
+{
+    __local T buf[STILE + STILE / 32];
+    __local T tmp[WG];
+    __local T wt[NWARP + 1];
+    (void)chunk;
+    uint tile = get_group_id(0);
+    ulong base = (ulong)tile * STILE;
+    uint cnt = (uint)min((ulong)STILE, n - base);
+    in += ioff + base;
+    out += ooff + base;
+    CAT(tile_load_, SFX)(in, buf, cnt);
+    T v[SITEMS];
+    T a = CAT(tile_items_, SFX)(buf, v);
+    T total;
+    CAT(tile_rescan_, SFX)(buf, v, OP(partx[tile], CAT(block_excl_w_, SFX)(a, tmp, wt, &total)), excl);
+    CAT(tile_store_, SFX)(out, buf, cnt);
+}
+
+#ifdef SWORDS
+// The one-pass scan (decoupled look-back), in clscan's programs (which define
+// SWORDS; clsort's scan of its counts does not).  state: a ticket counter (the first
+// 8 bytes), then SWORDS 64-bit words per tile, each the tile's tag (epoch << 2 |
+// flag: 1 its fold, 2 its inclusive prefix) in the high half and 32 bits of the
+// value in the low half.  A word tagged with another epoch is not there yet, so
+// the words need no clearing between calls; a value of two words counts only
+// when both carry the same tag (each tag is written once a call), so no fence
+// orders them.
+#if SWORDS == 1
+#define SW_BITS(v, k) as_uint(v)
+#define SW_VALUE(lo, hi) CAT(as_, T)(lo)
+#else
+#define SW_BITS(v, k) ((k) ? as_uint2(v).y : as_uint2(v).x)
+#define SW_VALUE(lo, hi) CAT(as_, T)((uint2)((lo), (hi)))
+#endif
+inline void CAT(sw_publish_, SFX)(volatile __global ulong* sw, uint tile, uint tag, T v)
+{
+    for (uint k = 0; k < SWORDS; ++k) sw[tile * SWORDS + k] = ((ulong)tag << 32) | SW_BITS(v, k);
+}
+// Tile t's flag (0 while it has published nothing this epoch) and *v.
+inline uint CAT(sw_peek_, SFX)(volatile __global ulong* sw, uint t, uint epoch, T* v)
+{
+    ulong w0 = sw[t * SWORDS];
+    uint tag = (uint)(w0 >> 32);
+    if (PRIM_TAG_EPOCH(tag) != epoch) return 0;
+#if SWORDS == 1
+    *v = SW_VALUE((uint)w0, 0u);
+#else
+    ulong w1 = sw[t * SWORDS + 1];
+    if ((uint)(w1 >> 32) != tag) return 0;
+    *v = SW_VALUE((uint)w0, (uint)w1);
+#endif
+    return tag & PRIM_TAG_FLAGS;
+}
+
+// Tiles are taken in the order the groups start (the ticket), so every tile a
+// group waits for belongs to a group already running: the look-back cannot wait
+// for a group that is not scheduled.  The group with the last ticket resets the
+// counter for the next call (every ticket is taken by then; the next call's
+// kernel starts after this one ends).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
+                                              ulong n, __global uint* state, uint nparts, uint epoch, T carry,
+                                              uint excl)
+{
+    __local T buf[STILE + STILE / 32];
+    __local T tmp[WG];
+    __local T wt[NWARP + 1];
+    __local T lb_val[32];
+    __local uint lb_flag[32];
+    __local uint s_tile, s_done;
+    __local T s_prefix;
+    uint lid = get_local_id(0);
+    volatile __global ulong* sw = (volatile __global ulong*)state + 1;
+    if (lid == 0) {
+        uint t = atomic_inc(state);
+        if (t == nparts - 1) atomic_xchg(state, 0u);
+        s_tile = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint tile = s_tile;
+    ulong base = (ulong)tile * STILE;
+    uint cnt = (uint)min((ulong)STILE, n - base);
+    in += ioff + base;
+    out += ooff + base;
+    CAT(tile_load_, SFX)(in, buf, cnt);
+    T v[SITEMS];
+    T a = CAT(tile_items_, SFX)(buf, v);
+    T total;
+    T x = CAT(block_excl_w_, SFX)(a, tmp, wt, &total);
+    if (lid == 0) {
+        if (tile == 0) {
+            CAT(sw_publish_, SFX)(sw, 0, PRIM_TAG(epoch, PRIM_LB_INCL), OP(carry, total));
+            s_prefix = carry;
+            s_done = 1;
+        } else {
+            CAT(sw_publish_, SFX)(sw, tile, PRIM_TAG(epoch, PRIM_LB_FOLD), total);
+            s_prefix = ID;
+            s_done = 0;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // The look-back, 32 tiles at a time, nearest first: fold back to the first
+    // inclusive prefix.
+    int j = (int)tile - 1;
+    while (!s_done) {
+        if (lid < 32) {
+            int t = j - (int)lid;
+            uint f = PRIM_LB_INCL;
+            T w = ID;
+            if (t >= 0)
+                while ((f = CAT(sw_peek_, SFX)(sw, (uint)t, epoch, &w)) == 0)
+                    ;
+            lb_flag[lid] = f;
+            lb_val[lid] = w;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            T acc = ID;
+            uint done = 0;
+            for (uint k = 0; k < 32 && !done; ++k) {
+                acc = OP(lb_val[k], acc);
+                done = lb_flag[k] == PRIM_LB_INCL;
+            }
+            s_prefix = OP(acc, s_prefix);
+            s_done = done;
+            if (done) CAT(sw_publish_, SFX)(sw, tile, PRIM_TAG(epoch, PRIM_LB_INCL), OP(s_prefix, total));
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        j -= 32;
+    }
+    CAT(tile_rescan_, SFX)(buf, v, OP(s_prefix, x), excl);
+    CAT(tile_store_, SFX)(out, buf, cnt);
+}
+#endif
+
+#else
+__kernel void CAT(CAT(stdcl_scan_reduce_, SFX), _cpu)(__global const T* in, ulong off, ulong n, ulong chunk,
+                                                      __global T* part)
+{
+    ulong g = get_global_id(0);
+    ulong b = g * chunk, e = min(b + chunk, n);
+    in += off;
+    T a0 = ID, a1 = ID, a2 = ID, a3 = ID;
+    ulong i = b;
+    for (; i + 4 <= e; i += 4) {
+        a0 = OP(a0, in[i]);
+        a1 = OP(a1, in[i + 1]);
+        a2 = OP(a2, in[i + 2]);
+        a3 = OP(a3, in[i + 3]);
+    }
+    for (; i < e; ++i) a0 = OP(a0, in[i]);
+    part[g] = OP(OP(a0, a1), OP(a2, a3));
+}
+
+__kernel void CAT(CAT(stdcl_scan_parts_, SFX), _cpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+{
+    for (uint t = 0; t < nparts; ++t) {
+        T v = part[t];
+        partx[t] = carry;
+        carry = OP(carry, v);
+    }
+    partx[nparts] = carry;
+}
+
+__kernel void CAT(CAT(stdcl_scan_tiles_, SFX), _cpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
+                                                     ulong n, ulong chunk, __global const T* partx, uint excl)
+{
+    ulong g = get_global_id(0);
+    ulong b = g * chunk, e = min(b + chunk, n);
+    in += ioff;
+    out += ooff;
+    T run = partx[g];
+    if (excl) {
+        for (ulong i = b; i < e; ++i) {
+            T v = in[i];
+            out[i] = run;
+            run = OP(run, v);
+        }
+    } else {
+        for (ulong i = b; i < e; ++i) {
+            run = OP(run, in[i]);
+            out[i] = run;
+        }
+    }
+}
+#endif
+#undef STILE
+#undef SPAD

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* sort_body.h: the sort kernels of one key width (included once per width:
+ * no include guard). */
+// The sort of one key width: KU (the unsigned key type), KSIGN (its sign bit),
+// KFLT (float keys: the offset that puts every NaN after +inf), ITEMS (keys a
+// work-item ranks on a GPU) and SFX are defined before it.  mode (a pass's
+// flags): bit 0 map the keys as loaded, bit 1 map them back as stored, bits 2-3
+// the kind (0 unsigned, 1 signed, 2 float), bit 4 descending.  Values move with
+// their keys: vmode 0 none, 1, 2, 4, 8 or 16 (that many bytes, aligned), 255
+// (vsize bytes, any alignment); voff and the values' offsets are in bytes.
+#include "common.h"
+#define TILE (WG * ITEMS)
+inline KU CAT(map_key, SFX)(KU x, uint mode)
+{
+    uint kind = (mode >> SORT_KIND_SHIFT) & SORT_KIND_MASK;
+    KU m = x;
+    if (kind == 1u) m = x ^ KSIGN;
+    if (kind == 2u) m = ((x & KSIGN) ? ~x : (x | KSIGN)) - KFLT;
+    return (mode & SORT_DESC) ? ~m : m;
+}
+inline KU CAT(unmap_key, SFX)(KU m, uint mode)
+{
+    uint kind = (mode >> SORT_KIND_SHIFT) & SORT_KIND_MASK;
+    if (mode & SORT_DESC) m = ~m;
+    if (kind == 1u) return m ^ KSIGN;
+    if (kind == 2u) {
+        m += KFLT;
+        return (m & KSIGN) ? (m ^ KSIGN) : ~m;
+    }
+    return m;
+}
+inline void CAT(move_value, SFX)(__global const uchar* vsrc, __global uchar* vdst, ulong si, ulong di, uint vmode,
+                                 uint vsize)
+{
+    switch (vmode) {
+    case 1u: vdst[di] = vsrc[si]; break;
+    case 2u: ((__global ushort*)vdst)[di] = ((__global const ushort*)vsrc)[si]; break;
+    case 4u: ((__global uint*)vdst)[di] = ((__global const uint*)vsrc)[si]; break;
+    case 8u: ((__global ulong*)vdst)[di] = ((__global const ulong*)vsrc)[si]; break;
+    case 16u: ((__global uint4*)vdst)[di] = ((__global const uint4*)vsrc)[si]; break;
+    default:
+        for (uint b = 0; b < vsize; ++b) vdst[di * vsize + b] = vsrc[si * vsize + b];
+    }
+}
+
+#if STDCL_LAYOUT_GPU
+// The digits of every pass at once: ghist[p * 256 + d] += the keys (mapped as
+// mode says) whose digit p is d, over the group's run of `per` keys.  ghist is
+// zero before the first group.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void CAT(CAT(stdcl_sort_hist_, SFX), _gpu)(__global const KU* src, ulong soff, ulong n, ulong per, uint mode,
+                                           __global uint* ghist)
+{
+    __local uint h[PASSES * 256];
+    uint lid = get_local_id(0);
+    for (uint j = lid; j < PASSES * 256u; j += WG) h[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong b = (ulong)get_group_id(0) * per, e = min(b + per, n);
+    src += soff;
+    for (ulong i = b + lid; i < e; i += 4 * WG) {
+        KU k[4];
+#pragma unroll
+        for (uint u = 0; u < 4; ++u) k[u] = i + u * WG < e ? src[i + u * WG] : (KU)0;
+#pragma unroll
+        for (uint u = 0; u < 4; ++u) {
+            if (i + u * WG >= e) break;
+            KU m = CAT(map_key, SFX)(k[u], mode);
+#pragma unroll
+            for (uint p = 0; p < PASSES; ++p) atomic_inc(&h[p * 256u + ((uint)(m >> (p * 8u)) & 255u)]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < PASSES * 256u; j += WG)
+        if (h[j]) atomic_add(&ghist[j], h[j]);
+}
+
+// The group's exclusive scan of one uint per work-item (x[lid] = v); returns
+// the work-item's.
+inline uint CAT(sort_excl_, SFX)(uint v, __local uint* x)
+{
+    uint lid = get_local_id(0);
+    x[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < WG; off <<= 1) {
+        uint y = x[lid];
+        if (lid >= off) y += x[lid - off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x[lid] = y;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint r = x[lid] - v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+
+#else
+__kernel void CAT(CAT(stdcl_sort_count_, SFX), _cpu)(__global const KU* src, ulong soff, ulong n, ulong chunk,
+                                                     uint shift, uint mode, __global uint* counts, uint ntiles)
+{
+    uint g = get_global_id(0);
+    uint h[256];
+    for (uint d = 0; d < 256u; ++d) h[d] = 0;
+    ulong b = (ulong)g * chunk, e = min(b + chunk, n);
+    src += soff;
+    if (mode & SORT_MAP_IN)
+        for (ulong i = b; i < e; ++i) h[(uint)(CAT(map_key, SFX)(src[i], mode) >> shift) & 255u]++;
+    else
+        for (ulong i = b; i < e; ++i) h[(uint)(src[i] >> shift) & 255u]++;
+    for (uint d = 0; d < 256u; ++d) counts[d * ntiles + g] = h[d];
+}
+
+__kernel void CAT(CAT(stdcl_sort_scatter_, SFX), _cpu)(__global const KU* src, ulong soff, __global KU* dst,
+                                                       ulong doff, __global const uchar* vsrc, ulong vsoff,
+                                                       __global uchar* vdst, ulong vdoff, uint vmode, uint vsize,
+                                                       ulong n, ulong chunk, uint shift, uint mode,
+                                                       __global const uint* offs, uint ntiles)
+{
+    uint g = get_global_id(0);
+    uint pos[256];
+    for (uint d = 0; d < 256u; ++d) pos[d] = offs[d * ntiles + g];
+    ulong b = (ulong)g * chunk, e = min(b + chunk, n);
+    src += soff;
+    dst += doff;
+    vsrc += vsoff;
+    vdst += vdoff;
+    for (ulong i = b; i < e; ++i) {
+        KU k = src[i];
+        if (mode & SORT_MAP_IN) k = CAT(map_key, SFX)(k, mode);
+        uint p = pos[(uint)(k >> shift) & 255u]++;
+        dst[p] = (mode & SORT_MAP_OUT) ? CAT(unmap_key, SFX)(k, mode) : k;
+        if (vmode) CAT(move_value, SFX)(vsrc, vdst, i, p, vmode, vsize);
+    }
+}
+#endif
+#undef TILE
