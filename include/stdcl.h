@@ -862,7 +862,7 @@ STDCL_API int stdcl_timeline_flush(void);
 #define CL_REDUCE_MIN    2
 #define CL_REDUCE_MAX    3
 #define CL_REDUCE_FLOAT  1 /* float */
-#define CL_REDUCE_DOUBLE 2 /* double: every device of cp needs fp64 */
+#define CL_REDUCE_DOUBLE 2 /* double: the devices a call uses need fp64 */
 #define CL_REDUCE_INT    3 /* int (cl_int) */
 #define CL_REDUCE_LONG   4 /* long (cl_long) */
 #define CL_REDUCE_UINT   5 /* unsigned int (cl_uint) */
@@ -885,10 +885,11 @@ STDCL_API int stdcl_timeline_flush(void);
  * consecutive elements on a GPU.  The kernels are built once per context
  * (at the first call of each element type).  An int or long sum wraps
  * around on overflow; a float or double sum is a tree of partial sums (it
- * may differ from a sequential sum by rounding).  Returns 0, or
+ * may differ from a sequential sum by rounding); float and double MIN and
+ * MAX skip NaNs, as fmin and fmax do.  Returns 0, or
  * STDCL_EINVAL (bad type, op, n == 0, NULL result, ptr + n elements past
  * the end of the allocation), STDCL_ENOENT (ptr not from clmalloc),
- * STDCL_ESTATE (double on a context with a device without fp64), or an
+ * STDCL_ESTATE (double, on a device the call uses that has no fp64), or an
  * OpenCL failure.  Calls on one context are serialized; thread safe. */
 STDCL_API int clreduce(CLCONTEXT* cp, unsigned int devnum, const void* ptr,
                        size_t n, int type, int op, void* result);

@@ -6,6 +6,7 @@
  * STDCL_TEST_CONTEXT=gpu (make check-gpu). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -171,6 +172,59 @@ static void test_clreduce_int_sum_wraps_around(void** state)
     clfree(x);
 }
 
+/* Float and double minimum and maximum skip NaNs, as fmin and fmax (and
+ * clscan) do, in both layouts and over both devices; an array of NaNs only
+ * gives the operation's identity (+inf for the minimum, -inf for the maximum). */
+static void nan_case(const char* layout)
+{
+    enum { M = 5000 };
+    setenv("STDCL_REDUCE_LAYOUT", layout, 1);
+    float* f = (float*)clmalloc(g_cp, M * sizeof(float), 0);
+    double* d = (double*)clmalloc(g_cp, M * sizeof(double), 0);
+    assert_non_null(f);
+    assert_non_null(d);
+    for (int i = 0; i < M; i++) {
+        f[i] = i % 7 == 3 ? NAN : (float)(i % 1000) - 500.0f;
+        d[i] = i % 5 == 1 ? NAN : (double)(i % 900) - 400.0;
+    }
+    f[0] = d[0] = NAN;  /* the first element too */
+    to_devices(f);
+    to_devices(d);
+    unsigned devs[2] = {0, CL_ALL_DEVICES};
+    for (int k = 0; k < 2; k++) {
+        float rf = 0;
+        double rd = 0;
+        assert_int_equal(clreduce(g_cp, devs[k], f, M, CL_REDUCE_FLOAT, CL_REDUCE_MIN, &rf), 0);
+        assert_float_equal(rf, -500.0, 0.0);
+        assert_int_equal(clreduce(g_cp, devs[k], f, M, CL_REDUCE_FLOAT, CL_REDUCE_MAX, &rf), 0);
+        assert_float_equal(rf, 499.0, 0.0);
+        assert_int_equal(clreduce(g_cp, devs[k], d, M, CL_REDUCE_DOUBLE, CL_REDUCE_MIN, &rd), 0);
+        assert_float_equal(rd, -400.0, 0.0);
+        assert_int_equal(clreduce(g_cp, devs[k], d, M, CL_REDUCE_DOUBLE, CL_REDUCE_MAX, &rd), 0);
+        assert_float_equal(rd, 499.0, 0.0);
+        /* A sum with a NaN in it is NaN. */
+        assert_int_equal(clreduce(g_cp, devs[k], f, M, CL_REDUCE_FLOAT, CL_REDUCE_SUM, &rf), 0);
+        assert_true(isnan(rf));
+    }
+    for (int i = 0; i < M; i++) f[i] = NAN;
+    to_devices(f);
+    float rf = 0;
+    assert_int_equal(clreduce(g_cp, CL_ALL_DEVICES, f, M, CL_REDUCE_FLOAT, CL_REDUCE_MIN, &rf), 0);
+    assert_true(isinf(rf) && rf > 0);
+    assert_int_equal(clreduce(g_cp, CL_ALL_DEVICES, f, M, CL_REDUCE_FLOAT, CL_REDUCE_MAX, &rf), 0);
+    assert_true(isinf(rf) && rf < 0);
+    clfree(f);
+    clfree(d);
+    unsetenv("STDCL_REDUCE_LAYOUT");
+}
+
+static void test_clreduce_min_and_max_skip_nans(void** state)
+{
+    (void)state;
+    nan_case("chunked");
+    nan_case("strided");
+}
+
 static void test_clreduce_bad_arguments_fail_with_a_message(void** state)
 {
     (void)state;
@@ -225,6 +279,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clreduce_interior_pointer_reduces_from_there),
     cmocka_unit_test(test_clreduce_strided_layout_gives_the_same_answers),
     cmocka_unit_test(test_clreduce_int_sum_wraps_around),
+    cmocka_unit_test(test_clreduce_min_and_max_skip_nans),
     cmocka_unit_test(test_clreduce_bad_arguments_fail_with_a_message),
     cmocka_unit_test(test_clreduce_repeated_calls_reuse_the_kernels),
 };

@@ -8,6 +8,9 @@
 #include "memory/sync_check.hpp"
 
 #include <cstring>
+#include <type_traits>
+#include <limits>
+#include <cmath>
 
 namespace stdcl {
 
@@ -17,6 +20,82 @@ static_assert(PRIM_FLOAT == CL_REDUCE_FLOAT && PRIM_DOUBLE == CL_REDUCE_DOUBLE &
               "cl/protocol.h's types are stdcl.h's CL_REDUCE_ types");
 static_assert(PRIM_SUM == CL_REDUCE_SUM && PRIM_MIN == CL_REDUCE_MIN && PRIM_MAX == CL_REDUCE_MAX,
               "cl/protocol.h's operations are stdcl.h's CL_REDUCE_ operations");
+
+const char* const kPrimOpNames[4] = {"", "sum", "min", "max"};
+
+namespace {
+
+// The host side of the operations: clscan's carries between devices, clreduce's
+// fold of the devices' partial values.
+template <class T> T host_op(int op, T a, T b)
+{
+    if constexpr (std::is_floating_point<T>::value) {
+        if (op == CL_REDUCE_MIN) return std::fmin(a, b);
+        if (op == CL_REDUCE_MAX) return std::fmax(a, b);
+        return a + b;
+    } else {
+        using U = typename std::make_unsigned<T>::type;
+        if (op == CL_REDUCE_MIN) return b < a ? b : a;
+        if (op == CL_REDUCE_MAX) return b > a ? b : a;
+        return T(U(a) + U(b));
+    }
+}
+template <class T> T host_identity(int op)
+{
+    if (op == CL_REDUCE_SUM) return T(0);
+    if constexpr (std::is_floating_point<T>::value)
+        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    else
+        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+}
+// Identity and op over the type's bytes (8 at most).
+template <class T> void bytes_identity(int op, unsigned char* out)
+{
+    T v = host_identity<T>(op);
+    std::memcpy(out, &v, sizeof v);
+}
+template <class T> void bytes_op(int op, unsigned char* acc, const unsigned char* b)
+{
+    T x, y;
+    std::memcpy(&x, acc, sizeof x);
+    std::memcpy(&y, b, sizeof y);
+    x = host_op<T>(op, x, y);
+    std::memcpy(acc, &x, sizeof x);
+}
+}  // namespace
+
+void prim_identity(int type, int op, unsigned char* out)
+{
+    switch (type) {
+    case CL_REDUCE_FLOAT: bytes_identity<cl_float>(op, out); break;
+    case CL_REDUCE_DOUBLE: bytes_identity<cl_double>(op, out); break;
+    case CL_REDUCE_INT: bytes_identity<cl_int>(op, out); break;
+    case CL_REDUCE_LONG: bytes_identity<cl_long>(op, out); break;
+    case CL_REDUCE_UINT: bytes_identity<cl_uint>(op, out); break;
+    default: bytes_identity<cl_ulong>(op, out); break;
+    }
+}
+void prim_combine(int type, int op, unsigned char* acc, const unsigned char* b)
+{
+    switch (type) {
+    case CL_REDUCE_FLOAT: bytes_op<cl_float>(op, acc, b); break;
+    case CL_REDUCE_DOUBLE: bytes_op<cl_double>(op, acc, b); break;
+    case CL_REDUCE_INT: bytes_op<cl_int>(op, acc, b); break;
+    case CL_REDUCE_LONG: bytes_op<cl_long>(op, acc, b); break;
+    case CL_REDUCE_UINT: bytes_op<cl_uint>(op, acc, b); break;
+    default: bytes_op<cl_ulong>(op, acc, b); break;
+    }
+}
+
+void prim_check_double(CLCONTEXT* cp, unsigned dn, const char* call)
+{
+    cl_device_fp_config fp = 0;
+    check_cl(clGetDeviceInfo(cp->devs[dn].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
+             strprintf("%s: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)", call).c_str());
+    if (!fp)
+        fail(STDCL_ESTATE, "%s: device %u (%s) has no double precision (cl_khr_fp64): it cannot work on doubles", call,
+             dn, cp->devs[dn].name.c_str());
+}
 
 namespace {
 

@@ -41,6 +41,17 @@ struct ElemType {
 // The type's description, or nullptr for an unknown one.
 const ElemType* elem_type(int type);
 
+// The operations' names ("sum", "min", "max"), by CL_REDUCE_SUM ... _MAX.
+extern const char* const kPrimOpNames[4];
+// The identity of op for element type `type` (CL_REDUCE_FLOAT ...), and acc =
+// acc op b, over the elements' bytes: what the kernels compute, on the host
+// (integer sums wrap; floating-point minimum and maximum skip NaNs, as fmin and
+// fmax).
+void prim_identity(int type, int op, unsigned char* out);
+void prim_combine(int type, int op, unsigned char* acc, const unsigned char* b);
+// Fails (STDCL_ESTATE) unless device dn of cp has double precision, for `call`.
+void prim_check_double(CLCONTEXT* cp, unsigned dn, const char* call);
+
 // An array a call works on: its allocation and the offset of its first byte.
 struct PrimArray {
     std::shared_ptr<Allocation> alloc;

@@ -38,13 +38,6 @@ namespace {
 
 constexpr size_t kMaxParts = 4096;  // partial values per device at most
 
-struct TypeInfo {
-    const char* name;
-    size_t size;
-};
-const TypeInfo kTypes[7] = {{"", 0}, {"float", 4}, {"double", 8}, {"int", 4}, {"long", 8}, {"uint", 4}, {"ulong", 8}};
-const char* const kOps[4] = {"", "sum", "min", "max"};
-
 // The layout for device d: true for strided.
 bool strided_for(const Device& d)
 {
@@ -57,29 +50,17 @@ bool strided_for(const Device& d)
     return (d.type & CL_DEVICE_TYPE_CPU) == 0;
 }
 
-template <class T> T add(T a, T b) { return a + b; }
-template <> cl_int add(cl_int a, cl_int b) { return cl_int(cl_uint(a) + cl_uint(b)); }  // wraps, as the kernels do
-template <> cl_long add(cl_long a, cl_long b) { return cl_long(cl_ulong(a) + cl_ulong(b)); }
-
-template <class T> T combine(int op, T a, T b)
+// The devices' partial values (each a few of the element type) folded into
+// *result with the operation, on the host as on the devices.
+void fold(int type, int op, const std::vector<std::vector<char>>& parts, void* result)
 {
-    if (op == CL_REDUCE_MIN) return b < a ? b : a;
-    if (op == CL_REDUCE_MAX) return b > a ? b : a;
-    return add(a, b);
-}
-
-template <class T> void fold(int op, const std::vector<std::vector<char>>& parts, void* result)
-{
-    bool first = true;
-    T acc{};
+    const size_t es = elem_type(type)->size;
+    unsigned char acc[8];
+    prim_identity(type, op, acc);
     for (const auto& p : parts)
-        for (size_t i = 0; i + sizeof(T) <= p.size(); i += sizeof(T)) {
-            T v;
-            std::memcpy(&v, p.data() + i, sizeof v);
-            acc = first ? v : combine(op, acc, v);
-            first = false;
-        }
-    std::memcpy(result, &acc, sizeof acc);
+        for (size_t i = 0; i + es <= p.size(); i += es)
+            prim_combine(type, op, acc, reinterpret_cast<const unsigned char*>(p.data() + i));
+    std::memcpy(result, acc, es);
 }
 
 // The array a clreduce call reduces, checked: its allocation, and the offset of
@@ -97,38 +78,23 @@ std::shared_ptr<Allocation> checked_array(CLCONTEXT* cp, unsigned devnum, const 
     if (!result) fail(STDCL_EINVAL, "clreduce: the result pointer is NULL");
     if (!ptr) fail(STDCL_EINVAL, "clreduce: the array pointer is NULL");
     if (n == 0) fail(STDCL_EINVAL, "clreduce: 0 elements: nothing to reduce");
-    const size_t es = kTypes[type].size;
+    const size_t es = elem_type(type)->size;
     auto alloc = registry_find(ptr, off);
     if (!alloc) fail(STDCL_ENOENT, "clreduce: %p is not memory returned by clmalloc (or it was freed)", ptr);
     if (alloc->cp != cp)
         fail(STDCL_EINVAL, "clreduce: the allocation at %p is %s", (void*)alloc->host,
              alloc->cp ? "attached to another context" : "detached (clmattach it first)");
     if (*off % es)
-        fail(STDCL_EINVAL, "clreduce: %p is not aligned to its %zu-byte %s elements", ptr, es, kTypes[type].name);
+        fail(STDCL_EINVAL, "clreduce: %p is not aligned to its %zu-byte %s elements", ptr, es, elem_type(type)->name);
     size_t room = (alloc->size - *off) / es;
     if (n > room)
         fail(STDCL_EINVAL, "clreduce: %zu %s elements from %p pass the end of the allocation (%zu fit)", n,
-             kTypes[type].name, ptr, room);
+             elem_type(type)->name, ptr, room);
     if (alloc->is_image) fail(STDCL_EINVAL, "clreduce: the allocation at %p is an image", (void*)alloc->host);
     if (alloc->flags & CL_MEM_WO)
         fail(STDCL_EINVAL, "clreduce: the allocation at %p is CL_MEM_WO (kernels only write it), and clreduce reads it",
              (void*)alloc->host);
     return alloc;
-}
-
-// Fails unless every device of cp has double precision.
-void check_double(CLCONTEXT* cp)
-{
-    for (size_t i = 0; i < cp->devs.size(); ++i) {
-        cl_device_fp_config fp = 0;
-        check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
-                 "clreduce: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)");
-        if (!fp)
-            fail(STDCL_ESTATE,
-                 "clreduce: device %zu (%s) of %s has no double precision (cl_khr_fp64): double "
-                 "arrays cannot be reduced in this context",
-                 i, cp->devs[i].name.c_str(), cp->label.c_str());
-    }
 }
 
 // One clreduce call: the kernel it enqueues per device, and the partial values
@@ -160,7 +126,7 @@ struct Reduction {
     // array; its partial values stay on the device until read().
     void enqueue_part(size_t k, AllocUse& use)
     {
-        const size_t es = kTypes[type].size;
+        const size_t es = elem_type(type)->size;
         unsigned dn = devs[k];
         Device& d = cp->devs[dn];
         size_t first = n / devs.size() * k + std::min(k, n % devs.size());
@@ -168,7 +134,7 @@ struct Reduction {
         if (count == 0) return;
         bool strided = strided_for(d);
         std::string kname =
-            strprintf("stdcl_reduce_%s_%s_%s", kTypes[type].name, kOps[op], strided ? "strided" : "chunked");
+            strprintf("stdcl_reduce_%s_%s_%s", elem_type(type)->name, kPrimOpNames[op], strided ? "strided" : "chunked");
         cl_kernel k0 = clsym(cp, handle, kname.c_str(), 0);
         if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), take_error("(no message)").c_str());
         auto ki = kernel_find(k0);
@@ -233,7 +199,7 @@ struct Reduction {
         part_mems[k] = parts_mem;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
         trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
-              kTypes[type].name, kOps[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
+              elem_type(type)->name, kPrimOpNames[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
               strided ? "" : strprintf(", chunks of %zu", size_t(arg3)).c_str());
     }
 
@@ -274,11 +240,12 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     else
         devs.push_back(devnum);
     bool dbl = type == CL_REDUCE_DOUBLE;
-    if (dbl) check_double(cp);
+    if (dbl)
+        for (unsigned dn : devs) prim_check_double(cp, dn, "clreduce");
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* handle = prim_program(*st, std::string("stdcl_reduce_") + kTypes[type].name + ".cl", kReduceCl,
+    void* handle = prim_program(*st, std::string("stdcl_reduce_") + elem_type(type)->name + ".cl", kReduceCl,
                                 strprintf("-D PRIM_TYPE=%d", type), "clreduce");
     if (st->units.size() != cp->devs.size()) {
         std::vector<cl_uint> units(cp->devs.size(), 1);
@@ -298,14 +265,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         r.drain();
         throw;
     }
-    switch (type) {
-    case CL_REDUCE_FLOAT: fold<cl_float>(op, r.parts, result); break;
-    case CL_REDUCE_DOUBLE: fold<cl_double>(op, r.parts, result); break;
-    case CL_REDUCE_INT: fold<cl_int>(op, r.parts, result); break;
-    case CL_REDUCE_LONG: fold<cl_long>(op, r.parts, result); break;
-    case CL_REDUCE_UINT: fold<cl_uint>(op, r.parts, result); break;
-    default: fold<cl_ulong>(op, r.parts, result); break;
-    }
+    fold(type, op, r.parts, result);
     return 0;
 }
 

@@ -27,7 +27,6 @@ namespace {
 
 constexpr int kScanFlags = CL_SCAN_EXCLUSIVE | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
 constexpr size_t kWg = PRIM_WG;
-const char* const kOpNames[4] = {"", "sum", "min", "max"};
 
 // Elements a work-item scans on a GPU (cl/protocol.h): a tile of 32 KB, 8192
 // 4-byte or 4096 8-byte elements.  Against 16 KB tiles that halves the
@@ -52,76 +51,6 @@ bool lookback_for(int type, int op)
     if (op == CL_REDUCE_SUM && (type == CL_REDUCE_FLOAT || type == CL_REDUCE_DOUBLE)) return false;
     const char* v = env_value("STDCL_SCAN_LOOKBACK");
     return !(v && std::strcmp(v, "0") == 0);
-}
-
-// The host side of the operations, for the carries between devices.
-template <class T> T host_op(int op, T a, T b)
-{
-    if constexpr (std::is_floating_point<T>::value) {
-        if (op == CL_REDUCE_MIN) return std::fmin(a, b);
-        if (op == CL_REDUCE_MAX) return std::fmax(a, b);
-        return a + b;
-    } else {
-        using U = typename std::make_unsigned<T>::type;
-        if (op == CL_REDUCE_MIN) return b < a ? b : a;
-        if (op == CL_REDUCE_MAX) return b > a ? b : a;
-        return T(U(a) + U(b));
-    }
-}
-template <class T> T host_identity(int op)
-{
-    if (op == CL_REDUCE_SUM) return T(0);
-    if constexpr (std::is_floating_point<T>::value)
-        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-    else
-        return op == CL_REDUCE_MIN ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
-}
-// Identity and op over the type's bytes (8 at most).
-template <class T> void bytes_identity(int op, unsigned char* out)
-{
-    T v = host_identity<T>(op);
-    std::memcpy(out, &v, sizeof v);
-}
-template <class T> void bytes_op(int op, unsigned char* acc, const unsigned char* b)
-{
-    T x, y;
-    std::memcpy(&x, acc, sizeof x);
-    std::memcpy(&y, b, sizeof y);
-    x = host_op<T>(op, x, y);
-    std::memcpy(acc, &x, sizeof x);
-}
-void identity_of(int type, int op, unsigned char* out)
-{
-    switch (type) {
-    case CL_REDUCE_FLOAT: bytes_identity<cl_float>(op, out); break;
-    case CL_REDUCE_DOUBLE: bytes_identity<cl_double>(op, out); break;
-    case CL_REDUCE_INT: bytes_identity<cl_int>(op, out); break;
-    case CL_REDUCE_LONG: bytes_identity<cl_long>(op, out); break;
-    case CL_REDUCE_UINT: bytes_identity<cl_uint>(op, out); break;
-    default: bytes_identity<cl_ulong>(op, out); break;
-    }
-}
-void combine(int type, int op, unsigned char* acc, const unsigned char* b)
-{
-    switch (type) {
-    case CL_REDUCE_FLOAT: bytes_op<cl_float>(op, acc, b); break;
-    case CL_REDUCE_DOUBLE: bytes_op<cl_double>(op, acc, b); break;
-    case CL_REDUCE_INT: bytes_op<cl_int>(op, acc, b); break;
-    case CL_REDUCE_LONG: bytes_op<cl_long>(op, acc, b); break;
-    case CL_REDUCE_UINT: bytes_op<cl_uint>(op, acc, b); break;
-    default: bytes_op<cl_ulong>(op, acc, b); break;
-    }
-}
-
-// Fails unless device dn has double precision.
-void check_double(CLCONTEXT* cp, unsigned dn, const char* call)
-{
-    cl_device_fp_config fp = 0;
-    check_cl(clGetDeviceInfo(cp->devs[dn].id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, nullptr),
-             "clscan: clGetDeviceInfo(CL_DEVICE_DOUBLE_FP_CONFIG)");
-    if (!fp)
-        fail(STDCL_ESTATE, "%s: device %u (%s) has no double precision (cl_khr_fp64): it cannot scan doubles", call, dn,
-             cp->devs[dn].name.c_str());
 }
 
 struct ScanCall {
@@ -152,7 +81,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
     const size_t es = c.et->size;
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    const std::string tail = std::string("_") + c.et->name + "_" + kOpNames[c.op];
+    const std::string tail = std::string("_") + c.et->name + "_" + kPrimOpNames[c.op];
     auto kname = [&](const char* step, bool gpu) {
         return std::string("stdcl_scan_") + step + tail + (gpu ? "_gpu" : "_cpu");
     };
@@ -167,7 +96,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         Device& d = cp->devs[s.dn];
         s.gpu = prim_gpu_layout(d);
         s.onepass = s.gpu && lookback_for(c.type, c.op);
-        s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kOpNames[c.op], s.gpu ? "gpu" : "cpu"),
+        s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kPrimOpNames[c.op], s.gpu ? "gpu" : "cpu"),
                               kScanCl, scan_options(c.type, c.op, s.gpu), call);
         if (s.gpu) {
             s.chunk = kWg * gpu_items(es);
@@ -194,7 +123,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
     const cl_ulong ioff = c.in.off / es, ooff = c.out.off / es;
     const cl_uint excl = (c.flags & CL_SCAN_EXCLUSIVE) ? 1u : 0u;
     unsigned char carry[8] = {};
-    identity_of(c.type, c.op, carry);
+    prim_identity(c.type, c.op, carry);
     PrimArg carry_arg{es, carry, false};
     // The slices' folds (over several devices): each device folds its tiles,
     // then scans the folds, whose last entry is its slice's fold.
@@ -254,10 +183,10 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
                     {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)}, nullptr,
                     true, call);
             }
-            std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kOpNames[c.op]);
+            std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kPrimOpNames[c.op]);
             prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
             trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
-                  c.et->name, kOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
+                  c.et->name, kPrimOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
                   s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
             prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
         } catch (...) {
@@ -266,7 +195,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
             if (s.onepass) st->scratch[s.dn]["scan state"].epoch = 0;
             throw;
         }
-        combine(c.type, c.op, carry, folds[k].data());
+        prim_combine(c.type, c.op, carry, folds[k].data());
     }
     return 0;
 }
@@ -296,7 +225,7 @@ int scan_entry(CLCONTEXT* cp, unsigned devnum, const void* in, void* out, size_t
     if (in != out && prim_overlap(c.in, n * et->size, c.out, n * et->size))
         fail(STDCL_EINVAL, "%s: in (%p) and out (%p) overlap without being the same array", call, in, out);
     if (type == CL_REDUCE_DOUBLE)
-        for (unsigned dn : devs) check_double(cp, dn, call);
+        for (unsigned dn : devs) prim_check_double(cp, dn, call);
     if (n == 0) return 0;
     return scan(c, devs);
 }

@@ -9,8 +9,14 @@
 #endif
 // The kernels: DEF(T, T8, name, op name, op, identity) makes both layouts.
 #define R_SUM(a, b) ((a) + (b))
+/* Floating-point minimum and maximum skip NaNs (fmin, fmax), as clscan's do. */
+#if PRIM_TYPE == PRIM_FLOAT || PRIM_TYPE == PRIM_DOUBLE
+#define R_MIN(a, b) fmin((a), (b))
+#define R_MAX(a, b) fmax((a), (b))
+#else
 #define R_MIN(a, b) min((a), (b))
 #define R_MAX(a, b) max((a), (b))
+#endif
 #define R_FOLD4(OP, v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
 #define R_FOLD2(OP, v) OP((v).s0, (v).s1)
 #define R_FOLD8(OP, v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
