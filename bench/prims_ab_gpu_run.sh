@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prims_ab_gpu_run.sh: the primitives of this tree against those of another
+# commit on the GPU machine, in one call of under 10 minutes.  Builds this
+# tree and build-deps/before.tar (`git archive COMMIT`, with the commit's
+# name in .commit), then:
+#   tests   test_prims and test_reduce on stdgpu (NVIDIA's warp path included)
+#   bench   bench_prims -c gpu --min 20 --max 26 (sort, pairs, scan, reduce),
+#           the other commit and this tree in turn, twice
+#   check   make check-gpu in the time left
+# Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
+# bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
+set -u
+. "$(dirname "$0")/gpu_common.sh"
+RES=${OUT:-/tmp/prims-ab-out}
+mkdir -p "$RES"
+for d in build-deps/debs/*.deb; do [ -f "$d" ] && dpkg -x "$d" /; done
+ldconfig
+gpu_icd
+gpu_caches
+start=$(date +%s)
+{
+    gpu_machine
+    gpu_build lib tools tests examples bench 2>&1 | tail -3
+    echo "this tree built after $(( $(date +%s) - start )) s"
+    if [ -f build-deps/before.tar ]; then
+        rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf build-deps/before.tar -C /tmp/before &&
+            (cd /tmp/before && gpu_build lib bench 2>&1 | tail -3)
+        echo "before: $(cat /tmp/before/.commit 2>/dev/null), built after $(( $(date +%s) - start )) s"
+    fi
+} > "$RES/machine.txt" 2>&1
+cat "$RES/machine.txt"
+for t in test_prims test_reduce; do
+    (cd build/tests && STDCL_TEST_CONTEXT=gpu timeout 200 ./$t 2>&1 | tail -4; echo "$t: exit status ${PIPESTATUS[0]}")
+done > "$RES/tests.txt" 2>&1
+grep "exit status" "$RES/tests.txt"
+for round in 1 2; do
+    for tree in /tmp/before "$ROOT"; do
+        [ -x "$tree/build/bench/bench_prims" ] || continue
+        echo "== round $round: $( [ "$tree" = "$ROOT" ] && echo this tree || cat /tmp/before/.commit)"
+        (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min 20 --max 26 --ops sort,pairs,scan,reduce \
+            --no-boost --no-host 2>&1 | grep -E '^RESULT|FAIL|rror')
+    done
+done > "$RES/bench.txt" 2>&1
+echo "bench: $(( $(date +%s) - start )) s"
+left=$(( 570 - ($(date +%s) - start) ))
+if [ $left -gt 60 ]; then
+    timeout -k 5 $left make check-gpu > "$RES/check_gpu.txt" 2>&1
+    echo "exit status $? (limit $left s)" >> "$RES/check_gpu.txt"
+    tail -3 "$RES/check_gpu.txt"
+fi
