@@ -87,6 +87,35 @@ void prim_combine(int type, int op, unsigned char* acc, const unsigned char* b)
     }
 }
 
+namespace {
+
+template <class T> void fold_as(int op, unsigned char* acc, const void* vals, size_t count)
+{
+    T x;
+    std::memcpy(&x, acc, sizeof x);
+    const unsigned char* v = static_cast<const unsigned char*>(vals);
+    for (size_t i = 0; i < count; ++i) {
+        T y;
+        std::memcpy(&y, v + i * sizeof y, sizeof y);
+        x = host_op<T>(op, x, y);
+    }
+    std::memcpy(acc, &x, sizeof x);
+}
+
+}  // namespace
+
+void prim_fold(int type, int op, unsigned char* acc, const void* vals, size_t count)
+{
+    switch (type) {
+    case CL_REDUCE_FLOAT: fold_as<cl_float>(op, acc, vals, count); break;
+    case CL_REDUCE_DOUBLE: fold_as<cl_double>(op, acc, vals, count); break;
+    case CL_REDUCE_INT: fold_as<cl_int>(op, acc, vals, count); break;
+    case CL_REDUCE_LONG: fold_as<cl_long>(op, acc, vals, count); break;
+    case CL_REDUCE_UINT: fold_as<cl_uint>(op, acc, vals, count); break;
+    default: fold_as<cl_ulong>(op, acc, vals, count); break;
+    }
+}
+
 void prim_check_double(CLCONTEXT* cp, unsigned dn, const char* call)
 {
     cl_device_fp_config fp = 0;

@@ -49,6 +49,9 @@ extern const char* const kPrimOpNames[4];
 // fmax).
 void prim_identity(int type, int op, unsigned char* out);
 void prim_combine(int type, int op, unsigned char* acc, const unsigned char* b);
+// acc = acc op each of the count elements at vals (one switch on the type for
+// all of them: clreduce folds a thousand partial values a call).
+void prim_fold(int type, int op, unsigned char* acc, const void* vals, size_t count);
 // Fails (STDCL_ESTATE) unless device dn of cp has double precision, for `call`.
 void prim_check_double(CLCONTEXT* cp, unsigned dn, const char* call);
 

@@ -57,9 +57,7 @@ void fold(int type, int op, const std::vector<std::vector<char>>& parts, void* r
     const size_t es = elem_type(type)->size;
     unsigned char acc[8];
     prim_identity(type, op, acc);
-    for (const auto& p : parts)
-        for (size_t i = 0; i + es <= p.size(); i += es)
-            prim_combine(type, op, acc, reinterpret_cast<const unsigned char*>(p.data() + i));
+    for (const auto& p : parts) prim_fold(type, op, acc, p.data(), p.size() / es);
     std::memcpy(result, acc, es);
 }
 
