@@ -231,6 +231,8 @@ void* prim_program(PrimState& st, const std::string& name, const char* source, c
 {
     void*& h = st.handles[name];
     if (prim_handle_open(st.cp, h)) return h;
+    for (auto it = st.kernels.begin(); it != st.kernels.end();)  // a closed handle's kernels
+        it = it->first.first == h ? st.kernels.erase(it) : std::next(it);
     auto bad = st.failed.find(name);
     if (bad != st.failed.end()) fail(STDCL_EBUILD, "%s: building its kernels (%s): %s", call, name.c_str(), bad->second.c_str());
     try {
@@ -291,14 +293,23 @@ bool prim_gpu_layout(const Device& d)
     return (d.type & CL_DEVICE_TYPE_CPU) == 0;
 }
 
-cl_event prim_enqueue(CLCONTEXT* cp, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
+std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::string& name, const char* call)
+{
+    std::weak_ptr<KernelInfo>& slot = st.kernels[std::make_pair(handle, name)];
+    std::shared_ptr<KernelInfo> ki = slot.lock();
+    if (!ki) {
+        ki = program_kernel(st.cp, handle, name, call);
+        slot = ki;
+    }
+    return ki;
+}
+
+cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
                       std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call)
 {
+    CLCONTEXT* cp = st.cp;
     Device& d = cp->devs[dn];
-    cl_kernel k0 = clsym(cp, handle, name.c_str(), 0);
-    if (!k0) fail(STDCL_ECL, "%s: kernel %s: %s", call, name.c_str(), take_error("(no message)").c_str());
-    auto ki = kernel_find(k0);
-    if (!ki) fail(STDCL_ECL, "%s: kernel %s: not found", call, name.c_str());
+    auto ki = prim_kernel(st, handle, name, call);
     size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
     cl_kernel kern = ki->per_group[g];
     std::lock_guard<KernelLock> klock(ki->mu);

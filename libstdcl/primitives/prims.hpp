@@ -85,6 +85,10 @@ struct PrimState {
     std::mutex mu;  // one call at a time per context
     std::map<std::string, void*> handles;  // program name -> clsopen_named handle
     std::map<std::string, std::string> failed;  // program name -> why its build failed
+    // Kernels by (program handle, name), found once (prim_enqueue); weak: a
+    // program closed with its context is never used, and found again if a
+    // handle's address comes back.
+    std::map<std::pair<void*, std::string>, std::weak_ptr<KernelInfo>> kernels;
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
     std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (clreduce's first call)
     ~PrimState();
@@ -120,13 +124,17 @@ struct PrimArg {
     bool mem;
 };
 inline PrimArg parg(const cl_mem& m) { return PrimArg{sizeof m, &m, true}; }
+// bytes of __local memory.
+inline PrimArg plocal(size_t bytes) { return PrimArg{bytes, nullptr, false}; }
 template <class T> PrimArg parg(const T& v) { return PrimArg{sizeof v, &v, false}; }
 
-// Enqueues kernel `name` of program handle on device dn's kernel queue over
+// The kernel `name` of program handle (of st's context), found once.
+std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::string& name, const char* call);
+// Enqueues kernel `name` of program handle (of st's context) on device dn's kernel queue over
 // `global` work-items in groups of `local` (0: the driver's choice), after the
 // wait list (order, or nothing), with the arguments; returns its event when
 // want_event (else nullptr).
-cl_event prim_enqueue(CLCONTEXT* cp, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
+cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
                       std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call);
 
 // The end of a call's commands on device dn: notes ev (its last kernel) as the

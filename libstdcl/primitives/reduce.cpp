@@ -133,9 +133,7 @@ struct Reduction {
         bool strided = strided_for(d);
         std::string kname =
             strprintf("stdcl_reduce_%s_%s_%s", elem_type(type)->name, kPrimOpNames[op], strided ? "strided" : "chunked");
-        cl_kernel k0 = clsym(cp, handle, kname.c_str(), 0);
-        if (!k0) fail(STDCL_ECL, "clreduce: kernel %s: %s", kname.c_str(), take_error("(no message)").c_str());
-        auto ki = kernel_find(k0);
+        auto ki = prim_kernel(*st, handle, kname, "clreduce");
         size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
         cl_kernel kern = ki->per_group[g];
         cl_mem parts_mem = prim_scratch(*st, dn, "reduce parts", kMaxParts * 8, "clreduce");
@@ -162,34 +160,20 @@ struct Reduction {
             arg3 = chunk;
         }
         groups = std::max<size_t>(groups, 1);
-        // The kernel's lock from the arguments to the enqueue, as clfork's; the
-        // array is recorded as held by argument 0 (kernel_unbind).
-        std::lock_guard<KernelLock> klock(ki->mu);
-        std::uint64_t serial = 0;
-        cl_mem in = alloc->device_mem(dn, 0, &serial);
-        cl_ulong a_off = (off / es) + first, a_n = count;
-        alloc->in_kernel.store(true, std::memory_order_relaxed);
-        cl_int err = clSetKernelArg(kern, 0, sizeof in, &in);
-        if (err == CL_SUCCESS) ki->held[0][g] = {alloc.get(), serial, dn, 0};
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 1, sizeof a_off, &a_off);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 2, sizeof a_n, &a_n);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 3, sizeof arg3, &arg3);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 4, sizeof parts_mem, &parts_mem);
-        if (err == CL_SUCCESS) err = clSetKernelArg(kern, 5, local * es, nullptr);
-        check_cl(err, "clreduce: clSetKernelArg");
-        size_t global = groups * local;
+        cl_mem in = alloc->device_mem(dn, 0);
+        const cl_ulong a_off = (off / es) + first, a_n = count;
+        const size_t global = groups * local;
         // An event only for the profile: the blocking read that follows on the
-        // same queue waits for the kernel.
+        // same queue waits for the kernel.  After the pending commands on the
+        // array (a NOWAIT clmsync or kernel on the other queue).
         if (cp->prof) launched.reserve(launched.size() + 1);
         enqueued.reserve(enqueued.size() + 1);
-        cl_event kev = nullptr;
+        cl_event kev;
         {
-            // After the pending commands on the array (a NOWAIT clmsync or kernel
-            // on the other queue); the partial values follow on the same queue.
             CommandOrder order(d, dn, {&*use}, d.queue);
-            check_cl(clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &global, &local, order.count(), order.list(),
-                                            cp->prof ? &kev : nullptr),
-                     strprintf("clreduce: clEnqueueNDRangeKernel of %s on device %u", kname.c_str(), dn).c_str());
+            kev = prim_enqueue(*st, dn, handle, kname, global, local,
+                               {parg(in), parg(a_off), parg(a_n), parg(arg3), parg(parts_mem), plocal(local * es)},
+                               &order, cp->prof != nullptr, "clreduce");
         }
         enqueued.push_back(dn);
         if (kev) launched.push_back(Launched{kev, dn, "clreduce: " + kname});

@@ -133,7 +133,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
     auto fold_tiles = [&](Slice& s, CommandOrder* o) {
         const cl_ulong off = ioff + s.first, cnt = s.count, ch = s.chunk;
         cl_mem in = c.in.alloc->device_mem(s.dn, 0);
-        prim_enqueue(cp, s.dn, s.prog, kname("reduce", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
+        prim_enqueue(*st, s.dn, s.prog, kname("reduce", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
                      {parg(in), parg(off), parg(cnt), parg(ch), parg(s.part)}, o, false, call);
     };
     if (slices.size() > 1) {
@@ -143,7 +143,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
             CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
             fold_tiles(s, &o);
             const cl_uint np = cl_uint(s.nparts);
-            prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+            prim_enqueue(*st, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
                          {parg(s.part), parg(s.partx), parg(np), carry_arg}, nullptr, false, call);
             check_cl(clEnqueueReadBuffer(d.queue, s.partx, CL_FALSE, s.nparts * es, es, folds[k].data(), 0, nullptr,
                                          nullptr),
@@ -166,7 +166,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
                 cl_uint epoch = 0;
                 cl_mem state =
                     prim_lookback_state(*st, s.dn, "scan state", 8 + s.nparts * 8 * (es / 4), 1, &epoch, call);
-                ev = prim_enqueue(cp, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
+                ev = prim_enqueue(*st, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
                                   {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(state), parg(np),
                                    parg(epoch), carry_arg, parg(excl)},
                                   &o, true, call);
@@ -176,10 +176,10 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
                     fold_tiles(s, first);
                     first = nullptr;
                 }
-                prim_enqueue(cp, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
+                prim_enqueue(*st, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
                              {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
                 ev = prim_enqueue(
-                    cp, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
+                    *st, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
                     {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)}, nullptr,
                     true, call);
             }

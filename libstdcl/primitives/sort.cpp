@@ -164,12 +164,12 @@ int sort(const SortCall& c)
                      "clsort: clEnqueueFillBuffer of the digit counts");
             const size_t hgroups = std::min<size_t>(size_t(units) * 4, (c.n + 4095) / 4096);
             const cl_ulong per = (c.n + hgroups - 1) / hgroups;
-            prim_enqueue(cp, dn, h, "stdcl_sort_hist_" + sfx + "_gpu", hgroups * kWg, kWg,
+            prim_enqueue(*st, dn, h, "stdcl_sort_hist_" + sfx + "_gpu", hgroups * kWg, kWg,
                          {parg(ukeys), parg(ukoff), parg(n), parg(per), parg(map), parg(ghist)}, &order, false, c.call);
             for (cl_uint p = 0; p < passes; ++p) {
                 SortPass q = pass_of(p);
                 const cl_uint ep = epoch + p;
-                last = prim_enqueue(cp, dn, h,
+                last = prim_enqueue(*st, dn, h,
                                     (c.vsize ? "stdcl_sort_onesweep_pairs_" : "stdcl_sort_onesweep_") + sfx + "_gpu",
                                     ntiles * kWg, kWg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
@@ -199,19 +199,19 @@ int sort(const SortCall& c)
         for (cl_uint p = 0; p < passes; ++p) {
             SortPass q = pass_of(p);
             prim_enqueue(
-                cp, dn, h, "stdcl_sort_count_" + sfx + "_cpu", ntiles, 1,
+                *st, dn, h, "stdcl_sort_count_" + sfx + "_cpu", ntiles, 1,
                 {parg(q.src), parg(q.soff), parg(n), parg(ch), parg(q.shift), parg(q.mode), parg(counts), parg(nt)},
                 first, false, c.call);
             first = nullptr;
-            prim_enqueue(cp, dn, h, "stdcl_scan_reduce_uint_sum_cpu", cparts, 1,
+            prim_enqueue(*st, dn, h, "stdcl_scan_reduce_uint_sum_cpu", cparts, 1,
                          {parg(counts), parg(zero), parg(ncnt), parg(cch), parg(part)}, nullptr, false, c.call);
-            prim_enqueue(cp, dn, h, "stdcl_scan_parts_uint_sum_cpu", 1, 1,
+            prim_enqueue(*st, dn, h, "stdcl_scan_parts_uint_sum_cpu", 1, 1,
                          {parg(part), parg(partx), parg(ncp), parg(idv)}, nullptr, false, c.call);
             prim_enqueue(
-                cp, dn, h, "stdcl_scan_tiles_uint_sum_cpu", cparts, 1,
+                *st, dn, h, "stdcl_scan_tiles_uint_sum_cpu", cparts, 1,
                 {parg(counts), parg(zero), parg(offs), parg(zero), parg(ncnt), parg(cch), parg(partx), parg(excl)},
                 nullptr, false, c.call);
-            last = prim_enqueue(cp, dn, h, "stdcl_sort_scatter_" + sfx + "_cpu", ntiles, 1,
+            last = prim_enqueue(*st, dn, h, "stdcl_sort_scatter_" + sfx + "_cpu", ntiles, 1,
                                 {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                  parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(ch), parg(q.shift),
                                  parg(q.mode), parg(offs), parg(nt)},

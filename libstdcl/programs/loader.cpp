@@ -490,6 +490,23 @@ void* open_library_program(CLCONTEXT* cp, const char* source, const char* name, 
     return open_program(cp, p, CLLD_NOW, "clsopen_named", options);
 }
 
+std::shared_ptr<KernelInfo> program_kernel(CLCONTEXT* cp, void* handle, const std::string& name, const char* call)
+{
+    std::shared_ptr<Program> p;
+    {
+        std::lock_guard<std::mutex> lock(cp->load_mu);
+        p = find_handle(cp, handle, call);
+    }
+    std::lock_guard<std::mutex> build_lock(p->build_mu);
+    ensure_built(*p, call);
+    if (auto ki = kernel_of(*p, name)) return ki;
+    std::string avail;
+    for (const auto& unit : p->cl)
+        for (const auto& n : kernel_names(unit[0])) avail += (avail.empty() ? "" : ", ") + n;
+    fail(STDCL_ENOENT, "%s: no kernel '%s' in %s (it has: %s)", call, name.c_str(), p->name.c_str(),
+         avail.empty() ? "no kernels" : avail.c_str());
+}
+
 }  // namespace stdcl
 
 using namespace stdcl;
@@ -588,21 +605,7 @@ STDCL_API cl_kernel clsym(CLCONTEXT* cp, void* handle, const char* name, int fla
         context_check(cp, "clsym");
         if (!name || !*name) fail(STDCL_EINVAL, "clsym: the kernel name is NULL or empty");
         if (flags & ~kLoadFlags) fail(STDCL_EINVAL, "clsym: unknown flags 0x%x", unsigned(flags));
-        if (handle) {
-            std::shared_ptr<Program> p;
-            {
-                std::lock_guard<std::mutex> lock(cp->load_mu);
-                p = find_handle(cp, handle, "clsym");
-            }
-            std::lock_guard<std::mutex> build_lock(p->build_mu);
-            ensure_built(*p, "clsym");
-            if (auto ki = kernel_of(*p, name)) return ki->per_group[0];
-            std::string avail;
-            for (const auto& unit : p->cl)
-                for (const auto& n : kernel_names(unit[0])) avail += (avail.empty() ? "" : ", ") + n;
-            fail(STDCL_ENOENT, "clsym: no kernel '%s' in %s (it has: %s)", name, p->name.c_str(),
-                 avail.empty() ? "no kernels" : avail.c_str());
-        }
+        if (handle) return program_kernel(cp, handle, name, "clsym")->per_group[0];
         std::vector<std::shared_ptr<Program>> progs;
         std::shared_ptr<Program> embedded;
         {

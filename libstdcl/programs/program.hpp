@@ -48,4 +48,9 @@ const std::string& kernel_include_dir();
 // (STDCL_EBUILD when the compiler refused the source).
 void* open_library_program(CLCONTEXT* cp, const char* source, const char* name, const char* options = nullptr);
 
+// The kernel `name` of the program handle of cp (built first where it is not),
+// as clsym(cp, handle, name, 0) finds it, without the C API's error state;
+// throws Error (STDCL_ENOENT naming the kernels it has, for `call`).
+std::shared_ptr<KernelInfo> program_kernel(CLCONTEXT* cp, void* handle, const std::string& name, const char* call);
+
 }  // namespace stdcl
