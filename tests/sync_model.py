@@ -132,7 +132,14 @@ class Model:
     def library_call(self, uses=()):
         self.open = set()
         for u in uses:
-            self.unseen.pop(u, None)
+            # The check looks at device d's copy now and finds the plain
+            # command's writes; where a newer version came from elsewhere (the
+            # host, another device) since its last look, it cannot tell which
+            # came first (stdcl(7)).
+            a, d = u
+            for e in self.unseen.pop(u, ()):
+                if self.ver[a][d][e] != self.cur[a][e]:
+                    self.ambiguous.add((a, d, e))
 
     def plain(self, op, d, a, lo, n):
         self.handed.add(a)
@@ -192,8 +199,9 @@ class Model:
             if not up:
                 # Back from a copy never given the element: the host's bytes are
                 # replaced by ones nobody wrote, which the check does not judge
-                # (programs bring back a whole array a kernel wrote part of).
-                if sv == 0 and dv == cv:
+                # (programs bring back a whole array a kernel wrote part of), nor
+                # a later host read of them, whoever held the newest (stdcl(7)).
+                if sv == 0:
                     self.garbled.add((a, e))
                 else:
                     self.garbled.discard((a, e))
@@ -217,7 +225,12 @@ class Model:
                     # A word never given, in memory stdcl_mem handed out with no
                     # command announced: not judged (stdcl(7)).
                     never = self.ver[a][d][e] == 0 and a in self.handed
-                    unwatched = never or (a, d, e) in self.relayed or (a, d, e) in self.ambiguous
+                    # The newest is another device's, written there by a plain
+                    # command that no library call on that device has looked at
+                    # since: the check has not seen it (stdcl(7)).
+                    unseen_elsewhere = any(o != d and self.ver[a][o][e] == self.cur[a][e] and
+                                           e in self.unseen.get((a, o), ()) for o in range(self.ndev))
+                    unwatched = never or unseen_elsewhere or (a, d, e) in self.relayed or (a, d, e) in self.ambiguous
                     self.bad(op, "stale kernel read, unwatched" if unwatched else "stale kernel read", d)
                     break
         for (a, lo, n) in writes:
@@ -229,10 +242,12 @@ class Model:
                 self.ver[a][d][e] = v
         # A pending kernel reads its argument, not just the elements it uses:
         # the host must not write any of it until the kernel is waited for
-        # (the API cannot know which elements a kernel reads).
+        # (the API cannot know which elements a kernel reads).  A clmcopy reads
+        # the bytes it copies, which the library knows: only those.
         for (a, lo, n) in reads:
             if all(w[0] != a for w in writes):
-                self.note(d, {"kind": "kread", "a": a, "off": 0, "n": self.n[a]}, wait)
+                span = (lo, n) if copy_of is not None else (0, self.n[a])
+                self.note(d, {"kind": "kread", "a": a, "off": span[0], "n": span[1]}, wait)
 
     def note(self, d, g, wait):
         if wait:
@@ -507,10 +522,41 @@ def main():
             else:
                 fixes[s] = f
     # Each fix is a promise: the program with it is right, and the check silent.
-    if fixes:
-        fres, fout = run(args, fixes)
-        for s, fops in fixes.items():
+    # A program may hold several harms, each reported at its own operation:
+    # where the fixed program's first finding lies after the operation the
+    # fix was for (that finding is gone), its fix goes in too, as a user
+    # applies them one after another (at most 4 in all).
+    final, nfix = {}, {}
+    pending = dict(fixes)
+    for rnd in range(4):
+        if not pending:
+            break
+        fres, fout = run(args, pending)
+        nxt = {}
+        for s, fops in pending.items():
             r = fres.get(s)
+            prev = progs[s][1] if rnd == 0 else final_ops_prev[s]
+            at = next(i for i, (a, b) in enumerate(zip(fops, prev + [None]), 1) if a != b)  # the fix's op
+            if rnd < 3 and r is not None and r["findings"] and r["findings"][0][0] > at + 1:
+                f2 = apply_fix(fops, r)
+                if f2 is not None:
+                    nxt[s] = f2
+                    continue
+            # A later finding with no fix line: the fixes so far kept their
+            # promise; what is left is a harm the check reports without one.
+            later_unfixed = (r is not None and r["findings"] and r["findings"][0][0] > at + 1 and
+                             not r["fixes"][0])
+            final[s] = (fops, r, later_unfixed)
+            nfix[s] = rnd + 1
+        final_ops_prev = {s: pending[s] for s in nxt}
+        pending = nxt
+    if fixes:
+        for s in fixes:
+            fops, r, later_unfixed = final[s]
+            if later_unfixed:
+                k = "fix: verified, a later finding without a fix line left"
+                counts[k] = counts.get(k, 0) + 1
+                continue
             harm = judge(progs[s][0], fops)
             at = next(i for i, (a, b) in enumerate(zip(fops, progs[s][1] + [None]), 1) if a != b)  # the fix's op
             if os.environ.get("SYNC_MODEL_DEBUG"):  # where the fix went, and every harm the model finds
@@ -529,6 +575,8 @@ def main():
             ok = r is not None and not r["findings"] and r["wrong"] is None and harm is None
             kind = "fix: verified" if ok and not unwatched_only else \
                 "fix: verified, a harm beyond what the check watches left" if ok else "fix: broken"
+            if ok and nfix[s] > 1:
+                kind += " (with the fixes of %d later findings)" % (nfix[s] - 1)
             counts[kind] = counts.get(kind, 0) + 1
             if not ok:
                 bad += 1
@@ -650,9 +698,16 @@ def apply_fix(ops, r):
     if not fix:
         return None
     m = FIX.search(fix)
-    if not m or r["where"][0] not in r["addr"]:
+    if not m:
         return None
-    a = r["addr"][r["where"][0]]
+    # The allocation the finding names: the last one made before its
+    # operation at that address (a freed allocation's address comes back).
+    a = None
+    for k, (i, op) in enumerate((i, op) for i, op in enumerate(ops, 1) if op[0] == "alloc"):
+        if i < at and k < len(r["allocs"]) and r["allocs"][k] == (op[1], r["where"][0]):
+            a = op[1]
+    if a is None:
+        return None
     # The allocation's size where the fix goes (an "alloc" after a "free"
     # makes another); a fix for an allocation freed since is not applied.
     idx0 = at - 1
@@ -701,7 +756,8 @@ def run(args, programs):
             errors.append(line[6:])
         elif line.startswith("program "):
             cur = int(line.split()[1])
-            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": errors, "addr": {}}
+            res[cur] = {"wrong": None, "findings": [], "fixes": [], "where": [], "errors": errors, "addr": {},
+                        "allocs": []}
             errors = []
         elif cur is None:
             continue
@@ -709,6 +765,7 @@ def run(args, programs):
             res[cur]["wrong"] = int(line.split()[1])
         elif line.startswith("alloc "):
             res[cur]["addr"][line.split()[2]] = int(line.split()[1])
+            res[cur]["allocs"].append((int(line.split()[1]), line.split()[2]))
         elif line.startswith("finding "):
             at, msg = line[8:].split(" ", 1)
             res[cur]["findings"].append((int(at), msg))

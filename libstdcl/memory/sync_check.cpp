@@ -102,6 +102,21 @@ bool write_order_unknown(const SyncState& s, unsigned dn, size_t wi)
     return false;
 }
 
+// Whether another device wrote word wi of the allocation after device dn's
+// command wrote it there, or may have (a write the check found by a look lies
+// between that look and the one before): dn's result is then not the newest.
+bool written_later_elsewhere(const SyncState& s, unsigned dn, size_t wi)
+{
+    const SyncDevice& d = s.dev[dn];
+    if (wi >= d.epoch_wrote.size() || !d.epoch_wrote[wi]) return false;
+    std::uint32_t dlo = d.epoch_unseen_after[wi] ? d.epoch_unseen_after[wi] - 1 : d.epoch_wrote[wi];
+    for (unsigned o = 0; o < s.dev.size(); ++o) {
+        if (o == dn || wi >= s.dev[o].epoch_wrote.size() || !s.dev[o].epoch_wrote[wi]) continue;
+        if (s.dev[o].epoch_wrote[wi] > dlo) return true;
+    }
+    return false;
+}
+
 int action() { return settings().check_action; }
 
 // Device dn's copy of bytes [off, off + len) of a, read back after its queues
@@ -518,6 +533,15 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                 for (const auto& r : runs)
                     for (size_t x = r.first; x < r.second && !order_unknown; x += 4)
                         order_unknown = write_order_unknown(*s, dn, x / 4);
+                // Memory stdcl_mem handed out with no command on it announced:
+                // another device's copy may hold bytes a plain command wrote
+                // that no look has seen (a copy's first look has nothing to
+                // compare with), newer than this device's: no transfer is named.
+                if (!order_unknown && a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
+                    std::lock_guard<std::mutex> al(a.mu);
+                    for (size_t o = 0; o < a.mem.size() && !order_unknown; ++o)
+                        order_unknown = o != dn && a.mem[o] != nullptr;
+                }
                 if (order_unknown) runs.clear();
                 if (runs.size() == 1 && runs[0].first == 0 && runs[0].second == a.size)
                     fix = strprintf("clmsync(cp, %u, ptr, CL_MEM_HOST) after the kernel and before the host uses its "
@@ -695,7 +719,11 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
             for (size_t b = lo; b < hi; ++b) {
                 char g = sized ? d.given[b] : char(kNever);
                 never = never || g == kNever;
-                bool c = to_device ? g == kWritten && d.ref[b] == host[b]
+                // To the device: a result another device's command replaced (or
+                // may have) is not the newest: sending over it loses nothing
+                // the program can still see (a stale read of it is judged where
+                // it is read).
+                bool c = to_device ? g == kWritten && d.ref[b] == host[b] && !written_later_elsewhere(s, dn, b / 4)
                                    : (g == kNever || d.ref[b] != host[b]) && !elsewhere(b);
                 all = all && c;
                 any = any || c;

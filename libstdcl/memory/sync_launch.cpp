@@ -481,8 +481,10 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
         if (ok && differs) reads.push_back(&pa);
     }
     // What the kernel writes, by the word: once more with every word of a view
-    // it may write that this device never had set to the fill pattern, so that
-    // a result equal to what was there is seen too.
+    // it may write that this device never had, or whose host bytes changed
+    // since this device's copy was given them, set to the fill pattern, so
+    // that a result equal to what was there is seen too (a transfer back then
+    // brings a result newer than the host's change, not an older copy).
     std::vector<std::vector<char>> poisoned(views.size()), wrote;
     if (ok && (!patches.empty() || learn)) {
         for (size_t vi = 0; vi < views.size(); ++vi) {
@@ -494,8 +496,10 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             if (!st) continue;
             std::lock_guard<std::mutex> lock(st->mu);
             const SyncDevice& d = device_state(*st, devnum);
+            const bool sized = d.given.size() == a.size && d.ref.size() == a.size;
             for (size_t i = 0; i + 4 <= v.len; i += 4)
-                if (d.given.size() != a.size || d.given[v.offset + i] == kNever)
+                if (!sized || d.given[v.offset + i] == kNever ||
+                    std::memcmp(d.ref.data() + v.offset + i, a.lib() + v.offset + i, 4) != 0)
                     std::memcpy(poisoned[vi].data() + i, &kFillPattern, 4);
         }
         bool done = true;
