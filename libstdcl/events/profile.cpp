@@ -532,22 +532,37 @@ void profile_reopen(CLCONTEXT* cp) noexcept
     ++p->reopened;
 }
 
+namespace {
+
+// Every profile so far; the commands of the contexts still alive timed: with
+// finish, after their queues finish (those still pending counted untimed),
+// else those seen complete by now.  Throws std::bad_alloc.
+std::vector<std::shared_ptr<ContextProfile>> collect_live(bool finish)
+{
+    std::vector<std::shared_ptr<ContextProfile>> all;
+    {
+        std::lock_guard<std::mutex> lock(profiles().mu);
+        all = profiles().all;
+    }
+    for (const auto& c : all) {
+        std::lock_guard<std::mutex> lock(c->mu);
+        if (!c->alive) continue;
+        for (auto& d : c->devs) {
+            if (finish && d->queue) clFinish(d->queue);
+            if (finish && d->xfer && d->xfer != d->queue) clFinish(d->xfer);
+            std::lock_guard<std::mutex> dl(d->mu);
+            harvest(*d, finish);
+        }
+    }
+    return all;
+}
+
+}  // namespace
+
 void profile_collect() noexcept
 {
     try {
-        std::vector<std::shared_ptr<ContextProfile>> all;
-        {
-            std::lock_guard<std::mutex> lock(profiles().mu);
-            all = profiles().all;
-        }
-        for (const auto& c : all) {
-            std::lock_guard<std::mutex> lock(c->mu);
-            if (!c->alive) continue;
-            for (auto& d : c->devs) {
-                std::lock_guard<std::mutex> dl(d->mu);
-                harvest(*d, false);
-            }
-        }
+        collect_live(false);
     } catch (...) {
         // out of host memory: the commands are timed at the next collection
     }
@@ -557,22 +572,8 @@ void profile_report_at_exit() noexcept
 {
     if (!profile_report_wanted()) return;
     try {
-        std::vector<std::shared_ptr<ContextProfile>> all;
-        {
-            std::lock_guard<std::mutex> lock(profiles().mu);
-            all = profiles().all;
-        }
         // Contexts the program did not release: their queues finished, their commands timed.
-        for (const auto& c : all) {
-            std::lock_guard<std::mutex> lock(c->mu);
-            if (!c->alive) continue;
-            for (auto& d : c->devs) {
-                if (d->queue) clFinish(d->queue);
-                if (d->xfer && d->xfer != d->queue) clFinish(d->xfer);
-                std::lock_guard<std::mutex> dl(d->mu);
-                harvest(*d, true);
-            }
-        }
+        auto all = collect_live(true);
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_loaded).count();
         if (settings().profile)
             write_report(settings().profile_json ? json_report(all, secs) : text_report(all, secs));
