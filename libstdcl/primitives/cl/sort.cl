@@ -30,13 +30,6 @@
 #define ITEMS SORT_ITEMS
 #define PAIR_ITEMS SORT_PAIR_ITEMS
 #include "sort_width.h"
-#undef KU
-#undef KSIGN
-#undef KFLT
-#undef PASSES
-#undef SFX
-#undef ITEMS
-#undef PAIR_ITEMS
 
 #define KU ulong
 #define KSIGN 0x8000000000000000ul
@@ -46,10 +39,3 @@
 #define ITEMS (SORT_ITEMS / 2)
 #define PAIR_ITEMS (SORT_PAIR_ITEMS / 2)
 #include "sort_width.h"
-#undef KU
-#undef KSIGN
-#undef KFLT
-#undef PASSES
-#undef SFX
-#undef ITEMS
-#undef PAIR_ITEMS
