@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # check_prims_cl.sh: every program the primitives build, compiled on its own
 # from libstdcl/primitives/cl with the build options the library gives it:
-# scan.cl for each element type, operation and layout, sort.cl for each
-# layout and with NVIDIA's warp instructions (for NVIDIA's PTX target),
-# reduce.cl for each element type.  With clang's OpenCL C front end
+# scan.cl for each element type, operation and layout, sort.cl for each key
+# width and layout and with NVIDIA's warp instructions (for NVIDIA's PTX
+# target), reduce.cl for each element type and operation.  With clang's OpenCL C front end
 # (-fsyntax-only, warnings are errors); PoCL's Debian package brings
 # clang-15.  Exits 0 with a line saying so when no clang is found.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,14 +34,20 @@ for layout in 0 1; do
             compile -D PRIM_TYPE=$type -D PRIM_OP=$op -D STDCL_LAYOUT_GPU=$layout "$dir/scan.cl"
         done
     done
-    compile -D STDCL_LAYOUT_GPU=$layout "$dir/sort.cl"
+    for bits in 32 64; do
+        compile -D SORT_KEY_BITS=$bits -D STDCL_LAYOUT_GPU=$layout "$dir/sort.cl"
+    done
 done
 # NVIDIA's: the warp vote through inline PTX (asm, a GNU keyword in clang's
 # OpenCL C), with the macros libstdcl defines for an NVIDIA GPU.
-compile -fgnu-keywords -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D STDCL_LAYOUT_GPU=1 \
-    -D STDCL_WANT_NV_WARP=1 "$dir/sort.cl"
+for bits in 32 64; do
+    compile -fgnu-keywords -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D SORT_KEY_BITS=$bits \
+        -D STDCL_LAYOUT_GPU=1 -D STDCL_WANT_NV_WARP=1 "$dir/sort.cl"
+done
 for type in 1 2 3 4 5 6; do
-    compile -D PRIM_TYPE=$type "$dir/reduce.cl"
+    for op in 1 2 3; do
+        compile -D PRIM_TYPE=$type -D PRIM_OP=$op "$dir/reduce.cl"
+    done
 done
 # A file that is not one of the variants fails (the check can fail).
 if "$cc" -x cl -cl-std=CL1.2 -fsyntax-only -Xclang -finclude-default-header -I"$dir" -D PRIM_TYPE=9 -D PRIM_OP=1 \

@@ -425,6 +425,95 @@ static void test_clscan_over_every_device_carries_between_slices(void** state)
     check_scan(0, CL_REDUCE_SUM, 1, 1, 0, CL_ALL_DEVICES, 0); /* fewer elements than devices */
 }
 
+/* The watchdog of test_clscan_nowait_over_every_device_returns_at_once: it
+ * completes the gate itself if the call has not returned after 20 s. */
+struct gate {
+    cl_event ev;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int returned, fired;
+};
+
+static void* gate_watchdog(void* arg)
+{
+    struct gate* g = (struct gate*)arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    pthread_mutex_lock(&g->mu);
+    while (!g->returned)
+        if (pthread_cond_timedwait(&g->cv, &g->mu, &until) != 0) break;
+    if (!g->returned) {
+        g->fired = 1;
+        clSetUserEventStatus(g->ev, CL_COMPLETE);
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+/* clscan(CL_ALL_DEVICES, CL_EVENT_NOWAIT) returns before its kernels run: every
+ * device's queue is held by a barrier on a user event the test completes only
+ * after the call returned (a call that waited on any device would wait for the
+ * watchdog).  Then clwait joins the scans, and the slices carry from device to
+ * device as in a waited call. */
+static void test_clscan_nowait_over_every_device_returns_at_once(void** state)
+{
+    (void)state;
+    const size_t n = 300007;
+    unsigned nd = clgetndev(g_cp);
+    int* in = (int*)clmalloc(g_cp, n * sizeof(int), 0);
+    int* out = (int*)clmalloc(g_cp, n * sizeof(int), 0);
+    int* want = (int*)malloc(n * sizeof(int));
+    assert_non_null(in);
+    assert_non_null(out);
+    assert_non_null(want);
+    for (size_t i = 0; i < n; i++) in[i] = (int)(mix(i) % 1000) - 500;
+    host_scan(CL_REDUCE_INT, CL_REDUCE_SUM, 0, in, want, n);
+    for (unsigned d = 0; d < nd; d++) assert_non_null(clmsync(g_cp, d, in, CL_MEM_DEVICE));
+    /* Its programs built (a build waits), then every queue held. */
+    assert_int_equal(clscan(g_cp, CL_ALL_DEVICES, in, out, n, CL_REDUCE_INT, CL_REDUCE_SUM, 0), 0);
+    cl_context ctx = NULL;
+    assert_int_equal(clGetCommandQueueInfo(stdcl_queue(g_cp, 0), CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL), CL_SUCCESS);
+    struct gate g = {NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+    cl_int err = CL_SUCCESS;
+    g.ev = clCreateUserEvent(ctx, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_event held[8] = {NULL};
+    assert_true(nd <= 8);
+    for (unsigned d = 0; d < nd; d++) {
+        cl_command_queue q = stdcl_queue(g_cp, d);
+        assert_int_equal(clEnqueueBarrierWithWaitList(q, 1, &g.ev, &held[d]), CL_SUCCESS);
+        clFlush(q);
+    }
+    pthread_t watchdog;
+    assert_int_equal(pthread_create(&watchdog, NULL, gate_watchdog, &g), 0);
+    int rc = clscan(g_cp, CL_ALL_DEVICES, in, out, n, CL_REDUCE_INT, CL_REDUCE_SUM, CL_EVENT_NOWAIT);
+    pthread_mutex_lock(&g.mu);
+    g.returned = 1;
+    int fired = g.fired;
+    pthread_cond_signal(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    cl_int status = CL_COMPLETE;
+    clGetEventInfo(held[0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    if (!fired) clSetUserEventStatus(g.ev, CL_COMPLETE);
+    pthread_join(watchdog, NULL);
+    if (rc != 0) fail_msg("clscan NOWAIT over every device: %d %s", rc, clerror());
+    if (fired) fail_msg("clscan(CL_ALL_DEVICES, CL_EVENT_NOWAIT) waited for its kernels (20 s, until the watchdog)");
+    assert_true(status != CL_COMPLETE); /* the queues were still held when it returned */
+    for (unsigned d = 0; d < nd; d++) {
+        size_t first = n / nd * d + (d < n % nd ? d : n % nd), count = n / nd + (d < n % nd ? 1 : 0);
+        assert_non_null(clwait(g_cp, d, CL_KERNEL_EVENT));
+        assert_non_null(clmsyncn(g_cp, d, out + first, count * sizeof(int), CL_MEM_HOST));
+        clReleaseEvent(held[d]);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (out[i] != want[i]) fail_msg("element %zu: %d, want %d", i, out[i], want[i]);
+    clReleaseEvent(g.ev);
+    free(want);
+    clfree(out);
+    clfree(in);
+}
+
 static void test_clscan_gpu_kernels_on_a_cpu(void** state)
 {
     (void)state;
@@ -639,6 +728,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clsort_interior_pointer_sorts_that_part_only),
     cmocka_unit_test(test_clscan_every_type_op_and_kind),
     cmocka_unit_test(test_clscan_over_every_device_carries_between_slices),
+    cmocka_unit_test(test_clscan_nowait_over_every_device_returns_at_once),
     cmocka_unit_test(test_clscan_gpu_kernels_on_a_cpu),
     cmocka_unit_test(test_clreduce_unsigned_types),
     cmocka_unit_test(test_bad_arguments_fail_with_a_message_and_write_nothing),

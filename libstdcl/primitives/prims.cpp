@@ -266,7 +266,7 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
 }
 
 cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
-                           const char* call)
+                           CommandOrder* order, const char* call)
 {
     cl_mem m = prim_scratch(st, dn, name, bytes, call);
     Scratch& sc = st.scratch[dn][name];
@@ -274,7 +274,8 @@ cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t 
         sc.epoch = 0;
         const cl_uint zero = 0;
         cl_int err =
-            clEnqueueFillBuffer(st.cp->devs[dn].queue, m, &zero, sizeof zero, 0, sc.bytes, 0, nullptr, nullptr);
+            clEnqueueFillBuffer(st.cp->devs[dn].queue, m, &zero, sizeof zero, 0, sc.bytes, order ? order->count() : 0,
+                                order ? order->list() : nullptr, nullptr);
         if (err != CL_SUCCESS) fail_cl(err, "%s: clEnqueueFillBuffer of the look-back state (%s)", call, name);
     }
     *epoch = sc.epoch + 1;
@@ -305,7 +306,8 @@ std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::
 }
 
 cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
-                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call)
+                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call,
+                      cl_event after)
 {
     CLCONTEXT* cp = st.cp;
     Device& d = cp->devs[dn];
@@ -322,9 +324,17 @@ cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::strin
     }
     cl_event ev = nullptr;
     size_t gsz = std::max<size_t>(global, local ? local : 1);
-    err = clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &gsz, local ? &local : nullptr,
-                                 order ? order->count() : 0, order ? order->list() : nullptr,
-                                 want_event ? &ev : nullptr);
+    cl_uint nwait = order ? order->count() : 0;
+    const cl_event* wait = order ? order->list() : nullptr;
+    std::vector<cl_event> waits;
+    if (after) {
+        waits.assign(wait, wait + nwait);
+        waits.push_back(after);
+        nwait = cl_uint(waits.size());
+        wait = waits.data();
+    }
+    err = clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &gsz, local ? &local : nullptr, nwait,
+                                 nwait ? wait : nullptr, want_event ? &ev : nullptr);
     // No kernel object keeps a buffer past the call (prims.hpp).
     i = 0;
     for (const PrimArg& a : args) {
@@ -335,10 +345,10 @@ cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::strin
     return ev;
 }
 
-void prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what)
+cl_event prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what)
 {
     order.enqueued(ev, flags);
-    event_finish(cp, dn, ev, flags, CommandTag{CommandTag::kernel, &what, 0, true});
+    return event_finish(cp, dn, ev, flags, CommandTag{CommandTag::kernel, &what, 0, true});
 }
 
 void prim_check_read(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what,

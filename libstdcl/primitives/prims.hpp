@@ -110,9 +110,10 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
 // epochs are new.  The buffer is cleared on the device's queue when it is new or
 // when the epochs run out.  *epoch: the first of the `epochs` epochs the call
 // takes (one a pass).  A call that fails after taking them sets the state's
-// Scratch::epoch to 0, so that the next call clears it.
+// Scratch::epoch to 0, so that the next call clears it.  The clearing waits for
+// order's list (the call's first command; order may be nullptr).
 cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
-                           const char* call);
+                           CommandOrder* order, const char* call);
 // Whether the kernels for device d are the GPU layout: a GPU or an
 // accelerator, or STDCL_PRIMS_LAYOUT=gpu (cpu: the CPU layout; for tests).
 bool prim_gpu_layout(const Device& d);
@@ -132,15 +133,18 @@ template <class T> PrimArg parg(const T& v) { return PrimArg{sizeof v, &v, false
 std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::string& name, const char* call);
 // Enqueues kernel `name` of program handle (of st's context) on device dn's kernel queue over
 // `global` work-items in groups of `local` (0: the driver's choice), after the
-// wait list (order, or nothing), with the arguments; returns its event when
-// want_event (else nullptr).
+// wait list (order's, or nothing) and the event after (when not nullptr: a
+// command of the call on another device), with the arguments; returns its
+// event when want_event (else nullptr).
 cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
-                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call);
+                      std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call,
+                      cl_event after = nullptr);
 
 // The end of a call's commands on device dn: notes ev (its last kernel) as the
 // last command on the memory, then waits for it or tracks it as flags say
-// (CL_EVENT_NOWAIT: clwait joins it), naming it `what` in the profile.
-void prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what);
+// (CL_EVENT_NOWAIT: clwait joins it), naming it `what` in the profile; returns
+// what event_finish does.
+cl_event prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what);
 
 // The sync check of a call's arrays (when it is on): a read of bytes [from, from
 // + len) of a by `what` on device dn must find the device's copy current;

@@ -12,13 +12,15 @@
 //   value per group.  8 groups per compute unit.  On an H200 (bench/reduce_costs,
 //   BENCHMARKS Table 15.4) this reads 2^26 floats 3% faster than scalar loads
 //   four in flight, and more groups or loads in flight gain nothing.
-// Either way each device writes a few hundred partial values, which the host
-// reads back with a blocking read (no events: see Reduction::read) and combines.  STDCL_REDUCE_LAYOUT=chunked|strided forces one (for
-// tests and measurements).
+// Either way each group publishes its value, and the group that finishes last
+// folds them all into one on the device (cl/reduce.cl), which the host reads back
+// with a blocking read (no events: see Reduction::read), one value a device.
+// STDCL_REDUCE_LAYOUT=chunked|strided forces one (for tests and measurements).
 //
-// Each element type's kernels are built once per context, at the first call with
-// that type (through prim_program and so the program cache) and kept with their partial-value buffers in the primitives' state of
-// the context (prims.hpp); calls on one context are serialized by its mutex.
+// The kernels of an element type and operation are built once per context, at the
+// first call with them (through prim_program and so the program cache) and kept
+// with their state in the primitives' state of the context (prims.hpp); calls on
+// one context are serialized by its mutex.
 #include "events/events.hpp"
 #include "primitives/prims.hpp"
 #include "kernels/kernel.hpp"
@@ -36,7 +38,7 @@ namespace stdcl {
 
 namespace {
 
-constexpr size_t kMaxParts = 4096;  // partial values per device at most
+constexpr size_t kMaxParts = 4096;  // groups per device at most
 
 // The layout for device d: true for strided.
 bool strided_for(const Device& d)
@@ -50,8 +52,8 @@ bool strided_for(const Device& d)
     return (d.type & CL_DEVICE_TYPE_CPU) == 0;
 }
 
-// The devices' partial values (each a few of the element type) folded into
-// *result with the operation, on the host as on the devices.
+// The devices' values folded into *result with the operation, on the host as on
+// the devices.
 void fold(int type, int op, const std::vector<std::vector<char>>& parts, void* result)
 {
     const size_t es = elem_type(type)->size;
@@ -106,7 +108,7 @@ struct Reduction {
     void* handle;
     std::vector<unsigned> devs;
     std::vector<std::vector<char>> parts;
-    std::vector<cl_mem> part_mems;  // per part: the device's partial values
+    std::vector<cl_mem> part_mems;  // per device: the buffer its value is in
     std::vector<unsigned> enqueued;  // the devices with a kernel enqueued
     struct Launched {  // for the profile at exit (STDCL_PROFILE)
         cl_event ev;
@@ -131,12 +133,11 @@ struct Reduction {
         size_t count = n / devs.size() + (k < n % devs.size() ? 1 : 0);
         if (count == 0) return;
         bool strided = strided_for(d);
-        std::string kname =
-            strprintf("stdcl_reduce_%s_%s_%s", elem_type(type)->name, kPrimOpNames[op], strided ? "strided" : "chunked");
+        const char* kname = strided ? "stdcl_reduce_strided" : "stdcl_reduce_chunked";
         auto ki = prim_kernel(*st, handle, kname, "clreduce");
         size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
         cl_kernel kern = ki->per_group[g];
-        cl_mem parts_mem = prim_scratch(*st, dn, "reduce parts", kMaxParts * 8, "clreduce");
+        cl_mem result = prim_scratch(*st, dn, "reduce result", es, "clreduce");
         const cl_uint units = st->units[dn];
         size_t local = 1, groups = 0;
         cl_ulong arg3 = 0;  // strided: the elements before the first 16-byte boundary; chunked: the chunk
@@ -171,21 +172,30 @@ struct Reduction {
         cl_event kev;
         {
             CommandOrder order(d, dn, {&*use}, d.queue);
-            kev = prim_enqueue(*st, dn, handle, kname, global, local,
-                               {parg(in), parg(a_off), parg(a_n), parg(arg3), parg(parts_mem), plocal(local * es)},
-                               &order, cp->prof != nullptr, "clreduce");
+            cl_uint epoch = 0;
+            cl_mem state = prim_lookback_state(*st, dn, "reduce state", 8 + groups * 8 * (es / 4), 1, &epoch, &order,
+                                               "clreduce");
+            try {
+                kev = prim_enqueue(*st, dn, handle, kname, global, local,
+                                   {parg(in), parg(a_off), parg(a_n), parg(arg3), parg(state), parg(epoch),
+                                    parg(result), plocal(local * es)},
+                                   &order, cp->prof != nullptr, "clreduce");
+            } catch (...) {
+                st->scratch[dn]["reduce state"].epoch = 0;  // cleared before the next call
+                throw;
+            }
         }
         enqueued.push_back(dn);
-        if (kev) launched.push_back(Launched{kev, dn, "clreduce: " + kname});
-        parts[k].assign(groups * es, 0);
-        part_mems[k] = parts_mem;
+        if (kev) launched.push_back(Launched{kev, dn, std::string("clreduce: ") + kname});
+        parts[k].assign(es, 0);
+        part_mems[k] = result;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
         trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
               elem_type(type)->name, kPrimOpNames[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
               strided ? "" : strprintf(", chunks of %zu", size_t(arg3)).c_str());
     }
 
-    // Brings every part's partial values back, a blocking read each: on NVIDIA's
+    // Brings every device's value back, a blocking read each: on NVIDIA's
     // OpenCL a non-blocking read of pageable memory waited for with its event
     // costs about 27 us more (bench/reduce_costs).  A failed kernel fails its read.
     void read()
@@ -227,8 +237,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* handle = prim_program(*st, std::string("stdcl_reduce_") + elem_type(type)->name + ".cl", kReduceCl,
-                                strprintf("-D PRIM_TYPE=%d", type), "clreduce");
+    void* handle = prim_program(*st, strprintf("stdcl_reduce_%s_%s.cl", elem_type(type)->name, kPrimOpNames[op]),
+                                kReduceCl, strprintf("-D PRIM_TYPE=%d -D PRIM_OP=%d", type, op), "clreduce");
     if (st->units.size() != cp->devs.size()) {
         std::vector<cl_uint> units(cp->devs.size(), 1);
         for (size_t i = 0; i < cp->devs.size(); ++i)

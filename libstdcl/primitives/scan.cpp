@@ -9,9 +9,10 @@
 // - reduce-then-scan (CPU layout, and float and double sums): each tile's fold,
 //   a scan of the folds (from a carry), then each tile scanned from its fold's
 //   prefix: the data is read twice.
-// Over several devices each scans an equal slice of its own copy: the slices'
-// folds come back to the host first, which gives each device the carry of the
-// slices before it.
+// Over several devices each scans an equal slice of its own copy by
+// reduce-then-scan, each slice's carry (the fold of the slices before it)
+// passed from device to device by a copy (scan(), below): the call waits on
+// the host only for what its flags ask.
 #include "primitives/prims.hpp"
 
 #include "config/config.hpp"
@@ -70,8 +71,21 @@ struct Slice {
     bool onepass;  // the GPU layout's one-pass scan (decoupled look-back)
     void* prog;  // its layout's program
     size_t chunk, nparts;
-    cl_mem part, partx;
-    std::vector<AllocUse> uses;
+};
+
+// A cl_mem or cl_event released when the call ends (OpenCL keeps it while
+// commands enqueued use it).
+struct CallObjects {
+    std::vector<cl_mem> mems;
+    std::vector<cl_event> events;
+    CallObjects() = default;
+    CallObjects(const CallObjects&) = delete;
+    CallObjects& operator=(const CallObjects&) = delete;
+    ~CallObjects()
+    {
+        for (cl_mem m : mems) clReleaseMemObject(m);
+        for (cl_event e : events) clReleaseEvent(e);
+    }
 };
 
 int scan(const ScanCall& c, const std::vector<unsigned>& devs)
@@ -81,10 +95,6 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
     const size_t es = c.et->size;
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    const std::string tail = std::string("_") + c.et->name + "_" + kPrimOpNames[c.op];
-    auto kname = [&](const char* step, bool gpu) {
-        return std::string("stdcl_scan_") + step + tail + (gpu ? "_gpu" : "_cpu");
-    };
 
     std::vector<Slice> slices;
     for (size_t k = 0; k < devs.size(); ++k) {
@@ -95,7 +105,9 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         if (s.count == 0) continue;
         Device& d = cp->devs[s.dn];
         s.gpu = prim_gpu_layout(d);
-        s.onepass = s.gpu && lookback_for(c.type, c.op);
+        // Over several devices each slice's scan starts from the folds of the
+        // slices before it, which reduce-then-scan has at its middle step.
+        s.onepass = s.gpu && devs.size() == 1 && lookback_for(c.type, c.op);
         s.prog = prim_program(*st, strprintf("stdcl_scan_%s_%s_%s.cl", c.et->name, kPrimOpNames[c.op], s.gpu ? "gpu" : "cpu"),
                               kScanCl, scan_options(c.type, c.op, s.gpu), call);
         if (s.gpu) {
@@ -108,95 +120,100 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         }
         s.nparts = (s.count + s.chunk - 1) / s.chunk;
         if (s.nparts >= (size_t(1) << 31)) fail(STDCL_EINVAL, "%s: %zu elements: too many for one call", call, c.n);
-        s.part = s.partx = nullptr;
-        if (!s.onepass || devs.size() > 1) {  // the folds of the tiles (of the slices)
-            s.part = prim_scratch(*st, s.dn, "scan parts", (s.nparts + 1) * es, call);
-            s.partx = prim_scratch(*st, s.dn, "scan partx", (s.nparts + 1) * es, call);
-        }
-        slices.push_back(std::move(s));
+        slices.push_back(s);
     }
-    for (Slice& s : slices) {
+    for (Slice& s : slices)
         prim_check_read(cp, s.dn, *c.in.alloc, c.in.off + s.first * es, s.count * es, "its input", call, c.caller);
-        s.uses.emplace_back(c.in.alloc);
-        if (c.out.alloc != c.in.alloc) s.uses.emplace_back(c.out.alloc);
-    }
     const cl_ulong ioff = c.in.off / es, ooff = c.out.off / es;
     const cl_uint excl = (c.flags & CL_SCAN_EXCLUSIVE) ? 1u : 0u;
-    unsigned char carry[8] = {};
-    prim_identity(c.type, c.op, carry);
-    PrimArg carry_arg{es, carry, false};
-    // The slices' folds (over several devices): each device folds its tiles,
-    // then scans the folds, whose last entry is its slice's fold.
-    std::vector<std::vector<unsigned char>> folds(slices.size(), std::vector<unsigned char>(8));
-    // Each command order is held only while its device's kernels are enqueued:
-    // two at once on the same memory would wait for each other.
-    auto fold_tiles = [&](Slice& s, CommandOrder* o) {
-        const cl_ulong off = ioff + s.first, cnt = s.count, ch = s.chunk;
-        cl_mem in = c.in.alloc->device_mem(s.dn, 0);
-        prim_enqueue(*st, s.dn, s.prog, kname("reduce", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
-                     {parg(in), parg(off), parg(cnt), parg(ch), parg(s.part)}, o, false, call);
-    };
-    if (slices.size() > 1) {
-        for (size_t k = 0; k < slices.size(); ++k) {
-            Slice& s = slices[k];
-            Device& d = cp->devs[s.dn];
-            CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
-            fold_tiles(s, &o);
-            const cl_uint np = cl_uint(s.nparts);
-            prim_enqueue(*st, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
-                         {parg(s.part), parg(s.partx), parg(np), carry_arg}, nullptr, false, call);
-            check_cl(clEnqueueReadBuffer(d.queue, s.partx, CL_FALSE, s.nparts * es, es, folds[k].data(), 0, nullptr,
-                                         nullptr),
-                     "clscan: clEnqueueReadBuffer of a slice's fold");
-            clFlush(d.queue);
-        }
-        for (Slice& s : slices)
-            check_cl(finish_queue(cp->devs[s.dn], cp->devs[s.dn].queue), "clscan: waiting for a slice's fold");
-    }
-    for (size_t k = 0; k < slices.size(); ++k) {
+
+    // Over several devices, slice k's carry (the fold of the slices before it)
+    // goes from device k - 1 to device k on the devices: the end of device k -
+    // 1's scan of its tiles' folds, which started from its own carry, is copied
+    // into a buffer of this call (one writer, one reader, ordered by the copy's
+    // event), which device k's scan of its folds waits for.  Only those small
+    // steps go one device after another; nothing waits on the host.
+    CallObjects held;
+    cl_mem carry_in = nullptr;  // slice k's carry (nullptr for the first slice)
+    cl_event carry_ready = nullptr;  // the copy that wrote it
+
+    // Slice k's commands: the first after the pending commands on the arrays
+    // (CommandOrder), the others in the queue's order; the last one's event
+    // finished as f says.
+    auto run_slice = [&](size_t k, int f) -> cl_event {
         Slice& s = slices[k];
         Device& d = cp->devs[s.dn];
-        CommandOrder o(d, s.dn, s.uses.data(), s.uses.size(), d.queue);
+        SmallVec<AllocUse, 2> uses;
+        uses.emplace_back(c.in.alloc);
+        if (c.out.alloc != c.in.alloc) uses.emplace_back(c.out.alloc);
+        CommandOrder o(d, s.dn, uses.data(), uses.size(), d.queue);
         const cl_ulong io = ioff + s.first, oo = ooff + s.first, cnt = s.count, ch = s.chunk;
         const cl_uint np = cl_uint(s.nparts);
         cl_mem in = c.in.alloc->device_mem(s.dn, 0), out = c.out.alloc->device_mem(s.dn, 0);
+        const cl_uint ncarries = carry_in ? 1u : 0u;
         cl_event ev = nullptr;
-        try {
-            if (s.onepass) {
-                cl_uint epoch = 0;
-                cl_mem state =
-                    prim_lookback_state(*st, s.dn, "scan state", 8 + s.nparts * 8 * (es / 4), 1, &epoch, call);
-                ev = prim_enqueue(*st, s.dn, s.prog, kname("onepass", true), s.nparts * kWg, kWg,
+        std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kPrimOpNames[c.op]);
+        if (s.onepass) {
+            cl_uint epoch = 0;
+            cl_mem state =
+                prim_lookback_state(*st, s.dn, "scan state", 8 + s.nparts * 8 * (es / 4), 1, &epoch, &o, call);
+            cl_mem none = state;  // no carries: any buffer
+            try {
+                ev = prim_enqueue(*st, s.dn, s.prog, "stdcl_scan_onepass", s.nparts * kWg, kWg,
                                   {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(state), parg(np),
-                                   parg(epoch), carry_arg, parg(excl)},
+                                   parg(epoch), parg(none), parg(ncarries), parg(excl)},
                                   &o, true, call);
-            } else {
-                CommandOrder* first = &o;
-                if (slices.size() == 1) {
-                    fold_tiles(s, first);
-                    first = nullptr;
-                }
-                prim_enqueue(*st, s.dn, s.prog, kname("parts", s.gpu), s.gpu ? kWg : 1, s.gpu ? kWg : 1,
-                             {parg(s.part), parg(s.partx), parg(np), carry_arg}, first, false, call);
-                ev = prim_enqueue(
-                    *st, s.dn, s.prog, kname("tiles", s.gpu), s.gpu ? s.nparts * kWg : s.nparts, s.gpu ? kWg : 1,
-                    {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(s.partx), parg(excl)}, nullptr,
-                    true, call);
+            } catch (...) {
+                // A failed one-pass scan may leave tickets taken and tiles published
+                // this epoch: the state is cleared before the next.
+                st->scratch[s.dn]["scan state"].epoch = 0;
+                throw;
             }
-            std::string what = strprintf("clscan of %zu %s elements (%s)", s.count, c.et->name, kPrimOpNames[c.op]);
-            prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
-            trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
-                  c.et->name, kPrimOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
-                  s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
-            prim_finish(cp, s.dn, o, ev, c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT), what);
-        } catch (...) {
-            // A failed one-pass scan may leave tickets taken and tiles published
-            // this epoch: the state is cleared before the next.
-            if (s.onepass) st->scratch[s.dn]["scan state"].epoch = 0;
-            throw;
+        } else {
+            cl_mem part = prim_scratch(*st, s.dn, "scan parts", (s.nparts + 1) * es, call);
+            cl_mem partx = prim_scratch(*st, s.dn, "scan partx", (s.nparts + 1) * es, call);
+            cl_mem carries = carry_in ? carry_in : part;  // no carries: any buffer
+            const size_t g1 = s.gpu ? kWg : 1;
+            prim_enqueue(*st, s.dn, s.prog, "stdcl_scan_reduce", s.nparts * g1, g1,
+                         {parg(in), parg(io), parg(cnt), parg(ch), parg(part)}, &o, false, call);
+            prim_enqueue(*st, s.dn, s.prog, "stdcl_scan_parts", g1, g1,
+                         {parg(part), parg(partx), parg(np), parg(carries), parg(ncarries)}, nullptr, false, call,
+                         carry_ready);
+            if (k + 1 < slices.size()) {
+                // The next slice's carry: the fold of this slice's tiles from its own.
+                cl_int err = CL_SUCCESS;
+                cl_mem next = clCreateBuffer(cp->ctx, CL_MEM_READ_WRITE, es, nullptr, &err);
+                if (err != CL_SUCCESS || !next) fail_cl(err, "%s: clCreateBuffer of a slice's carry", call);
+                held.mems.push_back(next);
+                cl_event copied = nullptr;
+                check_cl(clEnqueueCopyBuffer(d.queue, partx, next, s.nparts * es, 0, es, 0, nullptr, &copied),
+                         "clscan: clEnqueueCopyBuffer of a slice's carry");
+                held.events.push_back(copied);
+                carry_in = next;
+                carry_ready = copied;
+            }
+            ev = prim_enqueue(*st, s.dn, s.prog, "stdcl_scan_tiles", s.nparts * g1, g1,
+                              {parg(in), parg(io), parg(out), parg(oo), parg(cnt), parg(ch), parg(partx), parg(excl)},
+                              nullptr, true, call);
+            if (slices.size() > 1) clFlush(d.queue);  // the next device's carry is on its way
         }
-        prim_combine(c.type, c.op, carry, folds[k].data());
+        prim_note_write(cp, s.dn, *c.out.alloc, c.out.off + s.first * es, s.count * es, what);
+        trace(Trace::launch, "clscan %s %s%s on device %u: %zu elements from %zu, %s layout%s, %zu tile(s) of %zu",
+              c.et->name, kPrimOpNames[c.op], excl ? " (exclusive)" : "", s.dn, s.count, s.first, s.gpu ? "GPU" : "CPU",
+              s.onepass ? " (one pass)" : "", s.nparts, s.chunk);
+        return prim_finish(cp, s.dn, o, ev, f, what);
+    };
+    const int f = c.flags & (CL_EVENT_WAIT | CL_EVENT_NOWAIT);
+    if (slices.size() == 1) {
+        run_slice(0, f);
+        return 0;
     }
+    // Every device's commands enqueued before any is waited for.
+    on_every_device(cp, f, call, [&](unsigned dn, int df) -> cl_event {
+        for (size_t k = 0; k < slices.size(); ++k)
+            if (slices[k].dn == dn) return run_slice(k, df);
+        return nullptr;  // no elements for it
+    });
     return 0;
 }
 

@@ -26,11 +26,16 @@ namespace {
 constexpr int kSortFlags = CL_SORT_DESCENDING | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
 constexpr size_t kWg = PRIM_WG;
 
-// The build options of the sort program of one layout (cl/sort.cl), with
-// NVIDIA's warp instructions or without.
-std::string sort_options(bool gpu, bool nv_warp)
+// The sort program of one key width (32 or 64 bits) and layout (cl/sort.cl),
+// with NVIDIA's warp instructions or without: its name and build options.
+std::string sort_name(unsigned bits, bool gpu, bool nv_warp)
 {
-    return strprintf("-D STDCL_LAYOUT_GPU=%d%s", gpu ? 1 : 0, nv_warp ? " -D STDCL_WANT_NV_WARP=1" : "");
+    return strprintf("stdcl_sort_%u_%s%s.cl", bits, gpu ? "gpu" : "cpu", nv_warp ? "_nv" : "");
+}
+std::string sort_options(unsigned bits, bool gpu, bool nv_warp)
+{
+    return strprintf("-D SORT_KEY_BITS=%u -D STDCL_LAYOUT_GPU=%d%s", bits, gpu ? 1 : 0,
+                     nv_warp ? " -D STDCL_WANT_NV_WARP=1" : "");
 }
 
 struct SortCall {
@@ -54,7 +59,7 @@ struct SortPass {
 
 // The program (STDCL_PRIMS_WARP=nv or, on NVIDIA's GPUs by default, the one
 // with NVIDIA's warp instructions, where it builds; else the portable one).
-void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
+void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, const char* call)
 {
     const char* warp = env_value("STDCL_PRIMS_WARP");
     if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
@@ -68,7 +73,7 @@ void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
     }
     if (nv) {
         try {
-            return prim_program(st, "stdcl_sort_gpu_nv.cl", kSortCl, sort_options(true, true), call);
+            return prim_program(st, sort_name(bits, true, true), kSortCl, sort_options(bits, true, true), call);
         } catch (const Error& e) {
             warn_once("STDCL_PRIMS_WARP=nv",
                       "%s: the kernels with NVIDIA's warp instructions did not build; the "
@@ -76,7 +81,7 @@ void* sort_program(PrimState& st, const Device& d, bool gpu, const char* call)
                       call, e.msg.c_str());
         }
     }
-    return prim_program(st, gpu ? "stdcl_sort_gpu.cl" : "stdcl_sort_cpu.cl", kSortCl, sort_options(gpu, false), call);
+    return prim_program(st, sort_name(bits, gpu, false), kSortCl, sort_options(bits, gpu, false), call);
 }
 
 int sort(const SortCall& c)
@@ -86,11 +91,10 @@ int sort(const SortCall& c)
     Device& d = cp->devs[dn];
     const bool gpu = prim_gpu_layout(d);
     const size_t ks = c.et->size;
-    const std::string sfx = ks == 4 ? "32" : "64";
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* h = sort_program(*st, d, gpu, c.call);
+    void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call);
 
     cl_uint units = 1;
     clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
@@ -156,21 +160,24 @@ int sort(const SortCall& c)
         // (cl/sort_pass.h).
         cl_mem ghist = prim_scratch(*st, dn, "sort digits", size_t(passes) * 256 * 4, c.call);
         cl_uint epoch = 0;
-        cl_mem state = prim_lookback_state(*st, dn, "sort state", 8 + ntiles * 256 * 8, passes, &epoch, c.call);
+        cl_mem state =
+            prim_lookback_state(*st, dn, "sort state", 8 + ntiles * 256 * 8, passes, &epoch, &order, c.call);
         try {
+            // Like every command of the call, after the pending ones on its memory
+            // (the queue keeps the call's own commands in order).
             const cl_uint zero = 0;
-            check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, size_t(passes) * 256 * 4, 0, nullptr,
-                                         nullptr),
+            check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, size_t(passes) * 256 * 4,
+                                         order.count(), order.list(), nullptr),
                      "clsort: clEnqueueFillBuffer of the digit counts");
             const size_t hgroups = std::min<size_t>(size_t(units) * 4, (c.n + 4095) / 4096);
             const cl_ulong per = (c.n + hgroups - 1) / hgroups;
-            prim_enqueue(*st, dn, h, "stdcl_sort_hist_" + sfx + "_gpu", hgroups * kWg, kWg,
+            prim_enqueue(*st, dn, h, "stdcl_sort_hist", hgroups * kWg, kWg,
                          {parg(ukeys), parg(ukoff), parg(n), parg(per), parg(map), parg(ghist)}, &order, false, c.call);
             for (cl_uint p = 0; p < passes; ++p) {
                 SortPass q = pass_of(p);
                 const cl_uint ep = epoch + p;
                 last = prim_enqueue(*st, dn, h,
-                                    (c.vsize ? "stdcl_sort_onesweep_pairs_" : "stdcl_sort_onesweep_") + sfx + "_gpu",
+                                    c.vsize ? "stdcl_sort_onesweep_pairs" : "stdcl_sort_onesweep",
                                     ntiles * kWg, kWg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                      parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),
@@ -194,24 +201,24 @@ int sort(const SortCall& c)
         cl_mem part = prim_scratch(*st, dn, "sort parts", (cparts + 1) * 4, c.call);
         cl_mem partx = prim_scratch(*st, dn, "sort partx", (cparts + 1) * 4, c.call);
         const cl_ulong ch = chunk, cch = cchunk, zero = 0, ncnt = ncount;
-        const cl_uint ncp = cl_uint(cparts), excl = 1, idv = 0;
+        const cl_uint ncp = cl_uint(cparts), excl = 1, nocarry = 0;
         CommandOrder* first = &order;  // the first kernel waits for the pending commands
         for (cl_uint p = 0; p < passes; ++p) {
             SortPass q = pass_of(p);
             prim_enqueue(
-                *st, dn, h, "stdcl_sort_count_" + sfx + "_cpu", ntiles, 1,
+                *st, dn, h, "stdcl_sort_count", ntiles, 1,
                 {parg(q.src), parg(q.soff), parg(n), parg(ch), parg(q.shift), parg(q.mode), parg(counts), parg(nt)},
                 first, false, c.call);
             first = nullptr;
-            prim_enqueue(*st, dn, h, "stdcl_scan_reduce_uint_sum_cpu", cparts, 1,
+            prim_enqueue(*st, dn, h, "stdcl_scan_reduce", cparts, 1,
                          {parg(counts), parg(zero), parg(ncnt), parg(cch), parg(part)}, nullptr, false, c.call);
-            prim_enqueue(*st, dn, h, "stdcl_scan_parts_uint_sum_cpu", 1, 1,
-                         {parg(part), parg(partx), parg(ncp), parg(idv)}, nullptr, false, c.call);
+            prim_enqueue(*st, dn, h, "stdcl_scan_parts", 1, 1,
+                         {parg(part), parg(partx), parg(ncp), parg(part), parg(nocarry)}, nullptr, false, c.call);
             prim_enqueue(
-                *st, dn, h, "stdcl_scan_tiles_uint_sum_cpu", cparts, 1,
+                *st, dn, h, "stdcl_scan_tiles", cparts, 1,
                 {parg(counts), parg(zero), parg(offs), parg(zero), parg(ncnt), parg(cch), parg(partx), parg(excl)},
                 nullptr, false, c.call);
-            last = prim_enqueue(*st, dn, h, "stdcl_sort_scatter_" + sfx + "_cpu", ntiles, 1,
+            last = prim_enqueue(*st, dn, h, "stdcl_sort_scatter", ntiles, 1,
                                 {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                  parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(ch), parg(q.shift),
                                  parg(q.mode), parg(offs), parg(nt)},

@@ -11,7 +11,7 @@
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
- * clmcopy, clsort, clreduce and clscan (both layouts), a foreign command announced on a queue of the workload's own
+ * clmcopy, clsort, clreduce and clscan (both layouts; over both devices), a foreign command announced on a queue of the workload's own
  * after a NOWAIT upload (clforeign_begin/end) and stdcl_queue's hand-over of
  * a kernel queue, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
@@ -358,6 +358,34 @@ static int run_round(CLCONTEXT* cp)
                 goto done;
             }
     }
+
+    /* clscan over both devices, NOWAIT (each slice's carry copied from device
+     * to device), joined by clwait: a running maximum of the sums leaves them
+     * as they are.  Each device brings back its half. */
+    if (!clmsync(cp, 0, keys, CL_MEM_DEVICE | CL_EVENT_WAIT)) {
+        rc = failed("clmsync(keys, device 0)");
+        goto done;
+    }
+    if (clscan(cp, CL_ALL_DEVICES, keys, keys, N, CL_REDUCE_INT, CL_REDUCE_MAX, CL_EVENT_NOWAIT) != 0) {
+        rc = failed("clscan (CL_ALL_DEVICES, CL_EVENT_NOWAIT)");
+        goto done;
+    }
+    for (unsigned d = 0; d < 2; d++) {
+        if (!clwait(cp, d, CL_KERNEL_EVENT)) {
+            rc = failed("clwait (clscan)");
+            goto done;
+        }
+        size_t first = d ? N / 2 : 0, count = d ? N - N / 2 : N / 2;
+        if (!clmsyncn(cp, d, keys + first, count * sizeof(int), CL_MEM_HOST | CL_EVENT_WAIT)) {
+            rc = failed("clmsyncn(keys, host)");
+            goto done;
+        }
+    }
+    for (int i = 0; i < N; i++)
+        if (keys[i] != (i + 1) * (i + 2) / 2) {
+            rc = wrong("maximum over both devices", i, keys[i], (i + 1) * (i + 2) / 2);
+            goto done;
+        }
 
     /* An image, written to each device, read by a kernel, and read back. */
     if (!(img = (cl_float4*)clmalloc(cp, W * H * sizeof(cl_float4), CL_MEM_IMAGE2D))) {

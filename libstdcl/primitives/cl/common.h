@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common.h: what every primitives program shares: sizes, name pasting, and
+/* common.h: what every primitives program shares: sizes, token pasting, and
  * NVIDIA's warp operations (inline PTX) where STDCL_WANT_NV_WARP is defined
  * on an NVIDIA GPU. */
 #ifndef STDCL_PRIM_COMMON_H

@@ -1,95 +1,124 @@
 /* SPDX-License-Identifier: MIT */
-/* reduce.cl: clreduce's program for one element type:
- *   -D PRIM_TYPE=n      PRIM_FLOAT ... PRIM_ULONG (protocol.h)
- * It holds both layouts' kernels of the three operations:
- * stdcl_reduce_<type>_<sum|min|max>_<chunked|strided>. */
-#include "protocol.h"
-#if PRIM_TYPE == PRIM_DOUBLE
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-// The kernels: DEF(T, T8, name, op name, op, identity) makes both layouts.
-#define R_SUM(a, b) ((a) + (b))
-/* Floating-point minimum and maximum skip NaNs (fmin, fmax), as clscan's do. */
-#if PRIM_TYPE == PRIM_FLOAT || PRIM_TYPE == PRIM_DOUBLE
-#define R_MIN(a, b) fmin((a), (b))
-#define R_MAX(a, b) fmax((a), (b))
-#else
-#define R_MIN(a, b) min((a), (b))
-#define R_MAX(a, b) max((a), (b))
-#endif
-#define R_FOLD4(OP, v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
-#define R_FOLD2(OP, v) OP((v).s0, (v).s1)
-#define R_FOLD8(OP, v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
-#define DEF(T, T8, TV, VW, NAME, OPN, OP, ID) \
-__kernel void stdcl_reduce_##NAME##_##OPN##_chunked(__global const T* x, ulong off, ulong n, ulong chunk, \
-                                                   __global T* part, __local T* scratch) \
-{ \
-    (void)scratch; \
-    x += off; \
-    ulong gid = get_global_id(0); \
-    ulong b = gid * chunk, e = min(b + chunk, n); \
-    T8 v0 = (T8)(ID), v1 = (T8)(ID); \
-    ulong i = b; \
-    for (; i + 16 <= e; i += 16) { \
-        v0 = OP(v0, vload8(0, x + i)); \
-        v1 = OP(v1, vload8(0, x + i + 8)); \
-    } \
-    v0 = OP(v0, v1); \
-    T a = R_FOLD8(OP, v0); \
-    for (; i < e; ++i) a = OP(a, x[i]); \
-    part[gid] = a; \
-} \
-__kernel void stdcl_reduce_##NAME##_##OPN##_strided(__global const T* x, ulong off, ulong n, ulong head, \
-                                                   __global T* part, __local T* scratch) \
-{ \
-    x += off; \
-    ulong gs = get_global_size(0); \
-    ulong gid = get_global_id(0); \
-    T a = gid < head ? x[gid] : ID; \
-    __global const TV* v = (__global const TV*)(x + head); \
-    ulong nv = (n - head) / VW; \
-    TV b0 = (TV)(ID), b1 = (TV)(ID); \
-    ulong i = gid; \
-    for (; i + gs < nv; i += 2 * gs) { \
-        b0 = OP(b0, v[i]); \
-        b1 = OP(b1, v[i + gs]); \
-    } \
-    if (i < nv) b0 = OP(b0, v[i]); \
-    b0 = OP(b0, b1); \
-    a = OP(a, FOLDV(OP, b0)); \
-    ulong t = head + nv * VW; \
-    if (gid < n - t) a = OP(a, x[t + gid]); \
-    uint lid = get_local_id(0); \
-    scratch[lid] = a; \
-    barrier(CLK_LOCAL_MEM_FENCE); \
-    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) { \
-        if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]); \
-        barrier(CLK_LOCAL_MEM_FENCE); \
-    } \
-    if (lid == 0) part[get_group_id(0)] = scratch[0]; \
-}
-#define DEF3(T, T8, TV, VW, NAME, LO, HI) \
-    DEF(T, T8, TV, VW, NAME, sum, R_SUM, (T)0) DEF(T, T8, TV, VW, NAME, min, R_MIN, HI) \
-    DEF(T, T8, TV, VW, NAME, max, R_MAX, LO)
+/* reduce.cl: clreduce's program for one element type and operation:
+ *   -D PRIM_TYPE=n -D PRIM_OP=n   the element type and operation (elem.h)
+ * Its kernels reduce n elements of x from off in one pass, each layout its way
+ * (reduce.cpp says which device takes which):
+ *   stdcl_reduce_chunked  a work-item a group, each a contiguous chunk, 8-wide
+ *   stdcl_reduce_strided  work-item i reads 16-byte vectors i, i + G, i + 2G...
+ *                         (G the global size), then a tree in local memory
+ * Each group publishes its fold in state (a ticket counter, 8 bytes, then a
+ * tagged value per group: tagged.h); the group that takes the last ticket folds
+ * them all, in group order, into result[0] and resets the counter for the next
+ * call: the host reads one value a device. */
+#include "elem.h"
+#include "common.h"
+#include "tagged.h"
 
-#if PRIM_TYPE == PRIM_FLOAT
-#define FOLDV R_FOLD4
-DEF3(float, float8, float4, 4, float, (-INFINITY), INFINITY)
-#elif PRIM_TYPE == PRIM_DOUBLE
-#define FOLDV R_FOLD2
-DEF3(double, double8, double2, 2, double, (-(double)INFINITY), (double)INFINITY)
-#elif PRIM_TYPE == PRIM_INT
-#define FOLDV R_FOLD4
-DEF3(int, int8, int4, 4, int, INT_MIN, INT_MAX)
-#elif PRIM_TYPE == PRIM_LONG
-#define FOLDV R_FOLD2
-DEF3(long, long8, long2, 2, long, LONG_MIN, LONG_MAX)
-#elif PRIM_TYPE == PRIM_UINT
-#define FOLDV R_FOLD4
-DEF3(uint, uint8, uint4, 4, uint, 0u, UINT_MAX)
-#elif PRIM_TYPE == PRIM_ULONG
-#define FOLDV R_FOLD2
-DEF3(ulong, ulong8, ulong2, 2, ulong, 0ul, ULONG_MAX)
+// T8: 8 elements; TV: the 16-byte vector of VW elements.
+#if SWORDS == 2
+#define VW 2
+#define FOLDV(v) OP((v).s0, (v).s1)
 #else
-#error "reduce.cl: -D PRIM_TYPE= one of protocol.h's element types"
+#define VW 4
+#define FOLDV(v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
 #endif
+#define T8 CAT(T, 8)
+#define TV CAT(T, VW)
+#define FOLD8(v) OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
+// OP on vectors: sums add lane by lane (wrapping as the hardware does).
+#if PRIM_OP == PRIM_SUM
+#define VOP(a, b) ((a) + (b))
+#else
+#define VOP(a, b) OP(a, b)
+#endif
+
+// The local tree: scratch[0] = the fold of scratch[0 .. get_local_size(0)), a
+// power of two, each work-item's value stored and a barrier passed before.
+inline void group_fold(__local T* scratch)
+{
+    uint lid = get_local_id(0);
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+// The group's fold v (work-item 0's) published; the last group to finish folds
+// every group's into *result.  It waits only for groups that took their
+// tickets, so never for a group not yet running.
+inline void finish(T v, __global uint* state, uint epoch, __global T* result, __local T* scratch, __local uint* last)
+{
+    uint lid = get_local_id(0), ls = get_local_size(0), groups = get_num_groups(0);
+    volatile __global ulong* sw = (volatile __global ulong*)state + 1;
+    if (lid == 0) {
+        sw_publish(sw, get_group_id(0), PRIM_TAG(epoch, PRIM_LB_FOLD), v);
+        uint t = atomic_inc(state);
+        *last = t == groups - 1;
+        if (t == groups - 1) atomic_xchg(state, 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*last) return;
+    T a = ID;
+    for (uint g = lid; g < groups; g += ls) {
+        T w = ID;
+        while (sw_peek(sw, g, epoch, &w) == 0)
+            ;
+        a = OP(a, w);
+    }
+    scratch[lid] = a;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    group_fold(scratch);
+    if (lid == 0) *result = scratch[0];
+}
+
+// CPUs: work-item g (a group of one) reduces x[g * chunk, (g + 1) * chunk).
+__kernel void stdcl_reduce_chunked(__global const T* x, ulong off, ulong n, ulong chunk, __global uint* state,
+                                   uint epoch, __global T* result, __local T* scratch)
+{
+    __local uint last;
+    x += off;
+    ulong gid = get_global_id(0);
+    ulong b = gid * chunk, e = min(b + chunk, n);
+    T8 v0 = (T8)(ID), v1 = (T8)(ID);
+    ulong i = b;
+    for (; i + 16 <= e; i += 16) {
+        v0 = VOP(v0, vload8(0, x + i));
+        v1 = VOP(v1, vload8(0, x + i + 8));
+    }
+    v0 = VOP(v0, v1);
+    T a = FOLD8(v0);
+    for (; i < e; ++i) a = OP(a, x[i]);
+    finish(a, state, epoch, result, scratch, &last);
+}
+
+// GPUs: 16-byte loads from the first 16-byte boundary (head: the elements before
+// it), two in flight a work-item, coalesced; the elements after the last whole
+// vector one by one.
+__kernel void stdcl_reduce_strided(__global const T* x, ulong off, ulong n, ulong head, __global uint* state,
+                                   uint epoch, __global T* result, __local T* scratch)
+{
+    __local uint last;
+    x += off;
+    ulong gs = get_global_size(0);
+    ulong gid = get_global_id(0);
+    T a = gid < head ? x[gid] : ID;
+    __global const TV* v = (__global const TV*)(x + head);
+    ulong nv = (n - head) / VW;
+    TV b0 = (TV)(ID), b1 = (TV)(ID);
+    ulong i = gid;
+    for (; i + gs < nv; i += 2 * gs) {
+        b0 = VOP(b0, v[i]);
+        b1 = VOP(b1, v[i + gs]);
+    }
+    if (i < nv) b0 = VOP(b0, v[i]);
+    b0 = VOP(b0, b1);
+    a = OP(a, FOLDV(b0));
+    ulong t = head + nv * VW;
+    if (gid < n - t) a = OP(a, x[t + gid]);
+    uint lid = get_local_id(0);
+    scratch[lid] = a;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    group_fold(scratch);
+    T g = scratch[0];
+    finish(g, state, epoch, result, scratch, &last);
+}

@@ -1,23 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* scan_body.h: the scans of one element type and operation (included once
- * per variant: no include guard). */
-// The scans of one element type and operation: T, OP(a, b), ID (the identity),
-// SITEMS (elements a work-item scans on a GPU) and SFX (the names' suffix) are
-// defined before it.  Kernels (x the layout, gpu or cpu):
-//   stdcl_scan_reduce_<SFX>_x  part[t] = the fold of tile t
-//   stdcl_scan_parts_<SFX>_x   partx[t] = carry OP the fold of tiles before t;
-//                              partx[nparts] = carry OP all of them
-//   stdcl_scan_tiles_<SFX>_x   out = the scan of in, tile t from partx[t]
-//   stdcl_scan_onepass_<SFX>_gpu  out = the scan of in from carry in one pass
-//                              (decoupled look-back; SWORDS: 32-bit halves of T)
-// chunk: elements a tile (cpu layout); a gpu tile is WG * SITEMS.  The program
-// holds one layout's: STDCL_LAYOUT_GPU is 1 for the gpu layout, 0 for the cpu.
+/* scan_body.h: the scans of one element type and operation, in the layout
+ * STDCL_LAYOUT_GPU says (1 the GPU's, 0 the CPU's), included once by a
+ * program (scan.cl; sort.cl in the CPU layout, for its digit counts).
+ * T, OP(a, b), ID (the identity) and SITEMS (elements a work-item scans on a
+ * GPU) are defined before it.  Kernels:
+ *   stdcl_scan_reduce   part[t] = the fold of tile t
+ *   stdcl_scan_parts    partx[t] = carry OP the fold of tiles before t;
+ *                       partx[nparts] = carry OP all of them
+ *   stdcl_scan_tiles    out = the scan of in, tile t from partx[t]
+ *   stdcl_scan_onepass  (GPU layout) out = the scan of in from carry in one
+ *                       pass (decoupled look-back; SWORDS: 32-bit halves of T)
+ * carry: the fold of the ncarries values at carries (none: ID); over several
+ * devices, one value: the fold of the slices of the array before this one,
+ * copied from the device before (scan.cpp).  chunk: elements a tile (CPU layout); a GPU tile is
+ * WG * SITEMS. */
 #include "common.h"
 #define STILE (WG * SITEMS)
 #define SPAD(j) ((j) + ((j) >> 5))
+// The carry: the fold of the n values at c.
+inline T carry_of(__global const T* c, uint n)
+{
+    T a = ID;
+    for (uint i = 0; i < n; ++i) a = OP(a, c[i]);
+    return a;
+}
 // The group's exclusive scan of one value per work-item; *total: all of them.
 #if STDCL_LAYOUT_GPU
-inline T CAT(block_excl_, SFX)(T v, __local T* tmp, T* total)
+inline T block_excl(T v, __local T* tmp, T* total)
 {
     uint lid = get_local_id(0);
     tmp[lid] = v;
@@ -37,7 +46,7 @@ inline T CAT(block_excl_, SFX)(T v, __local T* tmp, T* total)
 
 // The same in fewer steps: each warp's 32 values (5 steps), then the 8 warps'
 // totals; wt holds NWARP + 1 values.
-inline T CAT(block_excl_w_, SFX)(T v, __local T* tmp, __local T* wt, T* total)
+inline T block_excl_w(T v, __local T* tmp, __local T* wt, T* total)
 {
     uint lid = get_local_id(0), lane = lid & 31u;
     tmp[lid] = v;
@@ -68,7 +77,7 @@ inline T CAT(block_excl_w_, SFX)(T v, __local T* tmp, __local T* wt, T* total)
 // A tile of cnt elements into buf (padded; ID past cnt), and back out.  A whole
 // tile's loads are all issued before the first is used: one load in flight per
 // work-item left the scans at half the copy bandwidth on an H200.
-inline void CAT(tile_load_, SFX)(__global const T* in, __local T* buf, uint cnt)
+inline void tile_load(__global const T* in, __local T* buf, uint cnt)
 {
     uint lid = get_local_id(0);
     if (cnt == STILE) {
@@ -83,7 +92,7 @@ inline void CAT(tile_load_, SFX)(__global const T* in, __local T* buf, uint cnt)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 // The work-item's SITEMS consecutive elements of the loaded tile into v; their fold.
-inline T CAT(tile_items_, SFX)(__local const T* buf, T* v)
+inline T tile_items(__local const T* buf, T* v)
 {
     uint lid = get_local_id(0);
     T a = ID;
@@ -94,7 +103,7 @@ inline T CAT(tile_items_, SFX)(__local const T* buf, T* v)
     return a;
 }
 // Their scan from run (the prefix of the elements before them) back into buf.
-inline void CAT(tile_rescan_, SFX)(__local T* buf, const T* v, T run, uint excl)
+inline void tile_rescan(__local T* buf, const T* v, T run, uint excl)
 {
     uint lid = get_local_id(0);
     for (uint i = 0; i < SITEMS; ++i) {
@@ -104,7 +113,7 @@ inline void CAT(tile_rescan_, SFX)(__local T* buf, const T* v, T run, uint excl)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
-inline void CAT(tile_store_, SFX)(__global T* out, __local const T* buf, uint cnt)
+inline void tile_store(__global T* out, __local const T* buf, uint cnt)
 {
     uint lid = get_local_id(0);
     if (cnt == STILE) {
@@ -116,8 +125,7 @@ inline void CAT(tile_store_, SFX)(__global T* out, __local const T* buf, uint cn
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_scan_reduce_, SFX), _gpu)(__global const T* in, ulong off, ulong n, ulong chunk,
-                                             __global T* part)
+void stdcl_scan_reduce(__global const T* in, ulong off, ulong n, ulong chunk, __global T* part)
 {
     __local T tmp[WG];
     (void)chunk;
@@ -135,19 +143,20 @@ void CAT(CAT(stdcl_scan_reduce_, SFX), _gpu)(__global const T* in, ulong off, ul
         for (uint j = lid; j < cnt; j += WG) a = OP(a, in[j]);
     }
     T total;
-    CAT(block_excl_, SFX)(a, tmp, &total);
+    block_excl(a, tmp, &total);
     if (lid == 0) part[get_group_id(0)] = total;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_scan_parts_, SFX), _gpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+void stdcl_scan_parts(__global const T* part, __global T* partx, uint nparts, __global const T* carries, uint ncarries)
 {
     __local T tmp[WG];
     uint lid = get_local_id(0);
+    T carry = carry_of(carries, ncarries);
     for (uint b = 0; b < nparts; b += WG) {
         T v = b + lid < nparts ? part[b + lid] : ID;
         T total;
-        T x = CAT(block_excl_, SFX)(v, tmp, &total);
+        T x = block_excl(v, tmp, &total);
         if (b + lid < nparts) partx[b + lid] = OP(carry, x);
         carry = OP(carry, total);
     }
@@ -155,8 +164,8 @@ void CAT(CAT(stdcl_scan_parts_, SFX), _gpu)(__global const T* part, __global T* 
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
-                                            ulong n, ulong chunk, __global const T* partx, uint excl)
+void stdcl_scan_tiles(__global const T* in, ulong ioff, __global T* out, ulong ooff, ulong n, ulong chunk,
+                      __global const T* partx, uint excl)
 {
     __local T buf[STILE + STILE / 32];
     __local T tmp[WG];
@@ -167,49 +176,19 @@ void CAT(CAT(stdcl_scan_tiles_, SFX), _gpu)(__global const T* in, ulong ioff, __
     uint cnt = (uint)min((ulong)STILE, n - base);
     in += ioff + base;
     out += ooff + base;
-    CAT(tile_load_, SFX)(in, buf, cnt);
+    tile_load(in, buf, cnt);
     T v[SITEMS];
-    T a = CAT(tile_items_, SFX)(buf, v);
+    T a = tile_items(buf, v);
     T total;
-    CAT(tile_rescan_, SFX)(buf, v, OP(partx[tile], CAT(block_excl_w_, SFX)(a, tmp, wt, &total)), excl);
-    CAT(tile_store_, SFX)(out, buf, cnt);
+    tile_rescan(buf, v, OP(partx[tile], block_excl_w(a, tmp, wt, &total)), excl);
+    tile_store(out, buf, cnt);
 }
 
 #ifdef SWORDS
 // The one-pass scan (decoupled look-back), in clscan's programs (which define
-// SWORDS; clsort's scan of its counts does not).  state: a ticket counter (the first
-// 8 bytes), then SWORDS 64-bit words per tile, each the tile's tag (epoch << 2 |
-// flag: 1 its fold, 2 its inclusive prefix) in the high half and 32 bits of the
-// value in the low half.  A word tagged with another epoch is not there yet, so
-// the words need no clearing between calls; a value of two words counts only
-// when both carry the same tag (each tag is written once a call), so no fence
-// orders them.
-#if SWORDS == 1
-#define SW_BITS(v, k) as_uint(v)
-#define SW_VALUE(lo, hi) CAT(as_, T)(lo)
-#else
-#define SW_BITS(v, k) ((k) ? as_uint2(v).y : as_uint2(v).x)
-#define SW_VALUE(lo, hi) CAT(as_, T)((uint2)((lo), (hi)))
-#endif
-inline void CAT(sw_publish_, SFX)(volatile __global ulong* sw, uint tile, uint tag, T v)
-{
-    for (uint k = 0; k < SWORDS; ++k) sw[tile * SWORDS + k] = ((ulong)tag << 32) | SW_BITS(v, k);
-}
-// Tile t's flag (0 while it has published nothing this epoch) and *v.
-inline uint CAT(sw_peek_, SFX)(volatile __global ulong* sw, uint t, uint epoch, T* v)
-{
-    ulong w0 = sw[t * SWORDS];
-    uint tag = (uint)(w0 >> 32);
-    if (PRIM_TAG_EPOCH(tag) != epoch) return 0;
-#if SWORDS == 1
-    *v = SW_VALUE((uint)w0, 0u);
-#else
-    ulong w1 = sw[t * SWORDS + 1];
-    if ((uint)(w1 >> 32) != tag) return 0;
-    *v = SW_VALUE((uint)w0, (uint)w1);
-#endif
-    return tag & PRIM_TAG_FLAGS;
-}
+// SWORDS; clsort's scan of its counts does not).  state: a ticket counter (the
+// first 8 bytes), then each tile's tagged words (tagged.h).
+#include "tagged.h"
 
 // Tiles are taken in the order the groups start (the ticket), so every tile a
 // group waits for belongs to a group already running: the look-back cannot wait
@@ -217,9 +196,8 @@ inline uint CAT(sw_peek_, SFX)(volatile __global ulong* sw, uint t, uint epoch, 
 // counter for the next call (every ticket is taken by then; the next call's
 // kernel starts after this one ends).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
-                                              ulong n, __global uint* state, uint nparts, uint epoch, T carry,
-                                              uint excl)
+void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong ooff, ulong n, __global uint* state,
+                        uint nparts, uint epoch, __global const T* carries, uint ncarries, uint excl)
 {
     __local T buf[STILE + STILE / 32];
     __local T tmp[WG];
@@ -241,18 +219,19 @@ void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, 
     uint cnt = (uint)min((ulong)STILE, n - base);
     in += ioff + base;
     out += ooff + base;
-    CAT(tile_load_, SFX)(in, buf, cnt);
+    tile_load(in, buf, cnt);
     T v[SITEMS];
-    T a = CAT(tile_items_, SFX)(buf, v);
+    T a = tile_items(buf, v);
     T total;
-    T x = CAT(block_excl_w_, SFX)(a, tmp, wt, &total);
+    T x = block_excl_w(a, tmp, wt, &total);
     if (lid == 0) {
         if (tile == 0) {
-            CAT(sw_publish_, SFX)(sw, 0, PRIM_TAG(epoch, PRIM_LB_INCL), OP(carry, total));
+            T carry = carry_of(carries, ncarries);
+            sw_publish(sw, 0, PRIM_TAG(epoch, PRIM_LB_INCL), OP(carry, total));
             s_prefix = carry;
             s_done = 1;
         } else {
-            CAT(sw_publish_, SFX)(sw, tile, PRIM_TAG(epoch, PRIM_LB_FOLD), total);
+            sw_publish(sw, tile, PRIM_TAG(epoch, PRIM_LB_FOLD), total);
             s_prefix = ID;
             s_done = 0;
         }
@@ -267,7 +246,7 @@ void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, 
             uint f = PRIM_LB_INCL;
             T w = ID;
             if (t >= 0)
-                while ((f = CAT(sw_peek_, SFX)(sw, (uint)t, epoch, &w)) == 0)
+                while ((f = sw_peek(sw, (uint)t, epoch, &w)) == 0)
                     ;
             lb_flag[lid] = f;
             lb_val[lid] = w;
@@ -282,19 +261,18 @@ void CAT(CAT(stdcl_scan_onepass_, SFX), _gpu)(__global const T* in, ulong ioff, 
             }
             s_prefix = OP(acc, s_prefix);
             s_done = done;
-            if (done) CAT(sw_publish_, SFX)(sw, tile, PRIM_TAG(epoch, PRIM_LB_INCL), OP(s_prefix, total));
+            if (done) sw_publish(sw, tile, PRIM_TAG(epoch, PRIM_LB_INCL), OP(s_prefix, total));
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         j -= 32;
     }
-    CAT(tile_rescan_, SFX)(buf, v, OP(s_prefix, x), excl);
-    CAT(tile_store_, SFX)(out, buf, cnt);
+    tile_rescan(buf, v, OP(s_prefix, x), excl);
+    tile_store(out, buf, cnt);
 }
 #endif
 
 #else
-__kernel void CAT(CAT(stdcl_scan_reduce_, SFX), _cpu)(__global const T* in, ulong off, ulong n, ulong chunk,
-                                                      __global T* part)
+__kernel void stdcl_scan_reduce(__global const T* in, ulong off, ulong n, ulong chunk, __global T* part)
 {
     ulong g = get_global_id(0);
     ulong b = g * chunk, e = min(b + chunk, n);
@@ -311,8 +289,10 @@ __kernel void CAT(CAT(stdcl_scan_reduce_, SFX), _cpu)(__global const T* in, ulon
     part[g] = OP(OP(a0, a1), OP(a2, a3));
 }
 
-__kernel void CAT(CAT(stdcl_scan_parts_, SFX), _cpu)(__global const T* part, __global T* partx, uint nparts, T carry)
+__kernel void stdcl_scan_parts(__global const T* part, __global T* partx, uint nparts, __global const T* carries,
+                               uint ncarries)
 {
+    T carry = carry_of(carries, ncarries);
     for (uint t = 0; t < nparts; ++t) {
         T v = part[t];
         partx[t] = carry;
@@ -321,8 +301,8 @@ __kernel void CAT(CAT(stdcl_scan_parts_, SFX), _cpu)(__global const T* part, __g
     partx[nparts] = carry;
 }
 
-__kernel void CAT(CAT(stdcl_scan_tiles_, SFX), _cpu)(__global const T* in, ulong ioff, __global T* out, ulong ooff,
-                                                     ulong n, ulong chunk, __global const T* partx, uint excl)
+__kernel void stdcl_scan_tiles(__global const T* in, ulong ioff, __global T* out, ulong ooff, ulong n, ulong chunk,
+                               __global const T* partx, uint excl)
 {
     ulong g = get_global_id(0);
     ulong b = g * chunk, e = min(b + chunk, n);

@@ -1,41 +1,47 @@
 /* SPDX-License-Identifier: MIT */
-/* sort.cl: clsort's and clsort_by_key's program, for one layout:
+/* sort.cl: clsort's and clsort_by_key's program, for one key width and layout:
+ *   -D SORT_KEY_BITS=32 or 64
  *   -D STDCL_LAYOUT_GPU=1 or 0
  *   -D STDCL_WANT_NV_WARP=1 (GPU layout, NVIDIA GPUs): rank with the warp's
  *      vote instruction (common.h) instead of local memory
- * It holds the kernels of both key widths, 32-bit (names ending _32_<layout>)
- * and 64-bit (_64_<layout>), and in the CPU layout the scan of the digit
- * counts (scan_body.h, uint sums). */
+ * Kernels: in the GPU layout stdcl_sort_hist (sort_body.h), then one pass a
+ * digit of stdcl_sort_onesweep or stdcl_sort_onesweep_pairs (sort_pass.h); in
+ * the CPU layout, a pass of stdcl_sort_count, the scan of the counts
+ * (scan_body.h: stdcl_scan_reduce, _parts, _tiles, uint sums) and
+ * stdcl_sort_scatter. */
 #include "common.h"
 
-#if !STDCL_LAYOUT_GPU
-#define T uint
-#define OP(a, b) ((a) + (b))
-#define ID 0u
-#define SITEMS 16
-#define SFX uint_sum
-#include "scan_body.h"
-#undef T
-#undef OP
-#undef ID
-#undef SITEMS
-#undef SFX
-#endif
-
+#if SORT_KEY_BITS == 32
 #define KU uint
 #define KSIGN 0x80000000u
 #define KFLT 0x007FFFFFu
 #define PASSES 4
-#define SFX 32
 #define ITEMS SORT_ITEMS
 #define PAIR_ITEMS SORT_PAIR_ITEMS
-#include "sort_width.h"
-
+#elif SORT_KEY_BITS == 64
 #define KU ulong
 #define KSIGN 0x8000000000000000ul
 #define KFLT 0x000FFFFFFFFFFFFFul
 #define PASSES 8
-#define SFX 64
 #define ITEMS (SORT_ITEMS / 2)
 #define PAIR_ITEMS (SORT_PAIR_ITEMS / 2)
-#include "sort_width.h"
+#else
+#error "sort.cl: -D SORT_KEY_BITS=32 or 64"
+#endif
+
+#include "sort_body.h"
+
+#if STDCL_LAYOUT_GPU
+#define PAIRS 0
+#include "sort_pass.h"
+#undef PAIRS
+#define PAIRS 1
+#include "sort_pass.h"
+#undef PAIRS
+#else
+#define T uint
+#define OP(a, b) ((a) + (b))
+#define ID 0u
+#define SITEMS 16
+#include "scan_body.h"
+#endif

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* sort_body.h: the sort kernels of one key width (included once per width:
- * no include guard). */
-// The sort of one key width: KU (the unsigned key type), KSIGN (its sign bit),
-// KFLT (float keys: the offset that puts every NaN after +inf), ITEMS (keys a
-// work-item ranks on a GPU) and SFX are defined before it.  mode (a pass's
-// flags): bit 0 map the keys as loaded, bit 1 map them back as stored, bits 2-3
-// the kind (0 unsigned, 1 signed, 2 float), bit 4 descending.  Values move with
-// their keys: vmode 0 none, 1, 2, 4, 8 or 16 (that many bytes, aligned), 255
-// (vsize bytes, any alignment); voff and the values' offsets are in bytes.
+/* sort_body.h: the sort kernels of the program's key width but the GPU's
+ * one-sweep pass (sort_pass.h): stdcl_sort_hist (GPU layout), stdcl_sort_count
+ * and stdcl_sort_scatter (CPU layout). */
+// KU (the unsigned key type), KSIGN (its sign bit), KFLT (float keys: the
+// offset that puts every NaN after +inf), PASSES (8-bit digits a key) and
+// ITEMS (keys a work-item ranks on a GPU) are defined before it (sort.cl).
+// mode (a pass's flags, protocol.h): bit 0 map the keys as loaded, bit 1 map
+// them back as stored, bits 2-3 the kind (0 unsigned, 1 signed, 2 float), bit 4
+// descending.  Values move with their keys: vmode 0 none, 1, 2, 4, 8 or 16
+// (that many bytes, aligned), 255 (vsize bytes, any alignment); voff and the
+// values' offsets are in bytes.
 #include "common.h"
 #define TILE (WG * ITEMS)
-inline KU CAT(map_key, SFX)(KU x, uint mode)
+inline KU map_key(KU x, uint mode)
 {
     uint kind = (mode >> SORT_KIND_SHIFT) & SORT_KIND_MASK;
     KU m = x;
@@ -18,7 +20,7 @@ inline KU CAT(map_key, SFX)(KU x, uint mode)
     if (kind == 2u) m = ((x & KSIGN) ? ~x : (x | KSIGN)) - KFLT;
     return (mode & SORT_DESC) ? ~m : m;
 }
-inline KU CAT(unmap_key, SFX)(KU m, uint mode)
+inline KU unmap_key(KU m, uint mode)
 {
     uint kind = (mode >> SORT_KIND_SHIFT) & SORT_KIND_MASK;
     if (mode & SORT_DESC) m = ~m;
@@ -29,8 +31,7 @@ inline KU CAT(unmap_key, SFX)(KU m, uint mode)
     }
     return m;
 }
-inline void CAT(move_value, SFX)(__global const uchar* vsrc, __global uchar* vdst, ulong si, ulong di, uint vmode,
-                                 uint vsize)
+inline void move_value(__global const uchar* vsrc, __global uchar* vdst, ulong si, ulong di, uint vmode, uint vsize)
 {
     switch (vmode) {
     case 1u: vdst[di] = vsrc[si]; break;
@@ -48,8 +49,7 @@ inline void CAT(move_value, SFX)(__global const uchar* vsrc, __global uchar* vds
 // mode says) whose digit p is d, over the group's run of `per` keys.  ghist is
 // zero before the first group.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void CAT(CAT(stdcl_sort_hist_, SFX), _gpu)(__global const KU* src, ulong soff, ulong n, ulong per, uint mode,
-                                           __global uint* ghist)
+void stdcl_sort_hist(__global const KU* src, ulong soff, ulong n, ulong per, uint mode, __global uint* ghist)
 {
     __local uint h[PASSES * 256];
     uint lid = get_local_id(0);
@@ -64,7 +64,7 @@ void CAT(CAT(stdcl_sort_hist_, SFX), _gpu)(__global const KU* src, ulong soff, u
 #pragma unroll
         for (uint u = 0; u < 4; ++u) {
             if (i + u * WG >= e) break;
-            KU m = CAT(map_key, SFX)(k[u], mode);
+            KU m = map_key(k[u], mode);
 #pragma unroll
             for (uint p = 0; p < PASSES; ++p) atomic_inc(&h[p * 256u + ((uint)(m >> (p * 8u)) & 255u)]);
         }
@@ -76,7 +76,7 @@ void CAT(CAT(stdcl_sort_hist_, SFX), _gpu)(__global const KU* src, ulong soff, u
 
 // The group's exclusive scan of one uint per work-item (x[lid] = v); returns
 // the work-item's.
-inline uint CAT(sort_excl_, SFX)(uint v, __local uint* x)
+inline uint sort_excl(uint v, __local uint* x)
 {
     uint lid = get_local_id(0);
     x[lid] = v;
@@ -95,8 +95,8 @@ inline uint CAT(sort_excl_, SFX)(uint v, __local uint* x)
 
 
 #else
-__kernel void CAT(CAT(stdcl_sort_count_, SFX), _cpu)(__global const KU* src, ulong soff, ulong n, ulong chunk,
-                                                     uint shift, uint mode, __global uint* counts, uint ntiles)
+__kernel void stdcl_sort_count(__global const KU* src, ulong soff, ulong n, ulong chunk, uint shift, uint mode,
+                               __global uint* counts, uint ntiles)
 {
     uint g = get_global_id(0);
     uint h[256];
@@ -104,17 +104,16 @@ __kernel void CAT(CAT(stdcl_sort_count_, SFX), _cpu)(__global const KU* src, ulo
     ulong b = (ulong)g * chunk, e = min(b + chunk, n);
     src += soff;
     if (mode & SORT_MAP_IN)
-        for (ulong i = b; i < e; ++i) h[(uint)(CAT(map_key, SFX)(src[i], mode) >> shift) & 255u]++;
+        for (ulong i = b; i < e; ++i) h[(uint)(map_key(src[i], mode) >> shift) & 255u]++;
     else
         for (ulong i = b; i < e; ++i) h[(uint)(src[i] >> shift) & 255u]++;
     for (uint d = 0; d < 256u; ++d) counts[d * ntiles + g] = h[d];
 }
 
-__kernel void CAT(CAT(stdcl_sort_scatter_, SFX), _cpu)(__global const KU* src, ulong soff, __global KU* dst,
-                                                       ulong doff, __global const uchar* vsrc, ulong vsoff,
-                                                       __global uchar* vdst, ulong vdoff, uint vmode, uint vsize,
-                                                       ulong n, ulong chunk, uint shift, uint mode,
-                                                       __global const uint* offs, uint ntiles)
+__kernel void stdcl_sort_scatter(__global const KU* src, ulong soff, __global KU* dst, ulong doff,
+                                 __global const uchar* vsrc, ulong vsoff, __global uchar* vdst, ulong vdoff, uint vmode,
+                                 uint vsize, ulong n, ulong chunk, uint shift, uint mode, __global const uint* offs,
+                                 uint ntiles)
 {
     uint g = get_global_id(0);
     uint pos[256];
@@ -126,10 +125,10 @@ __kernel void CAT(CAT(stdcl_sort_scatter_, SFX), _cpu)(__global const KU* src, u
     vdst += vdoff;
     for (ulong i = b; i < e; ++i) {
         KU k = src[i];
-        if (mode & SORT_MAP_IN) k = CAT(map_key, SFX)(k, mode);
+        if (mode & SORT_MAP_IN) k = map_key(k, mode);
         uint p = pos[(uint)(k >> shift) & 255u]++;
-        dst[p] = (mode & SORT_MAP_OUT) ? CAT(unmap_key, SFX)(k, mode) : k;
-        if (vmode) CAT(move_value, SFX)(vsrc, vdst, i, p, vmode, vsize);
+        dst[p] = (mode & SORT_MAP_OUT) ? unmap_key(k, mode) : k;
+        if (vmode) move_value(vsrc, vdst, i, p, vmode, vsize);
     }
 }
 #endif

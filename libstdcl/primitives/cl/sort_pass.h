@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* sort_pass.h: one pass of the GPU sort, for keys alone (PAIRS 0) or with
- * values (PAIRS 1); included once per width and PAIRS: no include guard. */
+ * values (PAIRS 1); sort.cl includes it once for each (no include guard). */
 // One pass of the GPU sort (8 bits of the key from shift), in one sweep over the
-// keys; the defines of kSortBody, and PAIRS: 0 the keys alone
-// (stdcl_sort_onesweep_<SFX>_gpu), 1 their values too
-// (stdcl_sort_onesweep_pairs_<SFX>_gpu).
+// keys; sort_body.h's definitions, and PAIRS: 0 the keys alone
+// (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs).
 //
 // Each group takes the next tile by a ticket (state[0]), counts its digits and
 // publishes the counts at once, ranks its keys by digit, stably, and puts them in
@@ -28,15 +27,15 @@
 #define SO_ITEMS ITEMS
 #endif
 #define TILE (WG * SO_ITEMS)
-#if PAIRS
-#define SO_NAME CAT(CAT(stdcl_sort_onesweep_pairs_, SFX), _gpu)
-#else
-#define SO_NAME CAT(CAT(stdcl_sort_onesweep_, SFX), _gpu)
-#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, __global const uchar* vsrc,
-             ulong vsoff, __global uchar* vdst, ulong vdoff, uint vmode, uint vsize, ulong n, uint shift, uint mode,
-             __global const uint* ghist, uint pass, __global uint* state, uint ntiles, uint epoch)
+#if PAIRS
+void stdcl_sort_onesweep_pairs(
+#else
+void stdcl_sort_onesweep(
+#endif
+    __global const KU* src, ulong soff, __global KU* dst, ulong doff, __global const uchar* vsrc, ulong vsoff,
+    __global uchar* vdst, ulong vdoff, uint vmode, uint vsize, ulong n, uint shift, uint mode,
+    __global const uint* ghist, uint pass, __global uint* state, uint ntiles, uint epoch)
 {
     __local uint whist[NWARP * 256];
     __local uint dstart[WG];  // where each digit's run starts in the tile
@@ -91,7 +90,7 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
 #ifdef STDCL_NV_WARP
 #pragma unroll
 #endif
-        for (uint r = 0; r < SO_ITEMS; ++r) key[r] = CAT(map_key, SFX)(key[r], mode);
+        for (uint r = 0; r < SO_ITEMS; ++r) key[r] = map_key(key[r], mode);
     }
     // The portable kernels count the tile's digits first and publish the counts
     // before they rank the keys.  With NVIDIA's warp instructions the counts are
@@ -149,7 +148,7 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
     uint total = run;
     if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
 #endif
-    uint mine = CAT(sort_excl_, SFX)(total, gpos);
+    uint mine = sort_excl(total, gpos);
     dstart[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     // The keys in digit order in local memory (while the tiles before finish).
@@ -176,7 +175,7 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
     // H200.)
     uint prefix = 0;
     if (tile == 0) {
-        prefix = CAT(sort_excl_, SFX)(ghist[pass * 256u + lid], gpos);
+        prefix = sort_excl(ghist[pass * 256u + lid], gpos);
     } else {
         for (int t = (int)tile - 1;; --t) {
             ulong w;
@@ -199,10 +198,10 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
         if (j < cnt) {
             KU k = skey[j];
             uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
-            dst[g] = (mode & SORT_MAP_OUT) ? CAT(unmap_key, SFX)(k, mode) : k;
+            dst[g] = (mode & SORT_MAP_OUT) ? unmap_key(k, mode) : k;
 #if PAIRS
             if (vmode != 4u && vmode != 8u && vmode != 16u)
-                CAT(move_value, SFX)(vsrc + vsoff, vdst + vdoff, base + sperm[j], g, vmode, vsize);
+                move_value(vsrc + vsoff, vdst + vdoff, base + sperm[j], g, vmode, vsize);
 #endif
         }
     }
@@ -240,7 +239,6 @@ void SO_NAME(__global const KU* src, ulong soff, __global KU* dst, ulong doff, _
     }
 #endif
 }
-#undef SO_NAME
 #undef TILE
 #undef SO_ITEMS
 #endif
