@@ -186,7 +186,9 @@ struct Reduction {
             }
         }
         enqueued.push_back(dn);
-        if (kev) launched.push_back(Launched{kev, dn, std::string("clreduce: ") + kname});
+        if (kev)
+            launched.push_back(
+                Launched{kev, dn, strprintf("clreduce: %s (%s %s)", kname, elem_type(type)->name, kPrimOpNames[op])});
         parts[k].assign(es, 0);
         part_mems[k] = result;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
