@@ -39,6 +39,7 @@ namespace stdcl {
 namespace {
 
 constexpr size_t kMaxParts = 4096;  // groups per device at most
+constexpr size_t kStridedVecs = 4;  // the strided layout's 16-byte loads a work-item, at least
 
 // The layout for device d: true for strided.
 bool strided_for(const Device& d)
@@ -152,7 +153,10 @@ struct Reduction {
                      "clreduce: clGetKernelWorkGroupInfo");
             local = 1;
             while (local * 2 <= std::min<size_t>(kmax, 256)) local *= 2;
-            groups = std::min<size_t>({size_t(units) * 8, kMaxParts, (count / vw + local - 1) / local});
+            // At least kStridedVecs vectors a work-item: fewer groups at small sizes,
+            // each with more to read, and fewer to publish and fold at the end.
+            groups = std::min<size_t>(
+                {size_t(units) * 8, kMaxParts, (count / vw + local * kStridedVecs - 1) / (local * kStridedVecs)});
         } else {
             size_t want = std::min<size_t>(size_t(units) * 8, kMaxParts);
             size_t chunk = (count + want - 1) / want;
