@@ -7,16 +7,18 @@
 #   tests   test_prims and test_reduce on stdgpu (NVIDIA's warp path included)
 #   bench   bench_prims -c gpu --min 20 --max 26 (sort, pairs, scan, reduce),
 #           the other commit and this tree in turn, twice
+#   cub     with bench: CUB (make bench-cuda's prims_cub, the same sizes and
+#           operations) in each round beside them
 #   check   make check-gpu in the time left
 # Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
 # bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
 #
-#   bench/prims_ab_gpu_run.sh [tests] [bench] [check]   (default: all three)
+#   bench/prims_ab_gpu_run.sh [tests] [bench] [cub] [check]   (default: all four)
 # OPS (default sort,pairs,scan,reduce) and ROUNDS (default 2) shape the bench.
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 RES=${OUT:-/tmp/prims-ab-out}
-WHAT=" ${*:-tests bench check} "
+WHAT=" ${*:-tests bench cub check} "
 mkdir -p "$RES"
 for d in build-deps/debs/*.deb; do [ -f "$d" ] && dpkg -x "$d" /; done
 ldconfig
@@ -27,6 +29,11 @@ start=$(date +%s)
     gpu_machine
     if [[ $WHAT == *" tests "* || $WHAT == *" check "* ]]; then gpu_build lib tools tests examples bench; else gpu_build lib bench; fi 2>&1 | tail -3
     echo "this tree built after $(( $(date +%s) - start )) s"
+    if [[ $WHAT == *" cub "* ]]; then
+        cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+        make bench-cuda NVCCFLAGS="-O3 -std=c++17 -arch=sm_${cc:-90}" 2>&1 | tail -3
+        echo "CUB built after $(( $(date +%s) - start )) s"
+    fi
     if [ -f build-deps/before.tar ]; then
         rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf build-deps/before.tar -C /tmp/before &&
             (cd /tmp/before && gpu_build lib bench 2>&1 | tail -3)
@@ -45,6 +52,11 @@ done > "$RES/tests.txt" 2>&1
         (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min 20 --max 26 --ops "${OPS:-sort,pairs,scan,reduce}" \
             --no-boost --no-host 2>&1 | grep -E '^RESULT|FAIL|rror')
     done
+    if [[ $WHAT == *" cub "* ]] && [ -x build/bench/prims_cub ]; then
+        echo "== round $round: CUB"
+        timeout 120 build/bench/prims_cub --min 20 --max 26 --ops "${OPS:-sort,pairs,scan,reduce}" 2>&1 |
+            grep -E '^RESULT|FAIL|rror'
+    fi
 done > "$RES/bench.txt" 2>&1
 echo "bench: $(( $(date +%s) - start )) s"
 left=$(( 570 - ($(date +%s) - start) ))
