@@ -3,7 +3,7 @@
  *   -D SORT_KEY_BITS=32 or 64
  *   -D STDCL_LAYOUT_GPU=1 or 0
  *   -D STDCL_WANT_NV_WARP=1 (GPU layout, NVIDIA GPUs): rank with the warp's
- *      vote instruction (common.h) instead of local memory
+ *      vote instruction (rank_nv.h) instead of local memory (rank_portable.h)
  * Kernels: in the GPU layout stdcl_sort_hist (sort_body.h), then one pass a
  * digit of stdcl_sort_onesweep or stdcl_sort_onesweep_pairs (sort_pass.h); in
  * the CPU layout, a pass of stdcl_sort_count, the scan of the counts

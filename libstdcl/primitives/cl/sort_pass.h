@@ -5,22 +5,22 @@
 // keys; sort_body.h's definitions, and PAIRS: 0 the keys alone
 // (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs).
 //
-// Each group takes the next tile by a ticket (state[0]), counts its digits and
-// publishes the counts at once, ranks its keys by digit, stably, and puts them in
-// digit order in local memory.  Work-item d meanwhile looks back over the tiles
-// before it for digit d's first output position: a decoupled look-back per
+// Each group takes the next tile by a ticket (state[0]), ranks its keys by
+// digit, stably (rank.h: the ranker of the device), which counts its digits,
+// publishes the counts, and puts the keys in digit order in local memory.
+// Work-item d then looks back over the tiles before it for digit d's first
+// output position: a decoupled look-back per
 // digit, as clscan's.  state holds, after the ticket's 8 bytes, one 64-bit word
 // per (tile, digit): its tag (epoch << 2 | 1 the tile's count, 2 the count of
 // every tile up to and with it) above the count.  Tile 0 starts each digit at
 // its place in the whole array, from ghist[pass * 256 + d].  The keys then go
 // out in digit order, each digit's run to consecutive addresses; values of 4, 8
-// or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item) and put in the same order in local
-// memory, 32 bits at a time, so that they too are read and written in runs.
+// or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item) and put in
+// the same order in local memory, 32 bits at a time, so that they too are read
+// and written in runs.
 #include "common.h"
+#include "rank.h"
 #if STDCL_LAYOUT_GPU
-// The loops over a work-item's keys are unrolled (so that its keys stay in
-// registers) with NVIDIA's warp instructions only: the portable kernels, left
-// to the compiler, build in a third of the time on PoCL.
 #if PAIRS
 #define SO_ITEMS PAIR_ITEMS
 #else
@@ -48,10 +48,7 @@ void stdcl_sort_onesweep(
     __local ushort sperm[TILE];  // others: sperm[pos] = j; else sperm[j] = pos
 #endif
     __local uint s_tile;
-#ifndef STDCL_NV_WARP
-    __local uint wdig[WG];
-    __local uint thist[256];  // the tile's count of each digit
-#endif
+    __local uint wdig[SORT_RANK_LOCAL];  // the ranker's
     uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
     if (lid == 0) {
@@ -60,9 +57,6 @@ void stdcl_sort_onesweep(
         s_tile = t;
     }
     for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
-#ifndef STDCL_NV_WARP
-    thist[lid] = 0;
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = s_tile;
     ulong base = (ulong)tile * TILE;
@@ -73,88 +67,44 @@ void stdcl_sort_onesweep(
     uint rank[SO_ITEMS];
     // Every load of the tile issued before the first key is used.
     if (cnt == TILE) {
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+        SORT_UNROLL
         for (uint r = 0; r < SO_ITEMS; ++r) key[r] = s[seg + r * 32u + lane];
     } else {
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+        SORT_UNROLL
         for (uint r = 0; r < SO_ITEMS; ++r) {
             uint j = seg + r * 32u + lane;
             key[r] = j < cnt ? s[j] : (KU)0;
         }
     }
     if (mode & SORT_MAP_IN) {
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+        SORT_UNROLL
         for (uint r = 0; r < SO_ITEMS; ++r) key[r] = map_key(key[r], mode);
     }
-    // The portable kernels count the tile's digits first and publish the counts
-    // before they rank the keys.  With NVIDIA's warp instructions the counts are
-    // published after the ranks: counting first cost 70 registers more a
-    // work-item there, and it was slower on an H200.
-#ifndef STDCL_NV_WARP
-    for (uint r = 0; r < SO_ITEMS; ++r) {
-        uint valid = seg + r * 32u + lane < cnt;
-        uint d = (uint)(key[r] >> shift) & 255u;
-        if (valid) atomic_inc(&thist[d]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint total = thist[lid];
-    if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
-#endif
     // Rank: the keys of each warp's run in order, 32 at a time; whist[warp][d]
     // counts the warp's keys of digit d so far.
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+    SORT_UNROLL
     for (uint r = 0; r < SO_ITEMS; ++r) {
         uint valid = seg + r * 32u + lane < cnt;
-        uint d = (uint)(key[r] >> shift) & 255u;
-#ifdef STDCL_NV_WARP
-        uint peers = nv_peers(d, valid);
-        volatile __local uint* wh = whist + warp * 256;
-        uint old = valid ? wh[d] : 0u;
-        nv_syncwarp();
-        if (valid && lane == 31u - clz(peers)) wh[d] = old + popcount(peers);
-        nv_syncwarp();
-        rank[r] = old + popcount(peers & nv_lanemask_lt());
-#else
-        if (!valid) d = 256u + lane;
-        wdig[lid] = d;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        uint peers = 0;
-        for (uint l = 0; l < 32u; ++l) peers |= (wdig[(warp << 5) + l] == d ? 1u : 0u) << l;
-        uint old = valid ? whist[warp * 256 + d] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (valid && lane == 31u - clz(peers)) whist[warp * 256 + d] = old + popcount(peers);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        rank[r] = old + popcount(peers & ((1u << lane) - 1u));
-#endif
+        rank[r] = rank_in_warp((uint)(key[r] >> shift) & 255u, valid, whist + warp * 256, wdig);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Work-item lid takes digit lid: the warps' exclusive prefixes, and where
-    // the digit's run starts in the tile.
-    uint run = 0;
+    // the digit's run starts in the tile.  The tile's count of the digit is
+    // published at once for the tiles after it.  (Counting the digits before
+    // ranking, to publish sooner, took 70 registers more a work-item on an
+    // H200 and was slower.)
+    uint total = 0;
     for (uint w = 0; w < NWARP; ++w) {
         uint c = whist[w * 256 + lid];
-        whist[w * 256 + lid] = run;
-        run += c;
+        whist[w * 256 + lid] = total;
+        total += c;
     }
-#ifdef STDCL_NV_WARP
-    uint total = run;
     if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
-#endif
     uint mine = sort_excl(total, gpos);
     dstart[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     // The keys in digit order in local memory (while the tiles before finish).
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+    SORT_UNROLL
     for (uint r = 0; r < SO_ITEMS; ++r) {
         uint j = seg + r * 32u + lane;
         if (j < cnt) {
@@ -190,9 +140,7 @@ void stdcl_sort_onesweep(
     gpos[lid] = prefix - mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     dst += doff;
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+    SORT_UNROLL
     for (uint i = 0; i < SO_ITEMS; ++i) {
         uint j = lid + i * WG;
         if (j < cnt) {
@@ -212,25 +160,19 @@ void stdcl_sort_onesweep(
         __global uint* vd = (__global uint*)(vdst + vdoff);
         for (uint w = 0; w < words; ++w) {
             uint v[SO_ITEMS];
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+            SORT_UNROLL
             for (uint r = 0; r < SO_ITEMS; ++r) {
                 uint j = seg + r * 32u + lane;
                 v[r] = j < cnt ? vs[j * words + w] : 0u;
             }
             barrier(CLK_LOCAL_MEM_FENCE);  // the last round's sval read
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+            SORT_UNROLL
             for (uint r = 0; r < SO_ITEMS; ++r) {
                 uint j = seg + r * 32u + lane;
                 if (j < cnt) sval[sperm[j]] = v[r];
             }
             barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef STDCL_NV_WARP
-#pragma unroll
-#endif
+            SORT_UNROLL
             for (uint i = 0; i < SO_ITEMS; ++i) {
                 uint j = lid + i * WG;
                 if (j < cnt) vd[(ulong)(gpos[(uint)(skey[j] >> shift) & 255u] + j) * words + w] = sval[j];
