@@ -5,7 +5,7 @@
  * with the same data and the same RESULT lines.
  *
  *   build/bench/bench_prims [-c cpu|gpu|dev] [-d devnum] [--min LOG2] [--max LOG2]
- *                           [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce]
+ *                           [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce,sort64]
  *                           [--no-boost] [--no-host] [--host-limit SEC]
  *
  * Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28):
@@ -13,6 +13,8 @@
  *   pairs   the same keys with 32-bit values (by key)    rate: Gkeys/s
  *   scan    inclusive sum of 32-bit unsigned integers    rate: GB/s of 2 n 4 bytes
  *   reduce  sum of floats                                rate: GB/s of n 4 bytes
+ *   sort64  64-bit unsigned keys, ascending (only with --ops; libstdcl only:
+ *           Boost and the host skip it)                 rate: Gkeys/s
  * Implementations:
  *   stdcl   clsort / clsort_by_key / clscan / clreduce on device devnum of
  *           the context (default stdgpu, else stdcpu), CL_EVENT_WAIT; keys
@@ -92,15 +94,15 @@ namespace {
 /* Options, data, checks                                                     */
 /* ------------------------------------------------------------------------ */
 
-enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_COUNT };
-const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce"};
+enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_SORT64, OP_COUNT };
+const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce", "sort64"};
 
 struct Options {
     const char* ctxname = nullptr;
     unsigned devnum = 0;
     int min_log2 = 10, max_log2 = 28;
     int reps = 7, warmups = 2;
-    bool ops[OP_COUNT] = {true, true, true, true};
+    bool ops[OP_COUNT] = {true, true, true, true, false};  // sort64 when asked for (--ops)
     bool boost = true, host = true;
     double host_limit = 3.0;
 } opt;
@@ -138,7 +140,7 @@ struct KeySum {
     uint64_t plain = 0, hashed = 0;
     bool operator==(const KeySum& o) const { return plain == o.plain && hashed == o.hashed; }
 };
-KeySum key_sum(const uint32_t* k, size_t n)
+template <class K> KeySum key_sum(const K* k, size_t n)
 {
     KeySum s;
     for (size_t i = 0; i < n; i++) {
@@ -150,12 +152,13 @@ KeySum key_sum(const uint32_t* k, size_t n)
 
 /* "" when keys[0..n-1] is an ascending permutation of the keys summed in
  * want, else what is wrong. */
-std::string check_sorted(const uint32_t* keys, size_t n, const KeySum& want)
+template <class K> std::string check_sorted(const K* keys, size_t n, const KeySum& want)
 {
     char msg[160];
     for (size_t i = 1; i < n; i++)
         if (keys[i - 1] > keys[i]) {
-            snprintf(msg, sizeof msg, "keys[%zu] = %u > keys[%zu] = %u", i - 1, keys[i - 1], i, keys[i]);
+            snprintf(msg, sizeof msg, "keys[%zu] = %llu > keys[%zu] = %llu", i - 1, (unsigned long long)keys[i - 1], i,
+                     (unsigned long long)keys[i]);
             return msg;
         }
     if (!(key_sum(keys, n) == want)) return "sorted, but not the same keys as the input";
@@ -237,12 +240,13 @@ double rate_of(Op op, size_t n, double s)
 {
     switch (op) {
     case OP_SORT:
+    case OP_SORT64:
     case OP_PAIRS: return (double)n / s * 1e-9;
     case OP_SCAN: return 2.0 * n * 4 / s * 1e-9;
     default: return (double)n * 4 / s * 1e-9;
     }
 }
-const char* unit_of(Op op) { return op <= OP_PAIRS ? "Gkeys/s" : "GB/s"; }
+const char* unit_of(Op op) { return op <= OP_PAIRS || op == OP_SORT64 ? "Gkeys/s" : "GB/s"; }
 
 void result_line(Op op, size_t n, const char* impl, double s)
 {
@@ -279,6 +283,7 @@ void fail_line(Op op, size_t n, const char* impl, const std::string& msg)
  * 0..n-1), integers (scan) or floats (reduce), and what the checks need. */
 struct Input {
     std::vector<uint32_t> u; /* keys, or the scan's input */
+    std::vector<uint64_t> u64; /* sort64's keys */
     std::vector<float> f;    /* reduce */
     KeySum keys;             /* sort */
     std::vector<uint32_t> scan; /* the host's inclusive scan */
@@ -292,6 +297,12 @@ Input make_input(Op op, size_t n)
         in.f.resize(n);
         fill_float(in.f, SEED_FLOAT);
         for (float x : in.f) in.sum += x;
+        return in;
+    }
+    if (op == OP_SORT64) {
+        in.u64.resize(n);
+        for (size_t i = 0; i < n; i++) in.u64[i] = splitmix64_at(SEED_KEYS, i);
+        in.keys = key_sum(in.u64.data(), n);
         return in;
     }
     in.u.resize(n);
@@ -325,7 +336,7 @@ struct ClArrays {
 void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
 {
     const unsigned dn = opt.devnum;
-    const size_t bytes = n * 4;
+    const size_t bytes = n * (op == OP_SORT64 ? 8 : 4);
     ClArrays a(cp);
     int nbuf = op == OP_PAIRS || op == OP_SCAN ? 2 : 1;
     for (int i = 0; i < nbuf; i++)
@@ -346,6 +357,8 @@ void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
     auto upload = [&]() {
         if (op == OP_REDUCE)
             memcpy(k, in.f.data(), bytes);
+        else if (op == OP_SORT64)
+            memcpy(k, in.u64.data(), bytes);
         else
             memcpy(k, in.u.data(), bytes);
         if (op == OP_PAIRS)
@@ -362,6 +375,10 @@ void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
     case OP_SORT:
         prep = upload;
         run = [&] { return clsort(cp, dn, k, n, CL_REDUCE_UINT, CL_EVENT_WAIT) == 0 || ((failed = "clsort"), false); };
+        break;
+    case OP_SORT64:
+        prep = upload;
+        run = [&] { return clsort(cp, dn, k, n, CL_REDUCE_ULONG, CL_EVENT_WAIT) == 0 || ((failed = "clsort"), false); };
         break;
     case OP_PAIRS:
         prep = upload;
@@ -392,6 +409,9 @@ void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
     if (op == OP_SORT) {
         if (!sync(k, CL_MEM_HOST)) return error_line(op, n, "stdcl", failed, clerror());
         bad = check_sorted(k, n, in.keys);
+    } else if (op == OP_SORT64) {
+        if (!sync(k, CL_MEM_HOST)) return error_line(op, n, "stdcl", failed, clerror());
+        bad = check_sorted((const uint64_t*)k, n, in.keys);
     } else if (op == OP_PAIRS) {
         if (!sync(k, CL_MEM_HOST) || !sync(v, CL_MEM_HOST)) return error_line(op, n, "stdcl", failed, clerror());
         bad = check_pairs(k, v, in.u.data(), n, true);
@@ -417,6 +437,7 @@ namespace bc = boost::compute;
 
 void run_boost(bc::context& ctx, bc::command_queue& q, Op op, size_t n, const Input& in)
 {
+    if (op == OP_SORT64) return skip_line(op, n, "boost", "not measured: 32-bit keys only");
     const size_t bytes = n * 4;
     /* what the arrays and Boost's temporaries take, roughly: a radix sort
      * doubles its arrays, a scan and a reduce keep partial sums */
@@ -521,6 +542,7 @@ double host_predict(Op op, size_t n)
 
 void run_host(Op op, size_t n, const Input& in)
 {
+    if (op == OP_SORT64) return skip_line(op, n, "host", "not measured: 32-bit keys only");
     const bool big = n > ((size_t)1 << 26);
     char why[200];
     double pred = host_predict(op, n);
@@ -603,7 +625,7 @@ void run_host(Op op, size_t n, const Input& in)
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
     fprintf(stderr,
             "usage: %s [-c cpu|gpu|dev] [-d devnum] [--min LOG2] [--max LOG2] [-r reps] [-w warmups]\n"
-            "       [--ops sort,pairs,scan,reduce] [--no-boost] [--no-host] [--host-limit SEC]\n",
+            "       [--ops sort,pairs,scan,reduce,sort64] [--no-boost] [--no-host] [--host-limit SEC]\n",
             prog);
     exit(2);
 }

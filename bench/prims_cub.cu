@@ -2,7 +2,8 @@
 // prims_cub.cu: the CUDA anchor of bench_prims: CUB's radix sort, scan and
 // reduce on the same data and sizes, with the same RESULT lines (impl=cub).
 //
-//   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce]
+//   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups]
+//                         [--ops sort,pairs,scan,reduce,sort64]
 //
 // Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28),
 // on device 0:
@@ -10,6 +11,7 @@
 //   pairs   cub::DeviceRadixSort::SortPairs, uint32 -> uint32   Gkeys/s
 //   scan    cub::DeviceScan::InclusiveSum, uint32               GB/s of 2 n 4 bytes
 //   reduce  cub::DeviceReduce::Sum, float (result on the device) GB/s of n 4 bytes
+//   sort64  cub::DeviceRadixSort::SortKeys, uint64 keys (only with --ops) Gkeys/s
 // The sorts read one array and write another, so every run sorts the
 // unsorted input.  Temporary storage is allocated once per (operation, n),
 // outside timing.  A time is the median of reps runs (default 7) after
@@ -46,8 +48,8 @@ static const char* prog = "prims_cub";
         }                                                                    \
     } while (0)
 
-enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_COUNT };
-static const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce"};
+enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_SORT64, OP_COUNT };
+static const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce", "sort64"};
 
 // The i-th output (from 0) of splitmix64 seeded with seed: bench_prims.cpp's.
 static inline uint64_t splitmix64_at(uint64_t seed, uint64_t i)
@@ -61,7 +63,7 @@ static const uint64_t SEED_KEYS = 0x5eed0001, SEED_SCAN = 0x5eed0002, SEED_FLOAT
 
 static double rate_of(Op op, size_t n, double s)
 {
-    if (op == OP_SORT || op == OP_PAIRS) return (double)n / s * 1e-9;
+    if (op == OP_SORT || op == OP_PAIRS || op == OP_SORT64) return (double)n / s * 1e-9;
     if (op == OP_SCAN) return 2.0 * n * 4 / s * 1e-9;
     return (double)n * 4 / s * 1e-9;
 }
@@ -217,10 +219,64 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     for (int i = 0; i < narr; i++) cudaFree(arr[i]);
 }
 
+// sort64: 64-bit keys, bench_prims's (splitmix64 of SEED_KEYS, all 64 bits).
+static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+{
+    const Op op = OP_SORT64;
+    const size_t bytes = n * 8;
+    std::vector<uint64_t> hk(n);
+    for (size_t i = 0; i < n; i++) hk[i] = splitmix64_at(SEED_KEYS, i);
+    uint64_t* ka = try_malloc<uint64_t>(bytes);
+    uint64_t* kb = ka ? try_malloc<uint64_t>(bytes) : nullptr;
+    void* tmp = nullptr;
+    size_t tmp_bytes = 0;
+    auto call = [&]() { return cub::DeviceRadixSort::SortKeys(tmp, tmp_bytes, ka, kb, (int)n); };
+    if (kb) CUDA_CHECK(call());
+    if (!kb || !(tmp = try_malloc<void>(tmp_bytes))) {
+        cudaFree(ka);
+        cudaFree(kb);
+        printf("SKIP op=%s n=%zu impl=cub reason=\"cudaMalloc failed: no room\"\n", op_names[op], n);
+        return;
+    }
+    CUDA_CHECK(cudaMemcpy(ka, hk.data(), bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int r = -warmups; r < reps; r++) {
+        CUDA_CHECK(cudaEventRecord(e0));
+        CUDA_CHECK(call());
+        CUDA_CHECK(cudaEventRecord(e1));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0) t.push_back(1e-3 * ms);
+    }
+    std::vector<uint64_t> out(n);
+    CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
+    uint64_t want[2] = {0, 0}, got[2] = {0, 0};
+    char msg[200];
+    for (size_t i = 0; i < n; i++) {
+        want[0] += hk[i];
+        want[1] += splitmix64_at(0, hk[i]);
+        got[0] += out[i];
+        got[1] += splitmix64_at(0, out[i]);
+        if (i && out[i - 1] > out[i]) {
+            snprintf(msg, sizeof msg, "keys[%zu] > keys[%zu]", i - 1, i);
+            fail(op, n, msg);
+        }
+    }
+    if (want[0] != got[0] || want[1] != got[1]) fail(op, n, "sorted, but not the same keys as the input");
+    double s = median(t);
+    printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=Gkeys/s\n", op_names[op], n, s * 1e3, rate_of(op, n, s));
+    fflush(stdout);
+    cudaFree(tmp);
+    cudaFree(ka);
+    cudaFree(kb);
+}
+
 static void usage(const char* why)
 {
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
-    fprintf(stderr, "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce]\n",
+    fprintf(stderr, "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce,sort64]\n",
             prog);
     exit(2);
 }
@@ -239,7 +295,7 @@ static long parse_int(const char* name, const char* s, long lo, long hi)
 int main(int argc, char** argv)
 {
     int min_log2 = 10, max_log2 = 28, reps = 7, warmups = 2;
-    bool ops[OP_COUNT] = {true, true, true, true};
+    bool ops[OP_COUNT] = {true, true, true, true, false};  // sort64 when asked for (--ops)
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         bool more = i + 1 < argc;
@@ -295,7 +351,11 @@ int main(int argc, char** argv)
     CUDA_CHECK(cudaEventCreate(&e1));
     for (int o = 0; o < OP_COUNT; o++) {
         if (!ops[o]) continue;
-        for (int l = min_log2; l <= max_log2; l += 2) run((Op)o, (size_t)1 << l, reps, warmups, e0, e1);
+        for (int l = min_log2; l <= max_log2; l += 2)
+            if (o == OP_SORT64)
+                run_sort64((size_t)1 << l, reps, warmups, e0, e1);
+            else
+                run((Op)o, (size_t)1 << l, reps, warmups, e0, e1);
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
