@@ -92,6 +92,24 @@ template <class T> static T* try_malloc(size_t bytes)
     return static_cast<T*>(p);
 }
 
+// The median seconds of reps calls of call() after warmups, each timed with
+// cudaEvents recorded around it.
+template <class F> static double time_median(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+{
+    std::vector<double> t;
+    for (int r = -warmups; r < reps; r++) {
+        CUDA_CHECK(cudaEventRecord(e0));
+        CUDA_CHECK(call());
+        CUDA_CHECK(cudaEventRecord(e1));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0) t.push_back(1e-3 * ms);
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return median(t);
+}
+
 // One (operation, n): allocation, timing, check, its line.
 static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
 {
@@ -151,18 +169,7 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    std::vector<double> t;
-    for (int r = -warmups; r < reps; r++) {
-        CUDA_CHECK(cudaEventRecord(e0));
-        CUDA_CHECK(call());
-        CUDA_CHECK(cudaEventRecord(e1));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0) t.push_back(1e-3 * ms);
-    }
-    CUDA_CHECK(cudaGetLastError());
-
+    const double s = time_median(call, reps, warmups, e0, e1);
     // the check, on the last run's result
     char msg[200];
     if (op == OP_REDUCE) {
@@ -210,7 +217,6 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         }
     }
 
-    double s = median(t);
     printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=%s\n", op_names[op], n, s * 1e3, rate_of(op, n, s),
            op <= OP_PAIRS ? "Gkeys/s" : "GB/s");
     fflush(stdout);
@@ -240,16 +246,7 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaMemcpy(ka, hk.data(), bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int r = -warmups; r < reps; r++) {
-        CUDA_CHECK(cudaEventRecord(e0));
-        CUDA_CHECK(call());
-        CUDA_CHECK(cudaEventRecord(e1));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0) t.push_back(1e-3 * ms);
-    }
+    const double s = time_median(call, reps, warmups, e0, e1);
     std::vector<uint64_t> out(n);
     CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
     uint64_t want[2] = {0, 0}, got[2] = {0, 0};
@@ -265,7 +262,6 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         }
     }
     if (want[0] != got[0] || want[1] != got[1]) fail(op, n, "sorted, but not the same keys as the input");
-    double s = median(t);
     printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=Gkeys/s\n", op_names[op], n, s * 1e3, rate_of(op, n, s));
     fflush(stdout);
     cudaFree(tmp);

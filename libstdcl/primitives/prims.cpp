@@ -283,16 +283,18 @@ cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t 
     return m;
 }
 
-bool prim_gpu_layout(const Device& d)
+bool prim_layout_choice(const Device& d, const char* var, const char* gpu_word, const char* cpu_word)
 {
-    const char* v = env_value("STDCL_PRIMS_LAYOUT");
+    const char* v = env_value(var);
     if (v && *v) {
-        if (std::strcmp(v, "gpu") == 0) return true;
-        if (std::strcmp(v, "cpu") == 0) return false;
-        warn_once("STDCL_PRIMS_LAYOUT", "STDCL_PRIMS_LAYOUT='%s' is not gpu or cpu; ignored", v);
+        if (std::strcmp(v, gpu_word) == 0) return true;
+        if (std::strcmp(v, cpu_word) == 0) return false;
+        warn_once(var, "%s='%s' is not %s or %s; ignored", var, v, gpu_word, cpu_word);
     }
     return (d.type & CL_DEVICE_TYPE_CPU) == 0;
 }
+
+bool prim_gpu_layout(const Device& d) { return prim_layout_choice(d, "STDCL_PRIMS_LAYOUT", "gpu", "cpu"); }
 
 std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::string& name, const char* call)
 {

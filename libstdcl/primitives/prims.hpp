@@ -114,6 +114,10 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
 // order's list (the call's first command; order may be nullptr).
 cl_mem prim_lookback_state(PrimState& st, unsigned dn, const char* name, size_t bytes, cl_uint epochs, cl_uint* epoch,
                            CommandOrder* order, const char* call);
+// Whether device d takes a call's GPU layout: the environment variable var
+// set to gpu_word says yes, cpu_word no (anything else is warned about once
+// and ignored); unset, a GPU or an accelerator does.
+bool prim_layout_choice(const Device& d, const char* var, const char* gpu_word, const char* cpu_word);
 // Whether the kernels for device d are the GPU layout: a GPU or an
 // accelerator, or STDCL_PRIMS_LAYOUT=gpu (cpu: the CPU layout; for tests).
 bool prim_gpu_layout(const Device& d);

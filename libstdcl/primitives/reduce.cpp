@@ -42,16 +42,7 @@ constexpr size_t kMaxParts = 4096;  // groups per device at most
 constexpr size_t kStridedVecs = 4;  // the strided layout's 16-byte loads a work-item, at least
 
 // The layout for device d: true for strided.
-bool strided_for(const Device& d)
-{
-    const char* v = env_value("STDCL_REDUCE_LAYOUT");
-    if (v && *v) {
-        if (std::strcmp(v, "strided") == 0) return true;
-        if (std::strcmp(v, "chunked") == 0) return false;
-        warn_once("STDCL_REDUCE_LAYOUT", "STDCL_REDUCE_LAYOUT='%s' is not chunked or strided; ignored", v);
-    }
-    return (d.type & CL_DEVICE_TYPE_CPU) == 0;
-}
+bool strided_for(const Device& d) { return prim_layout_choice(d, "STDCL_REDUCE_LAYOUT", "strided", "chunked"); }
 
 // The devices' values folded into *result with the operation, on the host as on
 // the devices.
