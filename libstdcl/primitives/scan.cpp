@@ -134,6 +134,8 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
     // event), which device k's scan of its folds waits for.  Only those small
     // steps go one device after another; nothing waits on the host.
     CallObjects held;
+    held.mems.reserve(slices.size());  // push_back after a create cannot fail
+    held.events.reserve(slices.size());
     cl_mem carry_in = nullptr;  // slice k's carry (nullptr for the first slice)
     cl_event carry_ready = nullptr;  // the copy that wrote it
 
