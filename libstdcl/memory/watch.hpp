@@ -16,9 +16,9 @@ namespace stdcl {
 
 // 8 bytes at a time, multiplied and mixed, in four independent lanes (32 bytes
 // a step: a lane's multiply waits for its last one, so four run at once), the
-// lanes folded together at the end: 12-14 GB/s from memory on the CI machine's
-// cores, 2.6-2.9x one lane.  Enough to tell a change; the values are this
-// process's only (never stored).  Async-signal-safe (the fault handler hashes
+// lanes folded together at the end (BENCHMARKS.md, Table 12.7: what it saves
+// the check).  Enough to tell a change; the values are this process's only
+// (never stored).  Async-signal-safe (the fault handler hashes
 // the page it opens).
 __attribute__((always_inline)) inline std::uint64_t hash_bytes_inline(const char* p, size_t n)
 {
