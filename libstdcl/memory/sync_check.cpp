@@ -65,15 +65,15 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
     if (!a.host || off >= a.size) return;
     len = std::min(len, a.size - off);
     if (d.given.size() != a.size) {
-        d.all_given = false;
+        d.nevers = a.size;
         d.given.assign(a.size, 0);
         d.ref.assign(a.size, 0);
         d.epoch_given.assign((a.size + 3) / 4, 0);
         d.epoch_wrote.assign((a.size + 3) / 4, 0);
         d.epoch_unseen_after.assign((a.size + 3) / 4, 0);
     }
+    if (d.nevers) d.nevers -= size_t(std::count(d.given.data() + off, d.given.data() + off + len, char(kNever)));
     std::memset(d.given.data() + off, how, len);
-    if (!d.all_given) d.all_given = std::memchr(d.given.data(), kNever, a.size) == nullptr;
     std::memcpy(d.ref.data() + off, a.lib() + off, len);
     std::uint32_t now = ++sync_clock();
     for (size_t w = off / 4; w <= (off + len - 1) / 4; ++w) {
@@ -697,7 +697,7 @@ void lost_bytes(Allocation& a, SyncState& s, unsigned dn, size_t off, size_t len
             // 256 bytes at a time where no word can be a candidate.
             while (sized && j >= off && j + 256 <= std::min(off + len, a.size) &&
                    (to_device ? std::memchr(d.given.data() + j, kWritten, 256) == nullptr
-                              : (d.all_given || std::memchr(d.given.data() + j, kNever, 256) == nullptr) &&
+                              : (d.nevers == 0 || std::memchr(d.given.data() + j, kNever, 256) == nullptr) &&
                                     std::memcmp(d.ref.data() + j, host + j, 256) == 0))
                 j += 256;
             if (j >= off + len || j >= a.size) break;

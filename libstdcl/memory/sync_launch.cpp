@@ -68,7 +68,7 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
         size_t w = w0 + 4 * x;
         // The common case, 256 bytes at a time: the copy is right.
         while (sized && w >= from && w + 256 <= end && std::memcmp(d.ref.data() + w, host + w, 256) == 0 &&
-               (d.all_given || std::memchr(d.given.data() + w, kNever, 256) == nullptr)) {
+               (d.nevers == 0 || std::memchr(d.given.data() + w, kNever, 256) == nullptr)) {
             x += 64;
             w += 256;
         }
@@ -300,7 +300,7 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             std::lock_guard<std::mutex> lock(s->mu);
             const SyncDevice& d = device_state(*s, devnum);
             learn = d.given.size() != a.size ||
-                    (!d.all_given && std::memchr(d.given.data() + arg.offset, kNever, a.size - arg.offset) != nullptr);
+                    (d.nevers != 0 && std::memchr(d.given.data() + arg.offset, kNever, a.size - arg.offset) != nullptr);
         }
         if ((sus.kind || learn) && suspects) {
             suspects->push_back(std::move(sus));

@@ -29,9 +29,9 @@ struct SyncDevice {
     // host byte changed since, may be older on the device than on the host
     // (sync_probe_launch finds out whether a kernel reads it).
     std::vector<char> given, ref;
-    // No byte of given is kNever (a byte given a value is never kNever again,
-    // until given is made anew for a new size): the hot loops skip looking.
-    bool all_given = false;
+    // How many bytes of given are kNever (a byte given a value never is again,
+    // until given is made anew for a new size): at 0 the hot loops skip looking.
+    size_t nevers = 0;
     // Per 4-byte word of the allocation: when this device's copy there was last
     // given a value, and last written by a command there (a running count):
     // another device's result is newer than this copy only where it came later.

@@ -46,12 +46,12 @@ bool strided_for(const Device& d) { return prim_layout_choice(d, "STDCL_REDUCE_L
 
 // The devices' values folded into *result with the operation, on the host as on
 // the devices.
-void fold(int type, int op, const std::vector<std::vector<char>>& parts, void* result)
+void fold(int type, int op, const std::vector<std::vector<char>>& values, void* result)
 {
     const size_t es = elem_type(type)->size;
     unsigned char acc[8];
     prim_identity(type, op, acc);
-    for (const auto& p : parts) prim_fold(type, op, acc, p.data(), p.size() / es);
+    for (const auto& v : values) prim_fold(type, op, acc, v.data(), v.size() / es);
     std::memcpy(result, acc, es);
 }
 
@@ -99,8 +99,8 @@ struct Reduction {
     PrimState* st;
     void* handle;
     std::vector<unsigned> devs;
-    std::vector<std::vector<char>> parts;
-    std::vector<cl_mem> part_mems;  // per device: the buffer its value is in
+    std::vector<std::vector<char>> values;  // per device: its value (empty: no elements)
+    std::vector<cl_mem> value_mems;  // per device: the buffer its value is in
     std::vector<unsigned> enqueued;  // the devices with a kernel enqueued
     struct Launched {  // for the profile at exit (STDCL_PROFILE)
         cl_event ev;
@@ -184,8 +184,8 @@ struct Reduction {
         if (kev)
             launched.push_back(
                 Launched{kev, dn, strprintf("clreduce: %s (%s %s)", kname, elem_type(type)->name, kPrimOpNames[op])});
-        parts[k].assign(es, 0);
-        part_mems[k] = result;
+        values[k].assign(es, 0);
+        value_mems[k] = result;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
         trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
               elem_type(type)->name, kPrimOpNames[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
@@ -198,13 +198,13 @@ struct Reduction {
     void read()
     {
         for (size_t k = 0; k < devs.size(); ++k) {
-            if (parts[k].empty()) continue;
+            if (values[k].empty()) continue;
             unsigned dn = devs[k];
             // A polled wait (STDCL_WAIT) waits for the kernels first; the read
             // after them is short.
             if (wait_polls(cp->devs[dn])) finish_queue(cp->devs[dn], cp->devs[dn].queue);
-            cl_int err = clEnqueueReadBuffer(cp->devs[dn].queue, part_mems[k], CL_TRUE, 0, parts[k].size(),
-                                             parts[k].data(), 0, nullptr, nullptr);
+            cl_int err = clEnqueueReadBuffer(cp->devs[dn].queue, value_mems[k], CL_TRUE, 0, values[k].size(),
+                                             values[k].data(), 0, nullptr, nullptr);
             if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", dn);
         }
         for (const Launched& l : launched)
@@ -245,8 +245,8 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     }
     AllocUse use(alloc);  // clfree waits for this call
     Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}, {}};
-    r.parts.resize(devs.size());
-    r.part_mems.resize(devs.size());
+    r.values.resize(devs.size());
+    r.value_mems.resize(devs.size());
     try {
         for (size_t k = 0; k < devs.size(); ++k) r.enqueue_part(k, use);
         r.read();
@@ -254,7 +254,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         r.drain();
         throw;
     }
-    fold(type, op, r.parts, result);
+    fold(type, op, r.values, result);
     return 0;
 }
 
