@@ -60,10 +60,41 @@ std::atomic<std::uint32_t>& sync_clock()
     return clock;
 }
 
+std::uint64_t next_seal()
+{
+    static std::atomic<std::uint64_t> clock{0};
+    return ++clock;
+}
+
+void unseal(const Allocation& a, SyncState& s, size_t off, size_t len)
+{
+    if (s.sealed.empty() || len == 0 || off >= a.size) return;
+    len = std::min(len, a.size - off);
+    for (size_t P = (s.lead + off) / s.ps, end = (s.lead + off + len + s.ps - 1) / s.ps; P < end && P < s.sealed.size(); ++P)
+        s.sealed[P] = 0;
+}
+
+void size_pages(SyncState& s, SyncDevice& d)
+{
+    const size_t n = s.legit.size();
+    if (d.pages.size() != n) {
+        d.pages.resize(n, 0);
+        d.dirty.resize(n, 0);
+    }
+    if (d.match.size() != n) {
+        d.match.assign(n, 0);
+        d.page_how.assign(n, -1);
+    }
+    if (s.sealed.size() != n) s.sealed.assign(n, 0);
+}
+
 void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after)
 {
     if (!a.host || off >= a.size) return;
     len = std::min(len, a.size - off);
+    SyncState* s = a.sync.get();  // its mu is held
+    const bool paged = s && !s->legit.empty();
+    if (paged) size_pages(*s, d);
     if (d.given.size() != a.size) {
         d.nevers = a.size;
         d.given.assign(a.size, 0);
@@ -71,17 +102,36 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
         d.epoch_given.assign((a.size + 3) / 4, 0);
         d.epoch_wrote.assign((a.size + 3) / 4, 0);
         d.epoch_unseen_after.assign((a.size + 3) / 4, 0);
+        if (paged) d.page_how.assign(d.page_how.size(), -1);
     }
     if (d.nevers) d.nevers -= size_t(std::count(d.given.data() + off, d.given.data() + off + len, char(kNever)));
-    std::memset(d.given.data() + off, how, len);
-    std::memcpy(d.ref.data() + off, a.lib() + off, len);
-    std::uint32_t now = ++sync_clock();
-    for (size_t w = off / 4; w <= (off + len - 1) / 4; ++w) {
-        d.epoch_given[w] = now;
-        if (how == kWritten) {
-            d.epoch_wrote[w] = now;
-            d.epoch_unseen_after[w] = unseen_after;
+    if (!paged) {
+        std::memset(d.given.data() + off, how, len);
+        std::memcpy(d.ref.data() + off, a.lib() + off, len);
+    } else {
+        // Page by page, leaving what is so already: a whole page given this
+        // kind before, and ref equal to the host's bytes where the seals say
+        // so (every byte of the page given; no fault waiting to be judged).
+        const bool trust = !watch_pending();
+        for (size_t P = (s->lead + off) / s->ps, end = (s->lead + off + len + s->ps - 1) / s->ps; P < end; ++P) {
+            size_t po, pl;
+            page_span(a, *s, P, &po, &pl);
+            size_t lo = std::max(po, off), hi = std::min(po + pl, off + len);
+            if (lo >= hi) continue;
+            const bool whole = lo == po && hi == po + pl;
+            const signed char was = d.page_how[P];
+            if (!whole || was != how) std::memset(d.given.data() + lo, how, hi - lo);
+            if (!whole || (was != kSent && was != kWritten) || !trust || !host_matches(*s, d, P))
+                std::memcpy(d.ref.data() + lo, a.lib() + lo, hi - lo);
+            d.page_how[P] = whole || was == how ? how : -1;
         }
+    }
+    std::uint32_t now = ++sync_clock();
+    const size_t w0 = off / 4, w1 = (off + len - 1) / 4 + 1;
+    d.epoch_given.fill(w0, w1, now);
+    if (how == kWritten) {
+        d.epoch_wrote.fill(w0, w1, now);
+        d.epoch_unseen_after.fill(w0, w1, unseen_after);
     }
 }
 
@@ -162,15 +212,6 @@ using namespace sync;
 
 namespace {
 
-// Watched memory, page P of the block: the allocation's bytes there
-// ([*off, *off + *len) of the allocation).
-void page_span(const Allocation& a, const SyncState& s, size_t P, size_t* off, size_t* len)
-{
-    size_t lo = std::max(P * s.ps, s.lead), hi = std::min((P + 1) * s.ps, s.lead + a.size);
-    *off = lo - s.lead;
-    *len = hi > lo ? hi - lo : 0;
-}
-
 // The hash of the whole page (as the fault handler takes it) and of the
 // allocation's bytes in it (as a device's copy holds them).
 std::uint64_t page_hash(const Allocation& a, const SyncState& s, size_t P)
@@ -200,14 +241,6 @@ bool covers_page(const Allocation& a, const SyncState& s, size_t P, size_t off, 
     return off <= po && po + pl <= off + len;
 }
 
-void size_pages(SyncState& s, SyncDevice& d)
-{
-    if (d.pages.size() != s.legit.size()) {
-        d.pages.resize(s.legit.size(), 0);
-        d.dirty.resize(s.legit.size(), 0);
-    }
-}
-
 bool dirty_anywhere(const SyncState& s, size_t P)
 {
     for (const SyncDevice& d : s.dev)
@@ -229,10 +262,28 @@ Access page_access(const SyncState& s, size_t P)
     return a;
 }
 
-// Sets the program's access to the pages of [first, end) as they stand.
-void apply_access(Allocation& a, const SyncState& s, size_t first, size_t end)
+// Whether a transfer back still pending writes page P's host bytes.
+bool written_back_pending(const SyncState& s, size_t P)
+{
+    for (const SyncState::Pending& g : s.pending)
+        if (g.first <= P && P < g.end && g.host_written) return true;
+    return false;
+}
+
+// Sets the program's access to the pages of [first, end) as they stand, and
+// their seals: a page closed to the program's writes keeps the count it was
+// sealed at, or takes the next; an open one, or one a transfer back still
+// writes, has none.
+void apply_access(Allocation& a, SyncState& s, size_t first, size_t end)
 {
     if (a.watch < 0 || first >= end) return;
+    if (s.sealed.size() == s.legit.size())
+        for (size_t P = first; P < end && P < s.sealed.size(); ++P) {
+            if (page_access(s, P) == Access::open || written_back_pending(s, P))
+                s.sealed[P] = 0;
+            else if (!s.sealed[P])
+                s.sealed[P] = next_seal();
+        }
     size_t run = first;
     Access cur = page_access(s, first);
     for (size_t P = first + 1; P <= end; ++P) {
@@ -360,6 +411,10 @@ void note_pages_written(Allocation& a, SyncState& s, SyncDevice& d, unsigned dn,
     d.writer = std::move(writer);
     d.from = from;
     apply_access(a, s, first, end);
+    // The caller gave this copy's ref the host's bytes there just now (under
+    // s.mu): where the page is sealed since, they are the same.
+    for (size_t P = first; P < end; ++P)
+        if (s.sealed[P] && covers_page(a, s, P, from, len)) d.match[P] = s.sealed[P];
 }
 
 // The stack of a fault from the faulting instruction out: "f+0x1 (prog) < main+0x2 (prog)".
@@ -596,7 +651,17 @@ void judge_pending(const char* call, bool may_fail)
 {
     if (!watch_pending()) return;
     std::lock_guard<std::mutex> lock(judge_mu());
-    for (const WatchFault& f : watch_take()) judge(f, call, may_fail);
+    std::vector<WatchFault> faults = watch_take();
+    // The handler opened each page: its seal is gone, before any judgment
+    // (which may fail the call).
+    for (const WatchFault& f : faults) {
+        SyncState* s = static_cast<Allocation*>(f.owner)->sync.get();
+        if (!s) continue;
+        std::lock_guard<std::mutex> lock(s->mu);
+        size_t P = f.offset / std::max<size_t>(s->ps, 1);
+        if (P < s->sealed.size()) s->sealed[P] = 0;
+    }
+    for (const WatchFault& f : faults) judge(f, call, may_fail);
 }
 
 }  // namespace sync
@@ -807,6 +872,12 @@ void sync_check_transfer(Allocation& a, unsigned devnum, size_t off, size_t len,
     if (s && a.handed_out.load(std::memory_order_relaxed)) sync_refresh_unseen(a, devnum);
     if (s) transfer_race(a, *s, devnum, off, len, to_device, call, caller);
     if (!s) return;
+    if (!to_device) {
+        // The transfer back is about to write the host's bytes (through the
+        // library's view, which no fault sees): no seal vouches for them now.
+        std::lock_guard<std::mutex> lock(s->mu);
+        unseal(a, *s, off, len);
+    }
     // Memory the program has a device object of may be written by commands not
     // seen here: its host bytes changing is no sign of a host write.
     if (!to_device && a.handed_out.load(std::memory_order_relaxed) && !a.announced.load()) {
@@ -931,6 +1002,7 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     SyncState* s = a.sync.get();
     if (!s || !a.host) return;
     std::lock_guard<std::mutex> lock(s->mu);
+    if (!to_device) unseal(a, *s, off, len);  // the library wrote the host's bytes there
     SyncDevice& d = device_state(*s, devnum);
     forget(d, off, len);
     bool whole = off == 0 && len == a.size;

@@ -58,19 +58,58 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
     if (!sized && hash_bytes(a.lib(), a.size) == s.born) return 0;
     const char* host = a.lib();
     const size_t w0 = from / 4 * 4, nw = (end - w0 + 3) / 4;
-    // Per word: -3 right, -2 never given, -1 the host's is newer, k device k's.
-    std::vector<signed char> at(nw, -3);
+    // Per word: -3 right, -2 never given, -1 the host's is newer, k device k's
+    // (made at the first word that is not right: most launches find none).
+    std::vector<signed char> at;
+    auto mark = [&](size_t x, signed char v) {
+        if (at.empty()) at.assign(nw, -3);
+        at[x] = v;
+    };
     // Memory stdcl_mem handed out, no command on it announced: a plain command
     // may have written a word with the value it held, which no look tells
     // from a word never given: those are no suspects (stdcl(7)).
     const bool unseen_writes = a.handed_out.load(std::memory_order_relaxed) && !a.announced.load();
+    // Watched memory with every byte given: whole pages whose host bytes the
+    // seals say are unchanged since they were last found equal are not read
+    // (a fault not yet judged would have opened one: then every page is).
+    const bool paged = sized && d.nevers == 0 && !unseen_writes && !s.legit.empty() &&
+                       d.match.size() == s.legit.size() && s.sealed.size() == s.legit.size();
+    const bool trust_seals = paged && !watch_pending();
+    size_t skipped = 0;
     for (size_t x = 0; x < nw; ++x) {
         size_t w = w0 + 4 * x;
-        // The common case, 256 bytes at a time: the copy is right.
-        while (sized && w >= from && w + 256 <= end && std::memcmp(d.ref.data() + w, host + w, 256) == 0 &&
-               (d.nevers == 0 || std::memchr(d.given.data() + w, kNever, 256) == nullptr)) {
-            x += 64;
-            w += 256;
+        // The common case, a page the seals vouch for, or 64 KiB and then 256
+        // bytes at a time (not past the page's end) where the copy is right.
+        auto right = [&](size_t n) {
+            return std::memcmp(d.ref.data() + w, host + w, n) == 0 &&
+                   (d.nevers == 0 || std::memchr(d.given.data() + w, kNever, n) == nullptr);
+        };
+        for (bool moved = sized; moved && x < nw;) {
+            moved = false;
+            size_t lim = end;
+            if (paged) {
+                size_t P = (s.lead + w) / s.ps, po, pl;
+                page_span(a, s, P, &po, &pl);
+                if (trust_seals && w == po && po + pl <= end && pl % 4 == 0 && pl && host_matches(s, d, P)) {
+                    x += pl / 4;
+                    w += pl;
+                    skipped += pl;
+                    moved = true;
+                    continue;
+                }
+                lim = std::min(end, po + pl);
+            }
+            while (w >= from && w + 65536 <= lim && right(65536)) {
+                x += 16384;
+                w += 65536;
+                moved = true;
+            }
+            while (w >= from && w + 256 <= lim && right(256)) {
+                x += 64;
+                w += 256;
+                moved = true;
+            }
+            moved = moved && paged && w == lim && lim < end;
         }
         if (x >= nw) break;
         if (sized && w >= from && w + 4 <= end && std::memcmp(d.ref.data() + w, host + w, 4) == 0 &&
@@ -78,10 +117,29 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
             continue;
         for (size_t j = std::max(w, from); j < std::min(w + 4, end); ++j) {
             if (!sized || !d.given[j]) {
-                if (!unseen_writes) at[x] = -2;
+                if (!unseen_writes) mark(x, -2);
                 break;
             }
-            if (d.ref[j] != host[j]) at[x] = -1;
+            if (d.ref[j] != host[j]) mark(x, -1);
+        }
+    }
+    // The pages wholly in [from, end) where every word is right: ref equals
+    // the host's bytes there now (SyncDevice::match).
+    if (paged && skipped < end - from) {
+        const std::uint64_t now = next_seal();
+        size_t P0 = (s.lead + from + s.ps - 1) / s.ps;
+        if (from == 0) P0 = s.lead / s.ps;
+        for (size_t P = P0; P < s.legit.size(); ++P) {
+            size_t po, pl;
+            page_span(a, s, P, &po, &pl);
+            if (po < from || po + pl > end || pl == 0) {
+                if (po >= end) break;
+                continue;
+            }
+            bool ok = true;
+            for (size_t q = (po - w0) / 4; ok && !at.empty() && q < (po + pl - w0 + 3) / 4 && q < nw; ++q)
+                ok = at[q] == -3;
+            if (ok) d.match[P] = now;
         }
     }
     // Words another device wrote that nobody has had since: the host's bytes
@@ -107,9 +165,10 @@ unsigned suspect_spans(const Allocation& a, const SyncState& s, const SyncDevice
                 theirs = theirs && o.given[j] == kWritten && o.ref[j] == host[j];
                 mine = mine && d.given[j] == kWritten;
             }
-            if (theirs && !mine) at[x] = (signed char)k;
+            if (theirs && !mine) mark(x, (signed char)k);
         }
     }
+    if (at.empty()) return 0;
     unsigned kind = 0;
     size_t first_gap = SIZE_MAX;
     int src0 = -1;

@@ -7,6 +7,7 @@
 
 #include "memory/memory.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -19,6 +20,48 @@ namespace stdcl {
 struct SyncRange {
     size_t off, len;
     std::uint64_t hash;
+};
+
+// Per 4-byte word of an allocation, a running count (SyncDevice's epochs).
+// A whole chunk of words given one value at once is kept as that value, not
+// word by word: a launch that may write a whole argument sets a count per
+// 4 KiB, not per word (BENCHMARKS.md, Table 12.10).
+class WordStamps {
+public:
+    static constexpr size_t kChunk = 1024;  // words
+    size_t size() const { return word_.size(); }
+    void assign(size_t nwords, std::uint32_t v)
+    {
+        word_.assign(nwords, v);
+        chunk_.assign((nwords + kChunk - 1) / kChunk, v);
+        whole_.assign(chunk_.size(), 1);
+    }
+    std::uint32_t operator[](size_t w) const { return whole_[w / kChunk] ? chunk_[w / kChunk] : word_[w]; }
+    // Words [w0, w1) hold v.
+    void fill(size_t w0, size_t w1, std::uint32_t v)
+    {
+        w1 = std::min(w1, word_.size());
+        while (w0 < w1) {
+            const size_t c = w0 / kChunk, cb = c * kChunk, ce = std::min(cb + kChunk, word_.size());
+            if (w0 == cb && w1 >= ce) {
+                whole_[c] = 1;
+                chunk_[c] = v;
+                w0 = ce;
+                continue;
+            }
+            if (whole_[c]) {
+                std::fill(word_.begin() + cb, word_.begin() + ce, chunk_[c]);
+                whole_[c] = 0;
+            }
+            const size_t e = std::min(w1, ce);
+            std::fill(word_.begin() + w0, word_.begin() + e, v);
+            w0 = e;
+        }
+    }
+
+private:
+    std::vector<std::uint32_t> word_, chunk_;
+    std::vector<char> whole_;  // per chunk: every word holds chunk_'s value (word_ is stale there)
 };
 
 struct SyncDevice {
@@ -35,12 +78,12 @@ struct SyncDevice {
     // Per 4-byte word of the allocation: when this device's copy there was last
     // given a value, and last written by a command there (a running count):
     // another device's result is newer than this copy only where it came later.
-    std::vector<std::uint32_t> epoch_given, epoch_wrote;
+    WordStamps epoch_given, epoch_wrote;
     // Per word written by a command the check does not see (found by a look,
     // sync_refresh_unseen): the count at the look before, so that the write
     // lies after it and no later than epoch_wrote; 0 for a write the check saw
     // (at epoch_wrote).  And the count at this device's last look.
-    std::vector<std::uint32_t> epoch_unseen_after;
+    WordStamps epoch_unseen_after;
     std::uint32_t look_epoch = 0;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
     // Watched memory (Backing::watched), per page of the block: the hash of the
@@ -48,6 +91,16 @@ struct SyncDevice {
     // copy here may have changed them since they were last brought back.
     std::vector<std::uint64_t> pages;
     std::vector<char> dirty;
+    // Watched memory, per page of the block: the seal count (sync::seal_clock)
+    // at which this copy's ref was last known to equal the host's bytes there
+    // (given bytes only): a compare that found them so, or all of the page
+    // given the host's bytes.  With the page sealed since (SyncState::sealed,
+    // no later than this), the host's bytes are unchanged and the compare is
+    // not made again.  A cache: 0 or an old count only means "compare".
+    mutable std::vector<std::uint64_t> match;
+    // ... and the kind given (kNever, kSent, kWritten) of every byte of the
+    // page, where all are one kind; -1 where not known.
+    std::vector<signed char> page_how;
     std::string writer;  // the last command here that may have written it
     size_t from = 0;  // ... and the first byte it was given
     // Memory stdcl_mem handed out (sync_refresh_unseen): what the device's copy
@@ -87,6 +140,13 @@ struct SyncState {
     // whose bytes differ from it holds a kernel's results not brought back.
     size_t ps = 0, lead = 0;
     std::vector<std::uint64_t> legit;
+    // Per page: the seal count at which the program's view of the page was
+    // last protected against writes (no access, or read only) with no
+    // transfer back pending on it, and has been since; 0: open now, or
+    // opened by a fault since.  The host's bytes there are then the same as
+    // at that count: nothing writes them (the library and the driver write
+    // only through transfers back, which unseal while pending).
+    std::vector<std::uint64_t> sealed;
     // CL_EVENT_NOWAIT commands on these pages not yet seen complete (sync_settle):
     // the host must not write them (nor, where the command writes them, read).
     struct Pending {
@@ -106,6 +166,30 @@ namespace sync {
 
 // The kinds of finding, each reported once per allocation (SyncState::reported).
 enum Kind : unsigned { stale = 1, never_sent = 2, host_access = 4, lost_update = 8, nowait_race = 16, unchecked = 32 };
+
+// The count behind SyncDevice::match and SyncState::sealed: each seal and
+// each compare takes the next.
+std::uint64_t next_seal();
+// Whether device d's ref equals the host's bytes in page P (given bytes), as
+// the seals say, without looking at the bytes (s.mu held).
+inline bool host_matches(const SyncState& s, const SyncDevice& d, size_t P)
+{
+    return P < s.sealed.size() && s.sealed[P] != 0 && P < d.match.size() && d.match[P] >= s.sealed[P];
+}
+// Watched memory, page P of the block: the allocation's bytes there
+// ([*off, *off + *len) of the allocation).
+inline void page_span(const Allocation& a, const SyncState& s, size_t P, size_t* off, size_t* len)
+{
+    size_t lo = P * s.ps > s.lead ? P * s.ps : s.lead;
+    size_t hi = (P + 1) * s.ps < s.lead + a.size ? (P + 1) * s.ps : s.lead + a.size;
+    *off = lo - s.lead;
+    *len = hi > lo ? hi - lo : 0;
+}
+// Bytes [off, off + len) of the host's copy are about to change, or did,
+// through the library's view (a transfer back): their pages lose their seals.
+void unseal(const Allocation& a, SyncState& s, size_t off, size_t len);
+// Sizes d's per-page vectors (and s's seals) to s's pages (watched memory).
+void size_pages(SyncState& s, SyncDevice& d);
 
 // "main+0x2b (./prog)", or the address.
 std::string code_at(void* addr);
