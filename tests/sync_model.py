@@ -475,9 +475,21 @@ def main():
     ap.add_argument("--shrink", type=int, metavar="SEED",
                     help="shrink the program of SEED, on which the model and the check disagree, and print it "
                          "(also as C)")
+    ap.add_argument("--emit-c", type=int, metavar="SEED",
+                    help="print the program of SEED as C, as --shrink does (a test that it builds and runs)")
+    ap.add_argument("--emit-text", type=int, metavar="SEED",
+                    help="print the program of SEED as tests/helper_syncrun reads it")
     args = ap.parse_args()
     if args.shrink is not None:
         return shrink(args, args.shrink)
+    if args.emit_text is not None:
+        ndev, ops, _ = generate(args.emit_text, args.devices, not args.no_plain, not args.narrow, args.align)
+        sys.stdout.write(text(args.emit_text, ops))
+        return 0
+    if args.emit_c is not None:
+        ndev, ops, _ = generate(args.emit_c, args.devices, not args.no_plain, not args.narrow, args.align)
+        sys.stdout.write(c_program(ndev, ops))
+        return 0
     progs = {}
     for s in range(args.seed, args.seed + args.count):
         ndev, ops, dropped = generate(s, args.devices, not args.no_plain, not args.narrow, args.align)
@@ -644,11 +656,17 @@ def c_program(ndev, ops):
            '    "__kernel void kcopy(__global int* o, __global const int* in, int oo, int io)\\n"',
            '    "{ int i = get_global_id(0); o[oo + i] = 3 * in[io + i] + 1; }\\n"',
            '    "__kernel void kinc(__global int* a, int off) { int i = get_global_id(0); a[off + i] += 7; }\\n";',
+           "/* A kernel of the program's own, built and enqueued with plain OpenCL. */",
+           "static const char* raw_src =",
+           '    "__kernel void qfill(__global int* a, int off, int v) { int i = get_global_id(0); a[off + i] = v + i; }\\n";',
            "", "int main(void)", "{",
            "    CLCONTEXT* cp = stdcpu;",
            "    void* h = clsopen(cp, src, CLLD_NOW);",
            "    cl_kernel kcopy = clsym(cp, h, \"kcopy\", 0), kinc = clsym(cp, h, \"kinc\", 0);",
-           "    int* m[8] = {0};", "    int next = 1000, sum = 0;", "    clndrange_t ndr;"]
+           "    cl_program raw = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &raw_src, NULL, NULL);",
+           "    clBuildProgram(raw, 0, NULL, \"\", NULL, NULL);",
+           "    cl_kernel qfill = clCreateKernel(raw, \"qfill\", NULL);",
+           "    int* m[8] = {0};", "    int next = 1000, sum = 0;"]
     size = {}
     for op in ops:
         w = op[0]
@@ -671,20 +689,36 @@ def c_program(ndev, ops):
             out.append("    clwait(cp, %s, CL_ALL_EVENT);" % ("CL_ALL_DEVICES" if op[1] < 0 else op[1]))
         elif w == "copy":
             _, d, o, oo, i, io, n, wt = op
-            out.append("    ndr = clndrange_init1d(0, %d, 1);" % n)
-            out.append("    clforka(cp, %d, kcopy, &ndr, CL_EVENT_%s, m[%d], m[%d], %d, %d);"
+            out.append("    {")
+            out.append("        clndrange_t ndr = clndrange_init1d(0, %d, 1);" % n)
+            out.append("        clforka(cp, %d, kcopy, &ndr, CL_EVENT_%s, m[%d], m[%d], %d, %d);"
                        % (d, "WAIT" if wt else "NOWAIT", o, i, oo, io))
+            out.append("    }")
         elif w in ("inc", "iinc"):
             _, d, a, lo, n, wt = op
-            out.append("    ndr = clndrange_init1d(0, %d, 1);" % n)
             arg = "m[%d], %d" % (a, lo) if w == "inc" else "m[%d] + %d, 0" % (a, lo)
-            out.append("    clforka(cp, %d, kinc, &ndr, CL_EVENT_%s, %s);" % (d, "WAIT" if wt else "NOWAIT", arg))
+            out.append("    {")
+            out.append("        clndrange_t ndr = clndrange_init1d(0, %d, 1);" % n)
+            out.append("        clforka(cp, %d, kinc, &ndr, CL_EVENT_%s, %s);" % (d, "WAIT" if wt else "NOWAIT", arg))
+            out.append("    }")
         elif w == "mcopy":
             out.append("    clmcopy(cp, %d, m[%d], m[%d], CL_EVENT_%s);" % (op[1], op[3], op[2],
                                                                           "WAIT" if op[4] else "NOWAIT"))
         elif w == "plain":
-            out.append("    /* plain: a kernel of the program's own on stdcl_queue(cp, %d) writes m[%d][%d..%d] */"
-                       % (op[1], op[2], op[3], op[3] + op[4] - 1))
+            # Not announced: on stdcl_queue's queue through stdcl_mem's object.
+            _, d, a, lo, n = op
+            out += ["    {",
+                    "        /* a kernel of the program's own writes m[%d][%d..%d] on device %d */" % (a, lo, lo + n - 1, d),
+                    "        cl_mem mo = stdcl_mem(cp, %d, m[%d]);" % (d, a),
+                    "        int off = %d, v = next;" % lo,
+                    "        size_t gs = %d;" % n,
+                    "        clSetKernelArg(qfill, 0, sizeof mo, &mo);",
+                    "        clSetKernelArg(qfill, 1, sizeof off, &off);",
+                    "        clSetKernelArg(qfill, 2, sizeof v, &v);",
+                    "        clEnqueueNDRangeKernel(stdcl_queue(cp, %d), qfill, 1, NULL, &gs, NULL, 0, NULL, NULL);" % d,
+                    "        clFinish(stdcl_queue(cp, %d));" % d,
+                    "        next += %d;" % n,
+                    "    }"]
     out += ["    clwait(cp, CL_ALL_DEVICES, CL_ALL_EVENT);", "    printf(\"%d\\n\", sum);", "    return 0;", "}", ""]
     return "\n".join(out)
 

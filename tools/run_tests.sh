@@ -296,11 +296,14 @@ check() {
 # The sync check's verdicts and fix lines against its reference model, over
 # SYNC_MODEL_COUNT (default 120) generated programs from seed 1 in each memory
 # mode, without plain OpenCL commands (tests/sync_model.py; make
-# check-sync-model runs more, with them).
+# check-sync-model runs more, with them); and a generated program printed as C
+# (as a shrunk disagreement is) builds and finds what the runner finds
+# (tests/check_sync_c.sh).
 [ $run_syncmodel -eq 1 ] &&
     check check_sync_model sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
         --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 0 && python3 '$top/tests/sync_model.py' \
-        --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1"
+        --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1 && \
+        sh '$top/tests/check_sync_c.sh' '$build'"
 # This script's own counting and reports (tests/check_run_tests.sh).
 [ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # A stride of the fault-injection sweep (make check-faults runs all of it):
