@@ -34,11 +34,22 @@ done
 echo "== nbody_multi on every GPU, with and without STDCL_CHECK=sync"
 nb=build/examples/nbody/nbody_multi
 ndev=$(nvidia-smi -L | wc -l)
+# With build-deps/before.tar (`git archive COMMIT` and a .commit file) the
+# library of that commit is built too, and its check runs beside
+# (sync-before: nbody_multi's RUNPATH yields to LD_LIBRARY_PATH).
+modes="off sync"
+if [ -f build-deps/before.tar ]; then
+    rm -rf /tmp/before && mkdir -p /tmp/before && tar -xf build-deps/before.tar -C /tmp/before &&
+        (cd /tmp/before && gpu_build lib > /tmp/before.log 2>&1) && modes="off sync sync-before"
+    echo "before: $(cat /tmp/before/.commit 2>/dev/null) ($modes)"
+fi
 for n in 65536 131072; do
 for i in $(seq 1 "${RUNS:-3}"); do
-    for mode in off sync; do
+    for mode in $modes; do
         t0=$(date +%s%N)
-        if [ $mode = sync ]; then
+        if [ $mode = sync-before ]; then
+            (cd examples/nbody && LD_LIBRARY_PATH=/tmp/before/build/lib STDCL_CHECK=sync ../../$nb -c gpu -d "$ndev" -n $n -s 200 -q) > /tmp/nb.log 2>&1
+        elif [ $mode = sync ]; then
             (cd examples/nbody && STDCL_CHECK=sync ../../$nb -c gpu -d "$ndev" -n $n -s 200 -q) > /tmp/nb.log 2>&1
         else
             (cd examples/nbody && ../../$nb -c gpu -d "$ndev" -n $n -s 200 -q) > /tmp/nb.log 2>&1

@@ -248,50 +248,51 @@ bool dirty_anywhere(const SyncState& s, size_t P)
     return false;
 }
 
-// The program's access to page P: none where a device may have changed it or a
-// pending transfer back writes it, read only where a pending command reads it.
-Access page_access(const SyncState& s, size_t P)
-{
-    if (dirty_anywhere(s, P)) return Access::none;
-    Access a = Access::open;
-    for (const SyncState::Pending& g : s.pending)
-        if (g.first <= P && P < g.end) {
-            if (g.host_written) return Access::none;
-            a = Access::read;
-        }
-    return a;
-}
-
-// Whether a transfer back still pending writes page P's host bytes.
-bool written_back_pending(const SyncState& s, size_t P)
-{
-    for (const SyncState::Pending& g : s.pending)
-        if (g.first <= P && P < g.end && g.host_written) return true;
-    return false;
-}
-
 // Sets the program's access to the pages of [first, end) as they stand, and
 // their seals: a page closed to the program's writes keeps the count it was
 // sealed at, or takes the next; an open one, or one a transfer back still
-// writes, has none.
+// writes, has none.  In one pass over the devices and one over the pending
+// commands (a burst of NOWAIT launches leaves many pending), not one per page.
 void apply_access(Allocation& a, SyncState& s, size_t first, size_t end)
 {
     if (a.watch < 0 || first >= end) return;
-    if (s.sealed.size() == s.legit.size())
-        for (size_t P = first; P < end && P < s.sealed.size(); ++P) {
-            if (page_access(s, P) == Access::open || written_back_pending(s, P))
+    const size_t n = end - first;
+    // Per page: none (a device may have changed it, or a transfer back writes
+    // it), else read where a pending command reads it, else open.
+    std::vector<char> none(n, 0), back(n, 0);
+    std::vector<int> reads(n + 1, 0);  // pending readers starting minus ending, summed below
+    for (const SyncDevice& d : s.dev)
+        for (size_t P = first; P < end && P < d.dirty.size(); ++P) none[P - first] |= d.dirty[P];
+    for (const SyncState::Pending& g : s.pending) {
+        size_t lo = std::max(g.first, first), hi = std::min(g.end, end);
+        if (lo >= hi) continue;
+        if (g.host_written) {
+            std::fill(back.begin() + (lo - first), back.begin() + (hi - first), 1);
+        } else {
+            ++reads[lo - first];
+            --reads[hi - first];
+        }
+    }
+    auto access = [&](size_t i, int readers) {
+        return none[i] || back[i] ? Access::none : readers > 0 ? Access::read : Access::open;
+    };
+    const bool seals = s.sealed.size() == s.legit.size();
+    size_t run = first;
+    int readers = reads[0];
+    Access cur = access(0, readers);
+    for (size_t P = first; P <= end; ++P) {
+        if (P > first && P < end) readers += reads[P - first];
+        Access here = P < end ? access(P - first, readers) : cur;
+        if (P < end && seals && P < s.sealed.size()) {
+            if (here == Access::open || back[P - first])
                 s.sealed[P] = 0;
             else if (!s.sealed[P])
                 s.sealed[P] = next_seal();
         }
-    size_t run = first;
-    Access cur = page_access(s, first);
-    for (size_t P = first + 1; P <= end; ++P) {
-        Access next = P < end ? page_access(s, P) : cur;
-        if (P < end && next == cur) continue;
+        if (P == first || (P < end && here == cur)) continue;
         watch_protect(a.watch, run, P - run, cur);
         run = P;
-        cur = next;
+        cur = here;
     }
 }
 
