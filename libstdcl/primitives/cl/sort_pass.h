@@ -17,7 +17,9 @@
 // out in digit order, each digit's run to consecutive addresses; values of 4, 8
 // or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item) and put in
 // the same order in local memory, 32 bits at a time, so that they too are read
-// and written in runs.
+// and written in runs.  (Loading the values before the look-back, each key's
+// output position kept in registers and the values put in skey's memory, ran
+// clsort_by_key at 0.93x on an H200, and 0.86x with 16 pairs a work-item.)
 #include "common.h"
 #include "rank.h"
 #if STDCL_LAYOUT_GPU
