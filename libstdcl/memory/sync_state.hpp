@@ -25,14 +25,16 @@ struct SyncRange {
 // Per 4-byte word of an allocation, a running count (SyncDevice's epochs).
 // A whole chunk of words given one value at once is kept as that value, not
 // word by word: a launch that may write a whole argument sets a count per
-// 4 KiB, not per word (BENCHMARKS.md, Table 12.10).
+// 4 KiB, not per word (BENCHMARKS.md, Table 12.10), and the words take no
+// memory until a chunk is given values in part.
 class WordStamps {
 public:
     static constexpr size_t kChunk = 1024;  // words
-    size_t size() const { return word_.size(); }
+    size_t size() const { return n_; }
     void assign(size_t nwords, std::uint32_t v)
     {
-        word_.assign(nwords, v);
+        n_ = nwords;
+        word_.clear();  // made at the first fill of part of a chunk
         chunk_.assign((nwords + kChunk - 1) / kChunk, v);
         whole_.assign(chunk_.size(), 1);
     }
@@ -40,15 +42,16 @@ public:
     // Words [w0, w1) hold v.
     void fill(size_t w0, size_t w1, std::uint32_t v)
     {
-        w1 = std::min(w1, word_.size());
+        w1 = std::min(w1, n_);
         while (w0 < w1) {
-            const size_t c = w0 / kChunk, cb = c * kChunk, ce = std::min(cb + kChunk, word_.size());
+            const size_t c = w0 / kChunk, cb = c * kChunk, ce = std::min(cb + kChunk, n_);
             if (w0 == cb && w1 >= ce) {
                 whole_[c] = 1;
                 chunk_[c] = v;
                 w0 = ce;
                 continue;
             }
+            if (word_.size() != n_) word_.assign(n_, 0);
             if (whole_[c]) {
                 std::fill(word_.begin() + cb, word_.begin() + ce, chunk_[c]);
                 whole_[c] = 0;
@@ -60,7 +63,8 @@ public:
     }
 
 private:
-    std::vector<std::uint32_t> word_, chunk_;
+    size_t n_ = 0;
+    std::vector<std::uint32_t> word_, chunk_;  // word_: empty while every chunk is whole
     std::vector<char> whole_;  // per chunk: every word holds chunk_'s value (word_ is stale there)
 };
 
