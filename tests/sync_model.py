@@ -42,6 +42,7 @@ class Model:
         self.ver = {}
         self.pending = {d: [] for d in range(ndev)}
         self.v = 0
+        self.next = 1000
         self.harm = None
         self.harms = []  # every harm, in order (harm: the first)
         # Pages (of 4096 bytes, per allocation) the host touched since the last
@@ -69,6 +70,26 @@ class Model:
         self.v += 1
         return self.v
 
+    def host_value(self):
+        """The next value the program writes from the host (hw) or with a
+        plain kernel: tests/helper_syncrun's counter, from 1000.  Versions are
+        values where they are known, so that a copy older than the newest but
+        holding the same value (a kernel's result that the host happens to
+        write again) is not stale: the program cannot see the difference, nor
+        can the check."""
+        v = self.next
+        self.next += 1
+        return v
+
+    @staticmethod
+    def derive(fn, v):
+        """The version kinc ("i": +7) or kcopy ("c": 3v + 1) computes from v:
+        a 32-bit value where v is one, else a name for it."""
+        if isinstance(v, int):
+            x = (v + 7) if fn == "i" else (3 * v + 1)
+            return (x + 2**31) % 2**32 - 2**31
+        return (fn, v)
+
     def bad(self, op, kind, dev):
         if self.harm is None:
             self.harm = (op, kind, dev)
@@ -76,12 +97,12 @@ class Model:
 
     def alloc(self, a, nel):
         self.n[a] = nel
-        v0 = self.new()
+        v0 = ("init", self.new())  # what clmalloc's memory holds: no value the program wrote
         self.cur[a] = [v0] * nel
         self.ver[a] = {c: [v0] * nel for c in ["h"] + list(range(self.ndev))}
         # Device copies never given a value hold nothing the program wrote.
         for d in range(self.ndev):
-            self.ver[a][d] = [0] * nel
+            self.ver[a][d] = [None] * nel
 
     def holder(self, a, e):
         for c in list(range(self.ndev)) + ["h"]:
@@ -121,12 +142,14 @@ class Model:
         seen = [d for e in self.firsts(a, lo, n) for (s, t, d) in racing if s <= e < t]
         self.bad(op, "race" if seen else "race, unwatched", seen[0] if seen else racing[0][2])
 
-    def settled(self):
-        """A waited libstdcl call: the check looks at the pending commands
-        there and forgets those complete, which a race with them afterwards
-        may then go unseen (the command may well have finished by then)."""
-        for d in range(self.ndev):
-            for g in self.pending[d]:
+    def settled(self, d):
+        """A libstdcl call that waited on device d (-1: every device): the
+        check looks at that device's pending commands and forgets those
+        complete, which a race with them afterwards may then go unseen (the
+        command may well have finished by then).  Another device's stay
+        pending for the check: the program has not waited for them."""
+        for o in range(self.ndev) if d < 0 else [d]:
+            for g in self.pending[o]:
                 g["seen"] = True
 
     def library_call(self, uses=()):
@@ -143,7 +166,7 @@ class Model:
 
     def plain(self, op, d, a, lo, n):
         self.handed.add(a)
-        self.kernel(op, d, [], [(a, lo, n)], True)
+        self.kernel(op, d, [], [(a, lo, n)], True, fn="h")
         self.unseen.setdefault((a, d), set()).update(range(lo, lo + n))
 
     def touch(self, a, lo, n):
@@ -160,7 +183,7 @@ class Model:
         self.host_access(op, a, lo, n, True)
         self.touch(a, lo, n)
         for e in range(lo, lo + n):
-            v = self.new()
+            v = self.host_value()
             self.cur[a][e] = v
             self.ver[a]["h"][e] = v
             self.garbled.discard((a, e))
@@ -186,7 +209,7 @@ class Model:
                 continue
             for g in self.pending[o]:
                 if self.overlaps(a, lo, n, g) and (g["kind"] == "dn" or (not up and g["kind"] == "up")):
-                    self.bad(op, "race", o)
+                    self.bad(op, "race, unwatched" if g.get("seen") else "race", o)
         src, dst = ("h", d) if up else (d, "h")
         for e in range(lo, lo + n):
             sv, dv, cv = self.ver[a][src][e], self.ver[a][dst][e], self.cur[a][e]
@@ -201,11 +224,11 @@ class Model:
                 # replaced by ones nobody wrote, which the check does not judge
                 # (programs bring back a whole array a kernel wrote part of), nor
                 # a later host read of them, whoever held the newest (stdcl(7)).
-                if sv == 0:
+                if sv is None:
                     self.garbled.add((a, e))
                 else:
                     self.garbled.discard((a, e))
-            if dv == cv and sv != cv and self.copies(a, e) == 1 and not (not up and sv == 0):
+            if dv == cv and sv != cv and self.copies(a, e) == 1 and not (not up and sv is None):
                 # A transfer back of memory stdcl_mem handed out, no command on it
                 # announced: not checked for a lost host change (stdcl(7)).
                 self.bad(op, "lost update, unwatched" if not up and a in self.handed else "lost update", d)
@@ -215,16 +238,26 @@ class Model:
     def copies(self, a, e):
         return sum(1 for c in self.ver[a] if self.ver[a][c][e] == self.cur[a][e])
 
-    def kernel(self, op, d, reads, writes, wait, copy_of=None):
+    def kernel(self, op, d, reads, writes, wait, copy_of=None, fn=None):
         """copy_of: the allocation whose elements (device d's, from 0) the
         writes copy as they are (clmcopy): the same values, so the same
-        versions."""
+        versions.  fn: the kernel's computation ("c": kcopy, "i": kinc), each
+        written element a function of the element it reads (the first read
+        range's, at the same place): a version is a value, so the same
+        computation on the same version anywhere gives the same version (two
+        devices that compute one result from the same input hold one value,
+        and neither copy is older than the other)."""
+        if fn == "h":  # a plain kernel: the program's values, as a host write's
+            derived = [self.host_value() for _ in range(writes[0][2])]
+        elif fn is not None:
+            (ra, rlo, _), (wa, wlo, wn) = reads[0], writes[0]
+            derived = [self.derive(fn, self.ver[ra][d][rlo + i]) for i in range(wn)]
         for (a, lo, n) in reads:
             for e in range(lo, lo + n):
                 if self.ver[a][d][e] != self.cur[a][e]:
                     # A word never given, in memory stdcl_mem handed out with no
                     # command announced: not judged (stdcl(7)).
-                    never = self.ver[a][d][e] == 0 and a in self.handed
+                    never = self.ver[a][d][e] is None and a in self.handed
                     # The newest is another device's, written there by a plain
                     # command that no library call on that device has looked at
                     # since: the check has not seen it (stdcl(7)).
@@ -237,7 +270,12 @@ class Model:
             for e in range(lo, lo + n):
                 self.relayed.discard((a, d, e))
                 self.ambiguous.discard((a, d, e))
-                v = self.ver[copy_of][d][e - lo] if copy_of is not None else self.new()
+                if copy_of is not None:
+                    v = self.ver[copy_of][d][e - lo]
+                elif fn is not None:
+                    v = derived[e - lo]
+                else:
+                    v = self.new()
                 self.cur[a][e] = v
                 self.ver[a][d][e] = v
         # A pending kernel reads its argument, not just the elements it uses:
@@ -408,7 +446,7 @@ def apply(m, op, idx):
     waited = (w in ("up", "dn", "inc", "iinc") and op[5]) or (w == "copy" and op[7]) or \
         (w == "mcopy" and op[4]) or w == "wait"
     if waited:
-        m.settled()  # before the call's own command: those pending before it
+        m.settled(op[1])  # before the call's own command: those pending before it, on its device
     if w in ("up", "dn", "inc", "iinc"):
         m.library_call([(op[2], op[1])])
     elif w == "mcopy":
@@ -433,12 +471,12 @@ def apply(m, op, idx):
         m.wait(op[1])
     elif w == "copy":
         _, d, a, oo, b, io, cnt, wt = op
-        m.kernel(idx, d, [(b, io, cnt)], [(a, oo, cnt)], wt)
+        m.kernel(idx, d, [(b, io, cnt)], [(a, oo, cnt)], wt, fn="c")
     elif w in ("inc", "iinc"):
         _, d, a, lo, n, wt = op
         # iinc's argument starts at lo: a pending one holds a[lo:] (and the
         # model's kread notes the whole allocation either way).
-        m.kernel(idx, d, [(a, lo, n)], [(a, lo, n)], wt)
+        m.kernel(idx, d, [(a, lo, n)], [(a, lo, n)], wt, fn="i")
     elif w == "mcopy":
         _, d, dst, src, wt = op
         n = min(m.n[dst], m.n[src])

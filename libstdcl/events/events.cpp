@@ -269,7 +269,7 @@ cl_event on_every_device(CLCONTEXT* cp, int flags, const char* call, const std::
         fail_cl(worst ? worst : err, "%s (CL_ALL_DEVICES): the command on device %u failed (clWaitForEvents)", call,
                 bad);
     // The sync check: the commands, noted as pending, are complete.
-    if (sync_check_on()) sync_settle(call);
+    if (sync_check_on()) sync_settle(call, -1);
     return last;  // as for one device waited for: it says success, the event is gone
 }
 
@@ -381,7 +381,7 @@ STDCL_API int stdcl_wait(CLCONTEXT* cp, unsigned int devnum, int flags)
         auto settled = [&] {  // what follows every wait that succeeded
             if (check_mode())  // STDCL_CHECK=1: every allocation's zones on this device
                 for (auto& a : registry_of_context(cp)) guard_check(*a, int(devnum), "clwait");
-            if (sync_check_on()) sync_settle("clwait");
+            if (sync_check_on()) sync_settle("clwait", int(devnum));
             return 0;
         };
         if (noev && !nlisted) {

@@ -434,7 +434,7 @@ cl_event fork_with(CLCONTEXT* cp, unsigned devnum, cl_kernel krn, clndrange_t* n
     }
     cl_event done =
         event_finish(cp, devnum, ev, flags, CommandTag{CommandTag::kernel, &prof_name, 0, true, false, items});
-    if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call);
+    if (!(flags & CL_EVENT_NOWAIT) && sync) sync_settle(call, int(devnum));
     // Waited for, and released: the value only says that the launch succeeded.
     if (!(flags & (CL_EVENT_NOWAIT | CL_EVENT_NORELEASE))) return STDCL_LAUNCHED;
     return noevent ? STDCL_LAUNCHED : done;

@@ -88,7 +88,8 @@ void size_pages(SyncState& s, SyncDevice& d)
     if (s.sealed.size() != n) s.sealed.assign(n, 0);
 }
 
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after)
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after,
+                bool maybe)
 {
     if (!a.host || off >= a.size) return;
     len = std::min(len, a.size - off);
@@ -102,6 +103,7 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
         d.epoch_given.assign((a.size + 3) / 4, 0);
         d.epoch_wrote.assign((a.size + 3) / 4, 0);
         d.epoch_unseen_after.assign((a.size + 3) / 4, 0);
+        d.epoch_maybe.assign((a.size + 3) / 4, 0);
         if (paged) d.page_how.assign(d.page_how.size(), -1);
     }
     if (d.nevers) d.nevers -= size_t(std::count(d.given.data() + off, d.given.data() + off + len, char(kNever)));
@@ -132,6 +134,7 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
     if (how == kWritten) {
         d.epoch_wrote.fill(w0, w1, now);
         d.epoch_unseen_after.fill(w0, w1, unseen_after);
+        d.epoch_maybe.fill(w0, w1, maybe ? now : 0);
     }
 }
 
@@ -587,10 +590,19 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                 }
                 // Where this device's result and another device's write of the
                 // same word may have come in either order, which is newest is
-                // not known: no transfer is named.
+                // not known: no transfer is named.  So too where this device's
+                // last write of it was only a possible one and another device
+                // wrote it (this copy may hold its older result).
+                auto maybe_older = [&](size_t wi) {
+                    if (wi >= d.epoch_maybe.size() || !d.epoch_maybe[wi] || d.epoch_maybe[wi] != d.epoch_wrote[wi])
+                        return false;
+                    for (size_t o = 0; o < s->dev.size(); ++o)
+                        if (o != dn && wi < s->dev[o].epoch_wrote.size() && s->dev[o].epoch_wrote[wi]) return true;
+                    return false;
+                };
                 for (const auto& r : runs)
                     for (size_t x = r.first; x < r.second && !order_unknown; x += 4)
-                        order_unknown = write_order_unknown(*s, dn, x / 4);
+                        order_unknown = write_order_unknown(*s, dn, x / 4) || maybe_older(x / 4);
                 // Memory stdcl_mem handed out with no command on it announced:
                 // another device's copy may hold bytes a plain command wrote
                 // that no look has seen (a copy's first look has nothing to
@@ -915,7 +927,7 @@ std::vector<Allocation*>& pending_allocs()
 
 // Forgets a's pending commands that are complete (all, with every), and gives
 // their pages back (pending_mu held).
-void settle(Allocation& a, bool every)
+void settle(Allocation& a, bool every, int devnum)
 {
     SyncState* s = a.sync.get();
     std::lock_guard<std::mutex> lock(s->mu);
@@ -923,7 +935,10 @@ void settle(Allocation& a, bool every)
     std::vector<SyncState::Pending> done;
     for (SyncState::Pending& g : s->pending) {
         cl_int st = CL_COMPLETE;
-        if (!every && clGetEventInfo(g.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS)
+        if (!every && devnum >= 0 && g.dev != unsigned(devnum))
+            st = CL_QUEUED;  // another device's: the call did not wait for it
+        else if (!every &&
+                 clGetEventInfo(g.ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr) != CL_SUCCESS)
             st = CL_COMPLETE;
         if (st == CL_COMPLETE || st < 0) {
             clReleaseEvent(g.ev);
@@ -969,14 +984,14 @@ void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, b
     apply_access(a, *s, first, end);
 }
 
-void sync_settle(const char* call)
+void sync_settle(const char* call, int devnum)
 {
     judge_pending(call, true);  // an access recorded while the commands were pending
     std::lock_guard<std::mutex> plock(pending_mu());
     std::vector<Allocation*>& all = pending_allocs();
     size_t k = 0;
     for (Allocation* a : all) {
-        settle(*a, false);
+        settle(*a, false, devnum);
         std::lock_guard<std::mutex> lock(a->sync->mu);
         if (!a->sync->pending.empty()) all[k++] = a;
     }
@@ -991,7 +1006,7 @@ void sync_note_free(Allocation& a)
         std::lock_guard<std::mutex> plock(pending_mu());
         std::vector<Allocation*>& all = pending_allocs();
         all.erase(std::remove(all.begin(), all.end(), &a), all.end());
-        if (a.sync) settle(a, true);  // clfree waited for every command on it
+        if (a.sync) settle(a, true, -1);  // clfree waited for every command on it
     }
     watch_remove(a.watch);
     a.watch = -1;
@@ -1026,7 +1041,7 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
     d.last_sync = strprintf("%s %s device %u at %s", call, to_device ? "to" : "from", devnum, code_at(caller).c_str());
 }
 
-void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len)
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len, bool maybe)
 {
     SyncState* s = a.sync.get();
     if (!s) return;
@@ -1034,7 +1049,7 @@ void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::st
     std::lock_guard<std::mutex> lock(s->mu);
     SyncDevice& d = device_state(*s, devnum);
     forget(d, from, len);
-    mark_given(a, d, from, len, kWritten);
+    mark_given(a, d, from, len, kWritten, 0, maybe);
     image_note(a, *s, d, from, len, false);
     note_pages_written(a, *s, d, devnum, from, len, std::move(writer));
 }

@@ -35,7 +35,10 @@ void sync_note_transfer(Allocation& a, unsigned devnum, size_t off, size_t len, 
 // A command on device devnum (a kernel, clmcopy's copy) may change a's copy
 // there from byte `from` on; writer says which, for the reports.
 // Only len bytes from there when len is given (a foreign command's use).
-void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len = SIZE_MAX);
+// maybe: the command may write them, or not (a launch's whole argument, its
+// words not seen): SyncDevice::epoch_maybe.
+void sync_note_device_write(Allocation& a, unsigned devnum, size_t from, std::string writer, size_t len = SIZE_MAX,
+                            bool maybe = false);
 // Before a call enqueues commands: judges the program's accesses to protected
 // pages recorded since (host reads of results never brought back).  With the
 // action "error" a finding is this call's error (STDCL_ESYNC).
@@ -61,10 +64,12 @@ void sync_note_pending(Allocation& a, unsigned devnum, size_t off, size_t len, b
 // (sync_note_pending).
 void sync_note_pending_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, cl_event ev, const char* call,
                               void* caller);
-// After `call` waited for commands: judges what was recorded while they were
-// pending (sync_check_before), then forgets the pending commands now complete
-// and gives their pages back.
-void sync_settle(const char* call);
+// After `call` waited for commands on device devnum (-1: every device):
+// judges what was recorded while they were pending (sync_check_before), then
+// forgets that device's pending commands now complete and gives their pages
+// back.  Another device's command stays pending, complete or not: the program
+// has not waited for it (a transfer that races it is still one).
+void sync_settle(const char* call, int devnum);
 // CL_MEM_NOFORCE: whether a transfer of bytes [off, off + len) with device
 // devnum would move nothing new (the device's copy and the host's agree there,
 // as the hashes say).  For a transfer to the device that is not skipped, the

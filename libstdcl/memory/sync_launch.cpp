@@ -299,7 +299,8 @@ void sync_note_foreign_write(CLCONTEXT* cp, unsigned devnum, Allocation& a, size
 {
     if (!a.sync) return;
     sync_note_device_write(a, devnum, from,
-                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len);
+                           strprintf("a foreign command (announced by %s at %s)", call, code_at(caller).c_str()), len,
+                           true);
     if (a.zero_copy_on(cp->devs[devnum])) {
         std::lock_guard<std::mutex> lock(a.sync->mu);
         a.sync->unattributed = true;
@@ -373,7 +374,8 @@ void sync_check_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
             w.arg < ki.type_names.size() && !ki.type_names[w.arg].empty() ? ki.type_names[w.arg] : "__global";
         sync_note_device_write(*w.a, devnum, w.from,
                                strprintf("kernel '%s' (argument %u, %s, launched by %s at %s)", ki.name.c_str(), w.arg,
-                                         type.c_str(), call, site.c_str()));
+                                         type.c_str(), call, site.c_str()),
+                               SIZE_MAX, true);
     }
 }
 
@@ -599,7 +601,7 @@ void sync_probe_launch(CLCONTEXT* cp, unsigned devnum, const KernelInfo& ki, con
                                        type.c_str(), call, site.c_str());
         int vi = view_of[u.arg];
         if (wrote.empty() || vi < 0) {
-            sync_note_device_write(a, devnum, ki.args[u.arg].offset, writer);
+            sync_note_device_write(a, devnum, ki.args[u.arg].offset, writer, SIZE_MAX, true);
             continue;
         }
         const ProbeView& v = views[size_t(vi)];

@@ -88,6 +88,13 @@ struct SyncDevice {
     // lies after it and no later than epoch_wrote; 0 for a write the check saw
     // (at epoch_wrote).  And the count at this device's last look.
     WordStamps epoch_unseen_after;
+    // Per word: the count of this device's last write where that write was
+    // only a possible one (a launch noted as writing all of its argument, its
+    // words not seen; an announced foreign command): the copy there may still
+    // hold what it held before, so which device's write is the newest is not
+    // known where another device wrote the word too; 0 where the last write
+    // was seen word by word.
+    WordStamps epoch_maybe;
     std::uint32_t look_epoch = 0;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
     // Watched memory (Backing::watched), per page of the block: the hash of the
@@ -210,7 +217,9 @@ void forget(SyncDevice& d, size_t off, size_t len);
 enum : char { kNever = 0, kSent = 1, kWritten = 2 };
 // unseen_after: for a write found by a look (a command the check does not
 // see), 1 + the count at the device's look before; else 0.
-void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after = 0);
+// maybe: a write that may not have happened (SyncDevice::epoch_maybe).
+void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char how, std::uint32_t unseen_after = 0,
+                bool maybe = false);
 // Device dn's name in reports ("?" when cp or dn is not known).
 const char* device_name(CLCONTEXT* cp, unsigned dn);
 // Device dn's copy of bytes [off, off + len) of a, read back after its queues

@@ -158,7 +158,7 @@ cl_event msync_range(CLCONTEXT* cp, unsigned devnum, void* ptr, size_t len, bool
     if (a->guard && !(flags & CL_EVENT_NOWAIT)) guard_check(*a, int(devnum), call);
     if (a->sync) {
         sync_note_transfer(*a, devnum, off, len, dir == CL_MEM_DEVICE, !(flags & CL_EVENT_NOWAIT), call, caller);
-        if (!(flags & CL_EVENT_NOWAIT)) sync_settle(call);
+        if (!(flags & CL_EVENT_NOWAIT)) sync_settle(call, int(devnum));
     }
     return done;
 }
