@@ -30,19 +30,7 @@ static const char* src = "__kernel void advance(__global const float4* pos, __gl
                          "    if (get_global_id(0) == 0) { vel[0] += pos[0]; next[0] = pos[0] + vel[0]; }\n"
                          "}\n";
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static void die(const char* what)
-{
-    const char* e = clerror();
-    fprintf(stderr, "bench_check_launch: %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
-    exit(1);
-}
+static void die(const char* what) { bench_die("bench_check_launch", what); }
 
 enum { MAXROUNDS = 101, MAXSIZES = 16 };
 
@@ -106,7 +94,7 @@ int main(int argc, char** argv)
         double per[MAXROUNDS];
         for (int round = -1, t = 0; round < rounds; round++) {  /* round -1: warm-up */
             if (!clwait(cp, 0, CL_ALL_EVENT)) die("clwait");
-            double t0 = now_us();
+            double t0 = bench_now_ms();
             for (int l = 0; l < launches; l++, t++) {
                 clarg_set_global(cp, k, 0, pos[t % 3]);
                 clarg_set_global(cp, k, 1, pos[(t + 1) % 3]);
@@ -115,7 +103,7 @@ int main(int argc, char** argv)
                 if (l % every == every - 1 && !clwait(cp, 0, CL_ALL_EVENT)) die("clwait");
             }
             if (!clwait(cp, 0, CL_ALL_EVENT)) die("clwait");
-            if (round >= 0) per[round] = (now_us() - t0) / launches;
+            if (round >= 0) per[round] = 1e3 * (bench_now_ms() - t0) / launches;
         }
         printf("%10ld %12.2f %14.2f\n", n, bytes / 1048576.0, bench_median(per, rounds));
         for (int r = 0; r < 3; r++) clfree(pos[r]);

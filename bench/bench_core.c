@@ -107,12 +107,7 @@ static const char* kernel_src = "__kernel void empty(int unused) { }\n"
                                 "__kernel void six(__global float* a, __global float* b, float s, int n,\n"
                                 "                  uint m, float t) { }\n";
 
-static void die(const char* what)
-{
-    char* e = clerror();
-    fprintf(stderr, "bench_core: %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
-    exit(1);
-}
+static void die(const char* what) { bench_die("bench_core", what); }
 
 static void check(cl_int err, const char* what)
 {

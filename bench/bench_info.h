@@ -2,7 +2,8 @@
 /* bench_info.h: the header lines of bench_memory and bench_startup: the
  * command line, the environment variables that steer libstdcl and the OpenCL
  * drivers, the machine, the load average and a context's platform and
- * devices.  Header only; include it after <stdcl.h> and with _GNU_SOURCE. */
+ * devices; and the benchmarks' stop at a failed call and their clock.  Header
+ * only; include it after <stdcl.h> and with _GNU_SOURCE. */
 #ifndef BENCH_INFO_H
 #define BENCH_INFO_H
 
@@ -15,6 +16,23 @@
 #include <unistd.h>
 
 extern char** environ;
+
+/* "<prog>: <what> failed: <clerror()>" on standard error, then exit status 1:
+ * how the benchmarks stop at a call that failed. */
+static inline void bench_die(const char* prog, const char* what)
+{
+    const char* e = clerror();
+    fprintf(stderr, "%s: %s failed%s%s\n", prog, what, e ? ": " : "", e ? e : "");
+    exit(1);
+}
+
+/* The monotonic clock, in milliseconds. */
+static inline double bench_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 /* The value of `key` in the first line of `path` that starts with it
  * ("model name" in /proc/cpuinfo, "PRETTY_NAME=" in /etc/os-release), quotes

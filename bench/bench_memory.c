@@ -106,12 +106,7 @@ static void usage(FILE* f)
             PROG);
 }
 
-static void die(const char* what)
-{
-    const char* e = clerror();
-    fprintf(stderr, PROG ": %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
-    exit(1);
-}
+static void die(const char* what) { bench_die(PROG, what); }
 
 static void check_cl(cl_int err, const char* what)
 {

@@ -29,21 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_info.h"
 #include "bench_stats.h"
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void die(const char* what)
-{
-    const char* e = clerror();
-    fprintf(stderr, "bench_overlap: %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
-    exit(1);
-}
+static void die(const char* what) { bench_die("bench_overlap", what); }
 
 static const char* src = "__kernel void busy(__global float* a, int n)\n"
                          "{\n"
@@ -71,25 +60,25 @@ static void run_kernel(int n, int flags)
 
 static double time_kernel(int n)
 {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     run_kernel(n, CL_EVENT_WAIT);
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 static double time_copy(void)
 {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (!clmsync(cp, dn, xbuf, CL_MEM_DEVICE | CL_EVENT_WAIT)) die("clmsync");
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 static double time_both(int n)
 {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     run_kernel(n, CL_EVENT_NOWAIT);
     if (!clmsync(cp, dn, xbuf, CL_MEM_DEVICE | CL_EVENT_NOWAIT)) die("clmsync(NOWAIT)");
     if (!clwait(cp, dn, CL_ALL_EVENT)) die("clwait");
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 int main(int argc, char** argv)
@@ -180,12 +169,12 @@ int main(int argc, char** argv)
         kv[r] = time_kernel(n);
         cv[r] = time_copy();
         bv[r] = time_both(n);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (clEnqueueNDRangeKernel(q, rk, 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS ||
             clEnqueueWriteBuffer(q, rawdst, CL_FALSE, 0, xbytes, xbuf, 0, NULL, NULL) != CL_SUCCESS ||
             clFinish(q) != CL_SUCCESS)
             die("raw kernel + write");
-        rv[r] = now_ms() - t0;
+        rv[r] = bench_now_ms() - t0;
     }
     double k = bench_median(kv, reps), cpy = bench_median(cv, reps);
     double both = bench_median(bv, reps), raw = bench_median(rv, reps);

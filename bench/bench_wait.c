@@ -33,12 +33,7 @@ static double now_ms(clockid_t c)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static void die(const char* what)
-{
-    const char* e = clerror();
-    fprintf(stderr, "bench_wait: %s failed%s%s\n", what, e ? ": " : "", e ? e : "");
-    exit(1);
-}
+static void die(const char* what) { bench_die("bench_wait", what); }
 
 /* One work-group's worth of items, each a chain of dependent multiply-adds:
  * the kernel's time grows linearly with n and does not depend on the
