@@ -134,7 +134,7 @@ void mark_given(const Allocation& a, SyncDevice& d, size_t off, size_t len, char
     if (how == kWritten) {
         d.epoch_wrote.fill(w0, w1, now);
         d.epoch_unseen_after.fill(w0, w1, unseen_after);
-        d.epoch_maybe.fill(w0, w1, maybe ? now : 0);
+        d.epoch_maybe.fill(w0, w1, maybe ? 1 : 0);
     }
 }
 
@@ -594,8 +594,7 @@ void judge(const WatchFault& f, const char* call, bool may_fail)
                 // last write of it was only a possible one and another device
                 // wrote it (this copy may hold its older result).
                 auto maybe_older = [&](size_t wi) {
-                    if (wi >= d.epoch_maybe.size() || !d.epoch_maybe[wi] || d.epoch_maybe[wi] != d.epoch_wrote[wi])
-                        return false;
+                    if (wi >= d.epoch_maybe.size() || !d.epoch_maybe[wi]) return false;
                     for (size_t o = 0; o < s->dev.size(); ++o)
                         if (o != dn && wi < s->dev[o].epoch_wrote.size() && s->dev[o].epoch_wrote[wi]) return true;
                     return false;

@@ -88,12 +88,11 @@ struct SyncDevice {
     // lies after it and no later than epoch_wrote; 0 for a write the check saw
     // (at epoch_wrote).  And the count at this device's last look.
     WordStamps epoch_unseen_after;
-    // Per word: the count of this device's last write where that write was
-    // only a possible one (a launch noted as writing all of its argument, its
-    // words not seen; an announced foreign command): the copy there may still
-    // hold what it held before, so which device's write is the newest is not
-    // known where another device wrote the word too; 0 where the last write
-    // was seen word by word.
+    // Per word: 1 where this device's last write was only a possible one (a
+    // launch noted as writing all of its argument, its words not seen; an
+    // announced foreign command): the copy there may still hold what it held
+    // before, so which device's write is the newest is not known where
+    // another device wrote the word too; 0 where it was seen word by word.
     WordStamps epoch_maybe;
     std::uint32_t look_epoch = 0;
     std::string last_sync;  // "clmsync to the device at main+0x2b (./prog)"
