@@ -313,6 +313,86 @@ static void test_own_kernel_in_shared_cl_context_runs_in_both(void** state)
     clReleaseProgram(prog);
 }
 
+/* A kernel the program makes after a clclose may be given the handle of a
+ * kernel that clclose released: it runs, every time (the released kernel's
+ * record must not answer for it). */
+static void test_own_kernel_made_after_clclose_runs(void** state)
+{
+    (void)state;
+    enum { N = 64, ROUNDS = 40 };
+    const char* src = k_twice_src;
+    int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(a);
+    for (int r = 0; r < ROUNDS; r++) {
+        void* h = tu_clsopen(stdcpu, k_twice_src, CLLD_NOW);
+        cl_kernel kl = clsym(stdcpu, h, "twice", 0);
+        assert_non_null(kl);
+        assert_int_equal(clclose(stdcpu, h), 0);
+        cl_int err = CL_SUCCESS;
+        cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+        cl_kernel k = clCreateKernel(prog, "twice", &err);
+        assert_int_equal(err, CL_SUCCESS);
+        for (int i = 0; i < N; i++) a[i] = i + r;
+        clndrange_t ndr = clndrange_init1d(0, N, 32);
+        assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_event ev = clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a);
+        if (!ev) print_error("round %d: clforka (handle %s the clclosed one's): %s\n", r, k == kl ? "equal to" : "unlike",
+                             clerror());
+        assert_non_null(ev);
+        assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) assert_int_equal(a[i], 2 * (i + r) + 1);
+        clReleaseKernel(k);
+        clReleaseProgram(prog);
+    }
+    assert_int_equal(clfree(a), 0);
+}
+
+/* Kernels the program makes and releases: each new one is described afresh
+ * (never another's arguments), and one used after the program released it is
+ * a clear error. */
+static void test_own_kernels_released_by_the_program(void** state)
+{
+    (void)state;
+    enum { N = 64, ROUNDS = 40 };
+    static const char* src =
+        "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n"
+        "__kernel void addv(int v, __global int* a) { int i = get_global_id(0); a[i] += v; }\n";
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    assert_non_null(a);
+    clndrange_t ndr = clndrange_init1d(0, N, 32);
+    cl_kernel last = NULL;
+    for (int r = 0; r < ROUNDS; r++) {
+        int twice = r & 1;
+        cl_kernel k = clCreateKernel(prog, twice ? "twice" : "addv", &err);
+        assert_int_equal(err, CL_SUCCESS);
+        for (int i = 0; i < N; i++) a[i] = i;
+        assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+        cl_event ev = twice ? clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a) : clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, 5, a);
+        if (!ev) print_error("round %d: %s\n", r, clerror());
+        assert_non_null(ev);
+        assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
+        for (int i = 0; i < N; i++) assert_int_equal(a[i], twice ? 2 * i + 1 : i + 5);
+        assert_int_equal(clReleaseKernel(k), CL_SUCCESS);
+        last = k;
+    }
+    /* The last one, released: refused with the reason, nothing enqueued. */
+    for (int i = 0; i < N; i++) a[i] = i;
+    clerror();
+    assert_null(clforka(stdcpu, 0, last, &ndr, CL_EVENT_WAIT, a));
+    const char* e = clerror();
+    assert_non_null(e);
+    assert_contains(e, "was released: the program released it (clReleaseKernel)");
+    for (int i = 0; i < N; i++) assert_int_equal(a[i], i);
+    assert_int_equal(clfree(a), 0);
+    clReleaseProgram(prog);
+}
+
 /* ------------------------------------------------------------------------ */
 /* clcontext_create / clcontext_destroy                                      */
 /* ------------------------------------------------------------------------ */
@@ -952,6 +1032,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stddev_and_stdcpu_share_one_cl_context),
     cmocka_unit_test(test_shared_cl_context_keeps_memory_per_context),
     cmocka_unit_test(test_own_kernel_in_shared_cl_context_runs_in_both),
+    cmocka_unit_test(test_own_kernel_made_after_clclose_runs),
+    cmocka_unit_test(test_own_kernels_released_by_the_program),
     cmocka_unit_test(test_clcontext_create_cpu_context_works),
     cmocka_unit_test(test_clcontext_create_max_ndev_caps),
     cmocka_unit_test(test_clcontext_create_unknown_platform_fails),

@@ -112,8 +112,10 @@ struct KernelInfo {
     unsigned long long kinds_gen = 0;
     int kinds = 0;
     std::vector<WorkGroupLimits> limits;  // per device of cp (workgroup.cpp)
-    bool external = false;  // a cl_kernel libstdcl did not create
-    bool closed = false;  // a tombstone: its program was clclosed
+    // A cl_kernel libstdcl did not create: per_group holds it with a reference of
+    // libstdcl's own, released with the record.
+    bool external = false;
+    bool closed = false;  // a tombstone: its program was clclosed, or the program released it
 
     // Whether argument i (a __global one) is one the kernel cannot write: const,
     // or __constant.  Without argument information, false.
@@ -145,8 +147,12 @@ inline bool kernel_usable_in(const KernelInfo& ki, const CLCONTEXT* cp)
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k);
 void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 // Forgets ki's kernels: a later use of them is an error, never a driver call on a
-// released object.
+// released object, while their tombstone is among the last kept (it holds a
+// reference to each kernel object, so no new kernel takes one of their handles).
 void kernel_unregister(const KernelInfo& ki) noexcept;
+// Drops every record of cp's kernels and of kernels the program made in its
+// cl_context, tombstones included (before cp's memory objects are released).
+void kernel_forget_context(CLCONTEXT* cp) noexcept;
 // Sets to NULL every kernel argument that holds one of a's memory objects (called
 // before they are released): no kernel object keeps a handle to a released object,
 // which a driver that keeps raw pointers in the kernel may read at a later

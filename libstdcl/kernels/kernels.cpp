@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -69,9 +70,18 @@ void describe_args(KernelInfo& ki, cl_kernel k, bool strict, const TypedefTable*
     ki.tqual = std::move(tq);
 }
 
+// Closed records kept: a handle used after its kernel was released gets a clear
+// error while its record is among the last kClosedKept closed.  Each holds its
+// kernel objects (and so their program) until it is let go.
+constexpr size_t kClosedKept = 32;
+
 struct KernelTable {
     std::shared_mutex mu;
     std::unordered_map<cl_kernel, std::shared_ptr<KernelInfo>> by_kernel;
+    // Tombstones, oldest first.  A tombstone holds a reference to each of its
+    // kernel objects, so no new kernel can be given the same handle while its
+    // entry stands: a handle found on a tombstone is always the released kernel.
+    std::deque<std::shared_ptr<KernelInfo>> closed;
     std::atomic<uint64_t>& gen = g_kernel_gen;  // bumped (under mu) at every change of by_kernel
 };
 __attribute__((always_inline)) inline KernelTable& kernels()
@@ -116,9 +126,90 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
         cl_string([&](size_t n, void* v, size_t* r) { return clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, n, v, r); },
                   &ki->name),
         "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
+    if (!ki->cp) return ki;  // refused by kernel_for; never tabled
     describe_args(*ki, k, false, nullptr);
+    // The record holds a reference: while it is tabled the driver cannot give
+    // its handle to another kernel (kernel_find learns from the reference count
+    // when the program has released its own).
     ki->per_group.push_back(k);
+    check_cl(clRetainKernel(k), "clRetainKernel");
     return ki;
+}
+
+// Whether the program has released external kernel k: libstdcl's reference is
+// the last.
+bool released_by_program(cl_kernel k)
+{
+    cl_uint refs = 0;
+    return clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, nullptr) == CL_SUCCESS && refs <= 1;
+}
+
+// Takes rec's kernels out of the table (the entries that still name rec).
+void untable(KernelTable& t, const KernelInfo& rec)
+{
+    for (cl_kernel k : rec.per_group) {
+        auto it = t.by_kernel.find(k);
+        if (it != t.by_kernel.end() && it->second.get() == &rec) t.by_kernel.erase(it);
+    }
+}
+
+// Replaces ki's entries with a tombstone that holds its kernel objects, and lets
+// the oldest tombstone go past kClosedKept (into *gone, released by the caller
+// after the table's lock).  The table's unique lock held; the generation raised.
+// Out of memory: ki's entries go without a tombstone.
+void entomb(KernelTable& t, const KernelInfo& ki, std::vector<std::shared_ptr<KernelInfo>>* gone) noexcept
+{
+    std::shared_ptr<KernelInfo> tomb;
+    try {
+        tomb = std::make_shared<KernelInfo>();
+        tomb->closed = true;
+        tomb->external = ki.external;
+        tomb->cp = ki.cp;
+        tomb->ctx = ki.ctx;
+        tomb->name = ki.name;
+        tomb->per_group.reserve(ki.per_group.size());
+        gone->reserve(gone->size() + 1);
+        t.closed.push_back(tomb);
+    } catch (...) {
+        if (tomb && !t.closed.empty() && t.closed.back() == tomb) t.closed.pop_back();
+        untable(t, ki);
+        return;
+    }
+    for (cl_kernel k : ki.per_group) {
+        auto it = t.by_kernel.find(k);
+        if (it == t.by_kernel.end() || it->second.get() != &ki) continue;
+        if (clRetainKernel(k) != CL_SUCCESS) {
+            t.by_kernel.erase(it);
+            continue;
+        }
+        tomb->per_group.push_back(k);  // reserved: no allocation
+        it->second = tomb;  // no allocation: the entry exists
+    }
+    if (t.closed.size() > kClosedKept) {
+        untable(t, *t.closed.front());
+        gone->push_back(std::move(t.closed.front()));  // reserved: no allocation
+        t.closed.pop_front();
+    }
+}
+
+// Entombs the external records whose kernels the program has released (the table's
+// unique lock held; the generation raised).
+void sweep_released(KernelTable& t, std::vector<std::shared_ptr<KernelInfo>>* gone) noexcept
+{
+    std::vector<std::shared_ptr<KernelInfo>> dead;
+    try {
+        for (auto& e : t.by_kernel)
+            if (e.second->external && !e.second->closed && released_by_program(e.first)) dead.push_back(e.second);
+    } catch (...) {
+        return;  // out of memory: swept another time
+    }
+    for (auto& rec : dead) entomb(t, *rec, gone);
+    for (auto& rec : dead) {
+        try {
+            gone->push_back(std::move(rec));  // released after the lock
+        } catch (...) {
+        }
+    }
 }
 
 }  // namespace
@@ -135,6 +226,9 @@ std::shared_ptr<KernelInfo> kernel_for(CLCONTEXT* cp, cl_kernel k, const char* c
     }
     if (cp) context_check(cp, call);
     auto ki = kernel_find(k);
+    if (ki->closed && ki->external)
+        fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: the program released it (clReleaseKernel)", call,
+             (void*)k, ki->name.c_str());
     if (ki->closed)
         fail(STDCL_ESTATE, "%s: kernel %p ('%s') was released: its program was closed with clclose", call, (void*)k,
              ki->name.c_str());
@@ -166,19 +260,44 @@ std::shared_ptr<KernelInfo> kernel_create(CLCONTEXT* cp, const std::string& name
 std::shared_ptr<KernelInfo> kernel_find(cl_kernel k)
 {
     auto& t = kernels();
+    std::shared_ptr<KernelInfo> found;
     {
         std::shared_lock<std::shared_mutex> lock(t.mu);
         auto it = t.by_kernel.find(k);
         if (it != t.by_kernel.end()) {
             // The generation changes only under the unique lock.
             fast_store(k, t.gen.load(std::memory_order_relaxed), it->second.get());
-            return it->second;
+            found = it->second;
         }
     }
+    std::vector<std::shared_ptr<KernelInfo>> gone;  // released after the lock
+    if (found) {
+        // A kernel the program made: the record's reference keeps the handle its
+        // own, and the program's release shows in the count.
+        if (!found->external || found->closed || !released_by_program(k)) return found;
+        std::unique_lock<std::shared_mutex> lock(t.mu);
+        auto it = t.by_kernel.find(k);
+        if (it != t.by_kernel.end() && it->second == found) {
+            t.gen.fetch_add(1, std::memory_order_release);
+            entomb(t, *found, &gone);
+        }
+        it = t.by_kernel.find(k);
+        if (it != t.by_kernel.end()) return it->second;
+        auto tomb = std::make_shared<KernelInfo>();  // out of memory in entomb: untabled
+        tomb->closed = tomb->external = true;
+        tomb->name = found->name;
+        return tomb;
+    }
     auto ki = describe_external(k);
+    if (!ki->cp) return ki;  // not a libstdcl context's: refused, not tabled
     std::unique_lock<std::shared_mutex> lock(t.mu);
     auto res = t.by_kernel.emplace(k, ki);
-    if (res.second) t.gen.fetch_add(1, std::memory_order_release);
+    if (res.second) {
+        t.gen.fetch_add(1, std::memory_order_release);
+        // A new kernel: the records of those the program has released go (a
+        // program that makes and releases kernels keeps none of them alive).
+        sweep_released(t, &gone);
+    }
     return res.first->second;
 }
 
@@ -192,31 +311,46 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
 
 void kernel_unregister(const KernelInfo& ki) noexcept
 {
-    // A tombstone per kernel: a cl_kernel used after clclose gets a clear error
-    // instead of a driver call on a released object.  A tombstone is replaced when
-    // the driver hands out the same address for a new kernel.
-    std::shared_ptr<KernelInfo> tomb;
-    try {
-        tomb = std::make_shared<KernelInfo>();
-        tomb->closed = true;
-        tomb->external = true;  // owns nothing
-        tomb->name = ki.name;
-    } catch (...) {
-        tomb.reset();  // out of memory: forget the kernels without a tombstone
-    }
+    // A tombstone: a cl_kernel used after clclose gets a clear error instead of a
+    // driver call on a released object.
+    std::vector<std::shared_ptr<KernelInfo>> gone;  // released after the lock
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
     // First: a record must be out of the fast table before its last reference
     // can go (with_kernel checks the generation under the record's lock, and
     // ~KernelInfo takes that lock).
     t.gen.fetch_add(1, std::memory_order_release);
-    for (cl_kernel k : ki.per_group) {
-        auto it = t.by_kernel.find(k);
-        if (it == t.by_kernel.end()) continue;
-        if (tomb)
-            it->second = tomb;  // no allocation: the entry exists
-        else
-            t.by_kernel.erase(it);
+    entomb(t, ki, &gone);
+}
+
+void kernel_forget_context(CLCONTEXT* cp) noexcept
+{
+    std::vector<std::shared_ptr<KernelInfo>> gone;  // released after the lock
+    auto& t = kernels();
+    std::unique_lock<std::shared_mutex> lock(t.mu);
+    t.gen.fetch_add(1, std::memory_order_release);
+    auto of_cp = [&](const KernelInfo& rec) { return rec.cp == cp || (rec.external && rec.ctx == cp->ctx); };
+    for (auto it = t.by_kernel.begin(); it != t.by_kernel.end();) {
+        if (!of_cp(*it->second)) {
+            ++it;
+            continue;
+        }
+        try {
+            gone.push_back(it->second);
+        } catch (...) {
+        }
+        it = t.by_kernel.erase(it);
+    }
+    for (auto it = t.closed.begin(); it != t.closed.end();) {
+        if (of_cp(**it)) {
+            try {
+                gone.push_back(std::move(*it));
+            } catch (...) {
+            }
+            it = t.closed.erase(it);
+        } else {
+            ++it;
+        }
     }
 }
 
@@ -300,7 +434,7 @@ KernelInfo::~KernelInfo()
     // still hold its lock: wait for it.  Any later one finds the generation changed.
     mu.lock();
     mu.unlock();
-    if (external) return;
+    // Those libstdcl made, and its reference to each one the program made.
     for (cl_kernel k : per_group)
         if (k) clReleaseKernel(k);
 }
