@@ -15,9 +15,10 @@
 #
 #   bench/prims_ab_gpu_run.sh [tests] [bench] [cub] [check]   (default: all four)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
-# sizes, default 20 and 26) shape the bench.  VARIANT, a sed script, and
-# VARIANT_FILE: a copy of this tree with that file so edited (a tuning
-# constant, say) is built too, tested (test_prims) and benched beside.
+# sizes, default 20 and 26) shape the bench.  VARIANTS, one per line
+# "NAME FILE SEDSCRIPT": for each, a copy of this tree with FILE so edited (a
+# tuning constant, say) is built too, tested (test_prims) and benched beside
+# (VARIANT and VARIANT_FILE: one variant named "variant").
 set -u
 . "$(dirname "$0")/gpu_common.sh"
 RES=${OUT:-/tmp/prims-ab-out}
@@ -42,28 +43,30 @@ start=$(date +%s)
             (cd /tmp/before && gpu_build lib bench 2>&1 | tail -3)
         echo "before: $(cat /tmp/before/.commit 2>/dev/null), built after $(( $(date +%s) - start )) s"
     fi
-    if [ -n "${VARIANT:-}" ]; then
-        rm -rf /tmp/variant && mkdir -p /tmp/variant &&
-            tar --exclude=./build --exclude=./build-deps -cf - . | tar -xf - -C /tmp/variant &&
-            sed -i "$VARIANT" "/tmp/variant/$VARIANT_FILE" &&
-            (cd /tmp/variant && gpu_build lib bench build/tests/test_prims 2>&1 | tail -3)
-        echo "variant: $VARIANT in $VARIANT_FILE, built after $(( $(date +%s) - start )) s"
-        echo "variant" > /tmp/variant/.commit
-    fi
+    while read -r name file script; do
+        [ -n "$name" ] || continue
+        rm -rf "/tmp/v-$name" && mkdir -p "/tmp/v-$name" &&
+            tar --exclude=./build --exclude=./build-deps -cf - . | tar -xf - -C "/tmp/v-$name" &&
+            sed -i "$script" "/tmp/v-$name/$file" &&
+            (cd "/tmp/v-$name" && gpu_build lib bench build/tests/test_prims 2>&1 | tail -3)
+        echo "variant $name: $script in $file, built after $(( $(date +%s) - start )) s"
+        echo "variant $name" > "/tmp/v-$name/.commit"
+    done <<< "${VARIANTS:-${VARIANT:+variant ${VARIANT_FILE} ${VARIANT}}}"
 } > "$RES/machine.txt" 2>&1
 cat "$RES/machine.txt"
 [[ $WHAT == *" tests "* ]] && {
     for t in test_prims test_reduce; do
         (cd build/tests && STDCL_TEST_CONTEXT=gpu timeout 200 ./$t 2>&1 | tail -4; echo "$t: exit status ${PIPESTATUS[0]}")
     done
-    if [ -x /tmp/variant/build/tests/test_prims ]; then
-        (cd /tmp/variant/build/tests && cp "$ROOT"/build/tests/*.cl . 2>/dev/null
-         STDCL_TEST_CONTEXT=gpu timeout 200 ./test_prims 2>&1 | tail -4; echo "variant test_prims: exit status ${PIPESTATUS[0]}")
-    fi
+    for v in /tmp/v-*; do
+        [ -x "$v/build/tests/test_prims" ] || continue
+        (cd "$v/build/tests" && cp "$ROOT"/build/tests/*.cl . 2>/dev/null
+         STDCL_TEST_CONTEXT=gpu timeout 200 ./test_prims 2>&1 | tail -4; echo "$(cat "$v/.commit") test_prims: exit status ${PIPESTATUS[0]}")
+    done
 } > "$RES/tests.txt" 2>&1
 [ -f "$RES/tests.txt" ] && grep "exit status" "$RES/tests.txt"
 [[ $WHAT == *" bench "* ]] && for round in $(seq 1 "${ROUNDS:-2}"); do
-    for tree in /tmp/before "$ROOT" /tmp/variant; do
+    for tree in /tmp/before "$ROOT" /tmp/v-*; do
         [ -x "$tree/build/bench/bench_prims" ] || continue
         echo "== round $round: $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit")"
         (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min "${MIN:-20}" --max "${MAX:-26}" --ops "${OPS:-sort,pairs,scan,reduce}" \
