@@ -118,8 +118,9 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
     auto ki = std::make_shared<KernelInfo>();
     ki->external = true;
     cl_context c = nullptr;
-    if (clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr) != CL_SUCCESS)
-        fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
+    cl_int err = clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, nullptr);
+    if (err == CL_INVALID_KERNEL) fail(STDCL_EINVAL, "%p is not a valid cl_kernel", (void*)k);
+    check_cl(err, "clGetKernelInfo(CL_KERNEL_CONTEXT)");
     ki->ctx = c;
     ki->cp = context_of_cl(c);
     check_cl(
@@ -131,8 +132,9 @@ std::shared_ptr<KernelInfo> describe_external(cl_kernel k)
     // The record holds a reference: while it is tabled the driver cannot give
     // its handle to another kernel (kernel_find learns from the reference count
     // when the program has released its own).
-    ki->per_group.push_back(k);
+    ki->per_group.reserve(1);
     check_cl(clRetainKernel(k), "clRetainKernel");
+    ki->per_group.push_back(k);  // reserved: no allocation
     return ki;
 }
 

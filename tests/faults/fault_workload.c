@@ -17,7 +17,8 @@
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
  * libstdcl chooses (clGetKernelWorkGroupInfo), clevent_times of a kept event
  * (without STDCL_PROFILE its "does not profile" error is the expected
- * answer), clfree, clclose, and the
+ * answer), kernels the program makes itself launched and released, clfree,
+ * clclose, and the
  * release of everything at exit.
  *
  * A round that meets a failure checks that the failing call returned its
@@ -500,6 +501,44 @@ static int run_round(CLCONTEXT* cp)
             rc = failed("clwait(after launches without an event)");
             goto done;
         }
+    }
+
+    /* Kernels the program makes itself: each described and held by libstdcl
+     * at its first launch, released by the program; the second's first launch
+     * lets the first's record go. */
+    {
+        static const char* src = "__kernel void fk_own(__global float* x, float v) { x[get_global_id(0)] += v; }\n";
+        cl_int err = CL_SUCCESS;
+        cl_program prog = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &src, NULL, &err);
+        if (!prog || clBuildProgram(prog, 0, NULL, "", NULL, NULL) != CL_SUCCESS) {
+            fprintf(stderr, "fault_workload: round %d: the program's own build failed\n", g_round);
+            verdict(EXIT_WRONG);
+            rc = ROUND_WRONG;
+            if (prog) clReleaseProgram(prog);
+            goto done;
+        }
+        for (int r = 0; r < 2 && rc == ROUND_OK; r++) {
+            cl_kernel k = clCreateKernel(prog, "fk_own", &err);
+            if (!k) {
+                fprintf(stderr, "fault_workload: round %d: clCreateKernel of the program's own failed\n", g_round);
+                verdict(EXIT_WRONG);
+                rc = ROUND_WRONG;
+                break;
+            }
+            clndrange_t ndr = clndrange_init1d(0, 1, 1);
+            *tick = (float)r;
+            if (!clmsync(cp, 0, tick, CL_MEM_DEVICE | CL_EVENT_WAIT))
+                rc = failed("clmsync(tick, device)");
+            else if (!clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, tick, two))
+                rc = failed("clforka(the program's own kernel)");
+            else if (!clmsync(cp, 0, tick, CL_MEM_HOST | CL_EVENT_WAIT))
+                rc = failed("clmsync(tick, host)");
+            else if (*tick != (float)r + two)
+                rc = wrong("the program's own kernel", r, *tick, (float)r + two);
+            clReleaseKernel(k);
+        }
+        clReleaseProgram(prog);
+        if (rc != ROUND_OK) goto done;
     }
 
 done:
