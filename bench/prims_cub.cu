@@ -3,7 +3,7 @@
 // reduce on the same data and sizes, with the same RESULT lines (impl=cub).
 //
 //   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups]
-//                         [--ops sort,pairs,scan,reduce,sort64]
+//                         [--ops sort,pairs,scan,reduce,sort64,reduce_host]
 //
 // Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28),
 // on device 0:
@@ -12,6 +12,9 @@
 //   scan    cub::DeviceScan::InclusiveSum, uint32               GB/s of 2 n 4 bytes
 //   reduce  cub::DeviceReduce::Sum, float (result on the device) GB/s of n 4 bytes
 //   sort64  cub::DeviceRadixSort::SortKeys, uint64 keys (only with --ops) Gkeys/s
+//   reduce_host  reduce, then its result copied to the host (cudaMemcpy): a
+//           call that ends with the sum on the host, as clreduce's does; timed
+//           with the host's clock around both (only with --ops)     GB/s of n 4 bytes
 // The sorts read one array and write another, so every run sorts the
 // unsorted input.  Temporary storage is allocated once per (operation, n),
 // outside timing.  A time is the median of reps runs (default 7) after
@@ -27,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -48,8 +52,8 @@ static const char* prog = "prims_cub";
         }                                                                    \
     } while (0)
 
-enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_SORT64, OP_COUNT };
-static const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce", "sort64"};
+enum Op { OP_SORT, OP_PAIRS, OP_SCAN, OP_REDUCE, OP_SORT64, OP_REDUCE_HOST, OP_COUNT };
+static const char* const op_names[OP_COUNT] = {"sort", "pairs", "scan", "reduce", "sort64", "reduce_host"};
 
 // The i-th output (from 0) of splitmix64 seeded with seed: bench_prims.cpp's.
 static inline uint64_t splitmix64_at(uint64_t seed, uint64_t i)
@@ -110,13 +114,29 @@ template <class F> static double time_median(F&& call, int reps, int warmups, cu
     return median(t);
 }
 
+// The median seconds of reps calls of call() after warmups, each timed with the
+// host's clock (call() ends with the result on the host).
+template <class F> static double time_median_host(F&& call, int reps, int warmups)
+{
+    std::vector<double> t;
+    for (int r = -warmups; r < reps; r++) {
+        auto t0 = std::chrono::steady_clock::now();
+        CUDA_CHECK(call());
+        auto t1 = std::chrono::steady_clock::now();
+        if (r >= 0) t.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return median(t);
+}
+
 // One (operation, n): allocation, timing, check, its line.
 static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
 {
     const int ni = (int)n;
     const size_t bytes = n * 4;
-    std::vector<uint32_t> hu(op == OP_REDUCE ? 0 : n);
-    std::vector<float> hf(op == OP_REDUCE ? n : 0);
+    const bool reduce = op == OP_REDUCE || op == OP_REDUCE_HOST;
+    std::vector<uint32_t> hu(reduce ? 0 : n);
+    std::vector<float> hf(reduce ? n : 0);
     for (size_t i = 0; i < hu.size(); i++)
         hu[i] = (uint32_t)(splitmix64_at(op == OP_SCAN ? SEED_SCAN : SEED_KEYS, i) >> 32);
     for (size_t i = 0; i < hf.size(); i++)
@@ -124,7 +144,7 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
 
     // the arrays: a (input keys / input), b (output keys / output), and for
     // pairs c (input values) and d (output values)
-    int narr = op == OP_PAIRS ? 4 : op == OP_REDUCE ? 1 : 2;
+    int narr = op == OP_PAIRS ? 4 : reduce ? 1 : 2;
     void* arr[4] = {nullptr, nullptr, nullptr, nullptr};
     for (int i = 0; i < narr; i++)
         if (!(arr[i] = try_malloc<void>(bytes))) {
@@ -137,7 +157,7 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     float* fx = (float*)arr[0];
     float* fsum = try_malloc<float>(sizeof(float));
     if (!fsum) CUDA_CHECK(cudaErrorMemoryAllocation);
-    if (op == OP_REDUCE)
+    if (reduce)
         CUDA_CHECK(cudaMemcpy(fx, hf.data(), bytes, cudaMemcpyHostToDevice));
     else
         CUDA_CHECK(cudaMemcpy(ka, hu.data(), bytes, cudaMemcpyHostToDevice));
@@ -169,12 +189,19 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    const double s = time_median(call, reps, warmups, e0, e1);
+    float host_sum = 0;
+    auto call_to_host = [&]() -> cudaError_t {
+        cudaError_t e = call();
+        return e != cudaSuccess ? e : cudaMemcpy(&host_sum, fsum, sizeof host_sum, cudaMemcpyDeviceToHost);
+    };
+    const double s = op == OP_REDUCE_HOST ? time_median_host(call_to_host, reps, warmups)
+                                          : time_median(call, reps, warmups, e0, e1);
     // the check, on the last run's result
     char msg[200];
-    if (op == OP_REDUCE) {
+    if (reduce) {
         float got = 0;
         CUDA_CHECK(cudaMemcpy(&got, fsum, sizeof got, cudaMemcpyDeviceToHost));
+        if (op == OP_REDUCE_HOST && got != host_sum) fail(op, n, "the sum copied to the host is not the device's");
         double want = 0;
         for (float x : hf) want += x;
         if (std::fabs(got - want) > 1e-4 * std::fabs(want) + 1e-3) {
@@ -272,7 +299,9 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
 static void usage(const char* why)
 {
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
-    fprintf(stderr, "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce,sort64]\n",
+    fprintf(stderr,
+            "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] "
+            "[--ops sort,pairs,scan,reduce,sort64,reduce_host]\n",
             prog);
     exit(2);
 }
@@ -291,7 +320,7 @@ static long parse_int(const char* name, const char* s, long lo, long hi)
 int main(int argc, char** argv)
 {
     int min_log2 = 10, max_log2 = 28, reps = 7, warmups = 2;
-    bool ops[OP_COUNT] = {true, true, true, true, false};  // sort64 when asked for (--ops)
+    bool ops[OP_COUNT] = {true, true, true, true, false, false};  // sort64, reduce_host when asked for (--ops)
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         bool more = i + 1 < argc;
