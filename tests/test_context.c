@@ -393,6 +393,153 @@ static void test_own_kernels_released_by_the_program(void** state)
     clReleaseProgram(prog);
 }
 
+/* Random programs of kernel handles: programs opened and closed (clsopen,
+ * clsym, clclose; opening a text that is open shares its handle and kernel,
+ * as dlopen does), kernels the program makes and releases (clCreateKernel,
+ * clReleaseKernel), and launches of any of them, against a model: a live
+ * kernel runs and gives its result, every time (whatever handles the driver
+ * reuses); a kernel closed, or released after libstdcl recorded it, is
+ * refused with "was released" while fewer than 32 kernels were let go since
+ * (the model uses such a handle only then: past that, as in plain OpenCL, it
+ * must not be used).  STDCL_KERNELS_SEED replays a run. */
+enum { KR_SLOTS = 12, KR_STEPS = 400, KR_N = 32, KR_GENS = KR_STEPS + 2 };
+typedef struct {
+    int used;
+    int own;       /* made by the program (clCreateKernel); else clsym's */
+    int addv;      /* addv(int v, int* a) instead of twice(int* a) */
+    int open;      /* this slot holds its reference (an open, or the program's kernel) */
+    int gen;       /* the kernel's generation (kr_gen) */
+    void* h;       /* clsym's: the handle */
+    cl_kernel k;
+} kr_slot;
+typedef struct {
+    long gone_at;  /* -1 live; else the count of kernels let go before it */
+    int recorded;  /* libstdcl has a record (clsym's always; the program's once launched) */
+} kr_gen;
+
+static unsigned long long kr_next(unsigned long long* s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void test_kernel_handles_against_a_model(void** state)
+{
+    (void)state;
+    static const char* lib_src[2] = {
+        "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n",
+        "__kernel void addv(int v, __global int* a) { int i = get_global_id(0); a[i] += v; }\n"};
+    static const char* own_src =
+        "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n"
+        "__kernel void addv(int v, __global int* a) { int i = get_global_id(0); a[i] += v; }\n";
+    const char* env = getenv("STDCL_KERNELS_SEED");
+    unsigned long long seed = env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL) * 2654435761ull;
+    if (!seed) seed = 1;
+    unsigned long long rng = seed;
+    printf("kernel handles: seed %llu (STDCL_KERNELS_SEED replays it)\n", seed);
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &own_src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    int* a = (int*)clmalloc(stdcpu, KR_N * sizeof(int), 0);
+    assert_non_null(a);
+    static kr_slot slot[KR_SLOTS];
+    static kr_gen gens[KR_GENS];
+    memset(slot, 0, sizeof slot);
+    int ngen = 0;
+    int opens[2] = {0, 0}, lib_gen[2] = {-1, -1}; /* per library text: opens, its kernel's generation */
+    long gone = 0;                                /* kernels let go so far */
+    int launches = 0, refusals = 0;
+    clndrange_t ndr = clndrange_init1d(0, KR_N, KR_N);
+    for (int step = 0; step < KR_STEPS; step++) {
+        kr_slot* s = &slot[kr_next(&rng) % KR_SLOTS];
+        int what = (int)(kr_next(&rng) % 4);
+        if (!s->open && what < 2) {
+            /* a slot without a reference: a new kernel, the library's or the program's */
+            s->used = 1;
+            s->open = 1;
+            s->own = (int)(kr_next(&rng) & 1);
+            s->addv = (int)(kr_next(&rng) & 1);
+            if (s->own) {
+                s->h = NULL;
+                s->k = clCreateKernel(prog, s->addv ? "addv" : "twice", &err);
+                assert_int_equal(err, CL_SUCCESS);
+                s->gen = ngen++;
+                gens[s->gen].gone_at = -1;
+                gens[s->gen].recorded = 0;
+            } else {
+                s->h = tu_clsopen(stdcpu, lib_src[s->addv], CLLD_NOW);
+                s->k = clsym(stdcpu, s->h, s->addv ? "addv" : "twice", 0);
+                assert_non_null(s->k);
+                if (opens[s->addv]++ == 0) {
+                    lib_gen[s->addv] = ngen++;
+                    gens[lib_gen[s->addv]].gone_at = -1;
+                    gens[lib_gen[s->addv]].recorded = 1;
+                }
+                s->gen = lib_gen[s->addv];
+            }
+        } else if (s->open && what == 2) {
+            /* its reference goes: the kernel with it where it was the last */
+            s->open = 0;
+            if (s->own) {
+                assert_int_equal(clReleaseKernel(s->k), CL_SUCCESS);
+                gens[s->gen].gone_at = gone++;
+            } else {
+                assert_int_equal(clclose(stdcpu, s->h), 0);
+                if (--opens[s->addv] == 0) gens[s->gen].gone_at = gone++;
+            }
+        } else if (s->used) {
+            kr_gen* g = &gens[s->gen];
+            int live = g->gone_at < 0;
+            if (!live && !(g->recorded && gone - g->gone_at < 24)) continue; /* must not be used */
+            /* a launch: right, or refused for the reason */
+            int v = (int)(kr_next(&rng) % 100);
+            for (int i = 0; i < KR_N; i++) a[i] = i;
+            assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+            clerror();
+            cl_event ev = s->addv ? clforka(stdcpu, 0, s->k, &ndr, CL_EVENT_WAIT, v, a)
+                                  : clforka(stdcpu, 0, s->k, &ndr, CL_EVENT_WAIT, a);
+            const char* e = clerror();
+            if (live) {
+                if (!ev)
+                    print_error("seed %llu step %d: a live %s kernel was refused: %s\n", seed, step,
+                                s->own ? "program-made" : "clsym", e ? e : "(no message)");
+                assert_non_null(ev);
+                assert_non_null(clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
+                for (int i = 0; i < KR_N; i++) {
+                    int want = s->addv ? i + v : 2 * i + 1;
+                    if (a[i] != want)
+                        print_error("seed %llu step %d: a[%d] = %d, want %d\n", seed, step, i, a[i], want);
+                    assert_int_equal(a[i], want);
+                }
+                g->recorded = 1;
+                launches++;
+            } else {
+                if (ev || !e || !strstr(e, "was released"))
+                    print_error("seed %llu step %d: a kernel let go %ld kernels ago: %s\n", seed, step,
+                                gone - g->gone_at, ev ? "it ran" : e ? e : "(no message)");
+                assert_null(ev);
+                assert_contains(e, s->own ? "the program released it" : "closed with clclose");
+                refusals++;
+            }
+        }
+    }
+    printf("kernel handles: %d steps, %d launches, %d refused, %ld kernels let go\n", KR_STEPS, launches, refusals,
+           gone);
+    assert_true(launches > 0 && refusals > 0 && gone > 0);
+    for (int i = 0; i < KR_SLOTS; i++) {
+        if (!slot[i].open) continue;
+        if (slot[i].own)
+            assert_int_equal(clReleaseKernel(slot[i].k), CL_SUCCESS);
+        else
+            assert_int_equal(clclose(stdcpu, slot[i].h), 0);
+    }
+    assert_int_equal(clfree(a), 0);
+    clReleaseProgram(prog);
+}
+
 /* ------------------------------------------------------------------------ */
 /* clcontext_create / clcontext_destroy                                      */
 /* ------------------------------------------------------------------------ */
@@ -1034,6 +1181,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_kernel_in_shared_cl_context_runs_in_both),
     cmocka_unit_test(test_own_kernel_made_after_clclose_runs),
     cmocka_unit_test(test_own_kernels_released_by_the_program),
+    cmocka_unit_test(test_kernel_handles_against_a_model),
     cmocka_unit_test(test_clcontext_create_cpu_context_works),
     cmocka_unit_test(test_clcontext_create_max_ndev_caps),
     cmocka_unit_test(test_clcontext_create_unknown_platform_fails),
