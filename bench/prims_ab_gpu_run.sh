@@ -43,6 +43,7 @@ start=$(date +%s)
             (cd /tmp/before && gpu_build lib bench 2>&1 | tail -3)
         echo "before: $(cat /tmp/before/.commit 2>/dev/null), built after $(( $(date +%s) - start )) s"
     fi
+    rm -rf /tmp/v-*  # an earlier call's variants
     while read -r name file script; do
         [ -n "$name" ] || continue
         rm -rf "/tmp/v-$name" && mkdir -p "/tmp/v-$name" &&
