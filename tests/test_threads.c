@@ -712,6 +712,84 @@ static void test_clsym_does_not_wait_for_another_programs_compile(void** state)
     assert_true(still_compiling);
 }
 
+/* Kernels the program makes and releases in several threads at once, beside a
+ * thread that opens and closes libstdcl programs: every launch of a live kernel
+ * runs and gives its result, whatever handles the driver reuses between the
+ * threads (the records, their references and their tombstones change under
+ * the table's lock: TSan). */
+typedef struct {
+    cl_program prog;
+    int own; /* 1: kernels the program makes; 0: clsopen/clsym/clclose */
+    int rounds;
+    int bad;
+    char first_bad[256];
+} own_churn_t;
+
+static void* own_kernel_churn(void* arg)
+{
+    own_churn_t* c = (own_churn_t*)arg;
+    enum { N = 64 };
+    static const char* src = "__kernel void churn_add(__global int* a, int v) { a[get_global_id(0)] += v; }\n";
+    int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    if (!a) {
+        c->bad++;
+        return NULL;
+    }
+    clndrange_t ndr = clndrange_init1d(0, N, N);
+    for (int r = 0; r < c->rounds; r++) {
+        void* h = NULL;
+        cl_kernel k;
+        cl_int err = CL_SUCCESS;
+        if (c->own) {
+            k = clCreateKernel(c->prog, "churn_add", &err);
+        } else {
+            h = clsopen(stdcpu, src, CLLD_NOW);
+            k = h ? clsym(stdcpu, h, "churn_add", 0) : NULL;
+        }
+        const char* why = NULL;
+        if (!k) why = c->own ? "clCreateKernel failed" : clerror();
+        for (int i = 0; i < N && !why; i++) a[i] = i;
+        if (!why && !clmsync(stdcpu, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT)) why = clerror();
+        if (!why && !clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a, r)) why = clerror();
+        if (!why && !clmsync(stdcpu, 0, a, CL_MEM_HOST | CL_EVENT_WAIT)) why = clerror();
+        for (int i = 0; i < N && !why; i++)
+            if (a[i] != i + r) why = "a wrong result";
+        if (why && c->bad++ == 0)
+            snprintf(c->first_bad, sizeof c->first_bad, "%s round %d: %s", c->own ? "own" : "clsym", r, why);
+        if (c->own && k) clReleaseKernel(k);
+        if (h && clclose(stdcpu, h) != 0 && c->bad++ == 0)
+            snprintf(c->first_bad, sizeof c->first_bad, "clclose: %s", clerror());
+    }
+    clfree(a);
+    return NULL;
+}
+
+static void test_program_made_kernels_from_several_threads(void** state)
+{
+    (void)state;
+    enum { T = 4 };
+    static const char* src = "__kernel void churn_add(__global int* a, int v) { a[get_global_id(0)] += v; }\n";
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    own_churn_t c[T];
+    pthread_t t[T];
+    for (int i = 0; i < T; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        c[i].prog = prog;
+        c[i].own = i != 0;
+        c[i].rounds = 60;
+        assert_int_equal(pthread_create(&t[i], NULL, own_kernel_churn, &c[i]), 0);
+    }
+    for (int i = 0; i < T; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        if (c[i].bad) print_error("thread %d: %d failure(s), the first: %s\n", i, c[i].bad, c[i].first_bad);
+    }
+    for (int i = 0; i < T; i++) assert_int_equal(c[i].bad, 0);
+    clReleaseProgram(prog);
+}
+
 /* clfree racing blocking clmsync of the same memory, on devices that copy
  * (STDCL_ZERO_COPY=0): helper_race checks every call's outcome. */
 static void test_clfree_waits_for_blocking_clmsync_in_copy_mode(void** state)
@@ -736,6 +814,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clclose_while_another_thread_launches),
     cmocka_unit_test(test_clarg_set_while_another_thread_clcloses),
     cmocka_unit_test(test_clsym_does_not_wait_for_another_programs_compile),
+    cmocka_unit_test(test_program_made_kernels_from_several_threads),
     cmocka_unit_test(test_clfree_waits_for_blocking_clmsync_in_copy_mode),
 };
 
