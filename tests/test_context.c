@@ -393,6 +393,63 @@ static void test_own_kernels_released_by_the_program(void** state)
     clReleaseProgram(prog);
 }
 
+/* libstdcl holds one reference to a kernel the program made while it keeps
+ * its record, as clfork(3) says, and none once the context is destroyed; the
+ * kernel then still works in plain OpenCL. */
+static void test_own_kernel_held_while_recorded_and_let_go_with_the_context(void** state)
+{
+    (void)state;
+    enum { N = 64 };
+    CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
+    assert_non_null(cp);
+    cl_int err = CL_SUCCESS;
+    const char* src = k_twice_src;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(prog, "twice", &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_uint refs = 0;
+    assert_int_equal(clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    assert_int_equal(refs, 1);
+    int* a = (int*)clmalloc(cp, N * sizeof(int), 0);
+    assert_non_null(a);
+    for (int i = 0; i < N; i++) a[i] = i;
+    clndrange_t ndr = clndrange_init1d(0, N, N);
+    assert_non_null(clmsync(cp, 0, a, CL_MEM_DEVICE | CL_EVENT_WAIT));
+    assert_non_null(clforka(cp, 0, k, &ndr, CL_EVENT_WAIT, a));
+    assert_non_null(clmsync(cp, 0, a, CL_MEM_HOST | CL_EVENT_WAIT));
+    for (int i = 0; i < N; i++) assert_int_equal(a[i], 2 * i + 1);
+    assert_int_equal(clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    assert_int_equal(refs, 2);
+    assert_int_equal(clfree(a), 0);
+    assert_int_equal(clcontext_destroy(cp), 0);
+    assert_int_equal(clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+    assert_int_equal(refs, 1);
+    /* The program's own kernel, in plain OpenCL, in its cl_context (still
+     * held by the program's objects). */
+    cl_context c = NULL;
+    assert_int_equal(clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof c, &c, NULL), CL_SUCCESS);
+    cl_device_id devs[16];
+    assert_int_equal(clGetContextInfo(c, CL_CONTEXT_DEVICES, sizeof devs, devs, NULL), CL_SUCCESS);
+    cl_command_queue q = clCreateCommandQueue(c, devs[0], 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    int h[N];
+    for (int i = 0; i < N; i++) h[i] = i;
+    assert_int_equal(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clSetKernelArg(k, 0, sizeof m, &m), CL_SUCCESS);
+    size_t g = N;
+    assert_int_equal(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
+    assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < N; i++) assert_int_equal(h[i], 2 * i + 1);
+    clReleaseMemObject(m);
+    clReleaseCommandQueue(q);
+    assert_int_equal(clReleaseKernel(k), CL_SUCCESS);
+    assert_int_equal(clReleaseProgram(prog), CL_SUCCESS);
+}
+
 /* Random programs of kernel handles: programs opened and closed (clsopen,
  * clsym, clclose; opening a text that is open shares its handle and kernel,
  * as dlopen does), kernels the program makes and releases (clCreateKernel,
@@ -1181,6 +1238,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_kernel_in_shared_cl_context_runs_in_both),
     cmocka_unit_test(test_own_kernel_made_after_clclose_runs),
     cmocka_unit_test(test_own_kernels_released_by_the_program),
+    cmocka_unit_test(test_own_kernel_held_while_recorded_and_let_go_with_the_context),
     cmocka_unit_test(test_kernel_handles_against_a_model),
     cmocka_unit_test(test_clcontext_create_cpu_context_works),
     cmocka_unit_test(test_clcontext_create_max_ndev_caps),

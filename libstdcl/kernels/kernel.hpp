@@ -150,8 +150,8 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 // released object, while their tombstone is among the last kept (it holds a
 // reference to each kernel object, so no new kernel takes one of their handles).
 void kernel_unregister(const KernelInfo& ki) noexcept;
-// Drops every record of cp's kernels and of kernels the program made in its
-// cl_context, tombstones included (before cp's memory objects are released).
+// Drops every record of cp's kernels, tombstones included (before cp's memory
+// objects are released).
 void kernel_forget_context(CLCONTEXT* cp) noexcept;
 // Sets to NULL every kernel argument that holds one of a's memory objects (called
 // before they are released): no kernel object keeps a handle to a released object,

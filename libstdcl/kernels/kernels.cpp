@@ -325,15 +325,17 @@ void kernel_unregister(const KernelInfo& ki) noexcept
     entomb(t, ki, &gone);
 }
 
-void kernel_forget_context(CLCONTEXT* cp) noexcept
+namespace {
+
+// Drops the records (tombstones included) that drop(record) selects.
+template <class Pred> void forget_records(Pred drop) noexcept
 {
     std::vector<std::shared_ptr<KernelInfo>> gone;  // released after the lock
     auto& t = kernels();
     std::unique_lock<std::shared_mutex> lock(t.mu);
     t.gen.fetch_add(1, std::memory_order_release);
-    auto of_cp = [&](const KernelInfo& rec) { return rec.cp == cp || (rec.external && rec.ctx == cp->ctx); };
     for (auto it = t.by_kernel.begin(); it != t.by_kernel.end();) {
-        if (!of_cp(*it->second)) {
+        if (!drop(*it->second)) {
             ++it;
             continue;
         }
@@ -344,7 +346,7 @@ void kernel_forget_context(CLCONTEXT* cp) noexcept
         it = t.by_kernel.erase(it);
     }
     for (auto it = t.closed.begin(); it != t.closed.end();) {
-        if (of_cp(**it)) {
+        if (drop(**it)) {
             try {
                 gone.push_back(std::move(*it));
             } catch (...) {
@@ -354,6 +356,19 @@ void kernel_forget_context(CLCONTEXT* cp) noexcept
             ++it;
         }
     }
+}
+
+}  // namespace
+
+void kernel_forget_context(CLCONTEXT* cp) noexcept
+{
+    forget_records([&](const KernelInfo& rec) { return !rec.external && rec.cp == cp; });
+}
+
+void kernel_forget_cl_context(cl_context c) noexcept
+{
+    if (context_of_cl(c)) return;  // another live context works in it
+    forget_records([&](const KernelInfo& rec) { return rec.external && rec.ctx == c; });
 }
 
 void kernel_unbind(const Allocation& a) noexcept

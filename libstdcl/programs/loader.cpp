@@ -480,7 +480,7 @@ void context_release_programs(CLCONTEXT* cp)
         std::lock_guard<std::mutex> lock(p->build_mu);
         release_program(*p);
     }
-    kernel_forget_context(cp);  // the tombstones' references, and those of the program's kernels
+    kernel_forget_context(cp);  // the tombstones' references too
 }
 
 void* open_library_program(CLCONTEXT* cp, const char* source, const char* name, const char* options)
