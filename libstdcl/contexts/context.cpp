@@ -341,7 +341,7 @@ void destroy_context(CLCONTEXT* cp)
     prims_forget_context(cp);
     wait_forget_context(cp);
     memory_forget_context(cp);
-    kernel_forget_cl_context(cp->ctx);  // the program's kernels: their arguments were unbound above
+    kernel_forget_cl_context(cp);  // the program's kernels: their arguments were unbound above
     for (auto& d : cp->devs) {
         if (d.xfer != d.queue) clReleaseCommandQueue(d.xfer);
         clReleaseCommandQueue(d.queue);

@@ -138,10 +138,10 @@ void context_release_programs(CLCONTEXT* cp);
 // Forgets the programs of clsort, clscan and clreduce of cp and releases their
 // scratch memory (prims.cpp).
 void prims_forget_context(CLCONTEXT* cp) noexcept;
-// Drops libstdcl's records of the kernels the program made in c (and its
-// references to them) where no live context works in c: after the memory
-// objects were released, so that their arguments were set to NULL first
-// (kernels.cpp).
-void kernel_forget_cl_context(cl_context c) noexcept;
+// Drops libstdcl's records of the kernels the program made in cp's cl_context
+// (and its references to them): all of them where no other live context works
+// in it, else those that name cp.  After cp's memory objects were released, so
+// that their arguments were set to NULL first (kernels.cpp).
+void kernel_forget_cl_context(CLCONTEXT* cp) noexcept;
 
 }  // namespace stdcl

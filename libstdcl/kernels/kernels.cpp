@@ -365,10 +365,13 @@ void kernel_forget_context(CLCONTEXT* cp) noexcept
     forget_records([&](const KernelInfo& rec) { return !rec.external && rec.cp == cp; });
 }
 
-void kernel_forget_cl_context(cl_context c) noexcept
+void kernel_forget_cl_context(CLCONTEXT* cp) noexcept
 {
-    if (context_of_cl(c)) return;  // another live context works in it
-    forget_records([&](const KernelInfo& rec) { return rec.external && rec.ctx == c; });
+    // Where another live context works in the same cl_context, only the records
+    // that name cp: a later launch describes the kernel again, in that context.
+    const bool shared = context_of_cl(cp->ctx) != nullptr;
+    forget_records(
+        [&](const KernelInfo& rec) { return rec.external && rec.ctx == cp->ctx && (!shared || rec.cp == cp); });
 }
 
 void kernel_unbind(const Allocation& a) noexcept
