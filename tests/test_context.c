@@ -456,10 +456,13 @@ static void test_own_kernel_held_while_recorded_and_let_go_with_the_context(void
  * clReleaseKernel), and launches of any of them, against a model: a live
  * kernel runs and gives its result, every time (whatever handles the driver
  * reuses); a kernel closed, or released after libstdcl recorded it, is
- * refused with "was released" while fewer than 32 kernels were let go since
- * (the model uses such a handle only then: past that, as in plain OpenCL, it
- * must not be used).  STDCL_KERNELS_SEED replays a run. */
-enum { KR_SLOTS = 12, KR_STEPS = 400, KR_N = 32, KR_GENS = KR_STEPS + 2 };
+ * refused with "was released" while it is among the last 32 let go.  libstdcl
+ * learns that the program released a kernel at its next use or at the next new
+ * kernel, so up to KR_SLOTS kernels let go before it may be counted after it:
+ * the model uses such a handle only while fewer than KR_RECENT were let go
+ * since (KR_RECENT + KR_SLOTS <= 32; past the last 32, as in plain OpenCL, a
+ * released handle must not be used).  STDCL_KERNELS_SEED replays a run. */
+enum { KR_SLOTS = 12, KR_RECENT = 16, KR_STEPS = 400, KR_N = 32, KR_GENS = KR_STEPS + 2 };
 typedef struct {
     int used;
     int own;       /* made by the program (clCreateKernel); else clsym's */
@@ -550,7 +553,7 @@ static void test_kernel_handles_against_a_model(void** state)
         } else if (s->used) {
             kr_gen* g = &gens[s->gen];
             int live = g->gone_at < 0;
-            if (!live && !(g->recorded && gone - g->gone_at < 24)) continue; /* must not be used */
+            if (!live && !(g->recorded && gone - g->gone_at < KR_RECENT)) continue; /* must not be used */
             /* a launch: right, or refused for the reason */
             int v = (int)(kr_next(&rng) % 100);
             for (int i = 0; i < KR_N; i++) a[i] = i;
