@@ -276,6 +276,16 @@ static void test_shared_cl_context_keeps_memory_per_context(void** state)
     assert_int_equal(clfree(b), 0);
 }
 
+/* A program the test builds itself, with plain OpenCL, in cp's cl_context. */
+static cl_program own_program(CLCONTEXT* cp, const char* src)
+{
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &src, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    return prog;
+}
+
 /* A cl_kernel the program makes in the shared cl_context runs in either
  * context, with that context's memory. */
 static void test_own_kernel_in_shared_cl_context_runs_in_both(void** state)
@@ -283,10 +293,7 @@ static void test_own_kernel_in_shared_cl_context_runs_in_both(void** state)
     (void)state;
     enum { N = 128 };
     cl_int err = CL_SUCCESS;
-    const char* src = k_twice_src;
-    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_program prog = own_program(stdcpu, k_twice_src);
     cl_kernel k = clCreateKernel(prog, "twice", &err);
     assert_int_equal(err, CL_SUCCESS);
     CLCONTEXT* cps[] = {stdcpu, stddev};
@@ -320,7 +327,6 @@ static void test_own_kernel_made_after_clclose_runs(void** state)
 {
     (void)state;
     enum { N = 64, ROUNDS = 40 };
-    const char* src = k_twice_src;
     int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
     assert_non_null(a);
     for (int r = 0; r < ROUNDS; r++) {
@@ -329,9 +335,7 @@ static void test_own_kernel_made_after_clclose_runs(void** state)
         assert_non_null(kl);
         assert_int_equal(clclose(stdcpu, h), 0);
         cl_int err = CL_SUCCESS;
-        cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+        cl_program prog = own_program(stdcpu, k_twice_src);
         cl_kernel k = clCreateKernel(prog, "twice", &err);
         assert_int_equal(err, CL_SUCCESS);
         for (int i = 0; i < N; i++) a[i] = i + r;
@@ -360,9 +364,7 @@ static void test_own_kernels_released_by_the_program(void** state)
         "__kernel void twice(__global int* a) { int i = get_global_id(0); a[i] = 2 * a[i] + 1; }\n"
         "__kernel void addv(int v, __global int* a) { int i = get_global_id(0); a[i] += v; }\n";
     cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &src, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_program prog = own_program(stdcpu, src);
     int* a = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
     assert_non_null(a);
     clndrange_t ndr = clndrange_init1d(0, N, 32);
@@ -403,10 +405,7 @@ static void test_own_kernel_held_while_recorded_and_let_go_with_the_context(void
     CLCONTEXT* cp = clcontext_create(NULL, CL_DEVICE_TYPE_CPU, 0, NULL, 0);
     assert_non_null(cp);
     cl_int err = CL_SUCCESS;
-    const char* src = k_twice_src;
-    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(cp), 1, &src, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_program prog = own_program(cp, k_twice_src);
     cl_kernel k = clCreateKernel(prog, "twice", &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_uint refs = 0;
@@ -500,9 +499,7 @@ static void test_kernel_handles_against_a_model(void** state)
     unsigned long long rng = seed;
     printf("kernel handles: seed %llu (STDCL_KERNELS_SEED replays it)\n", seed);
     cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(stdcl_clcontext(stdcpu), 1, &own_src, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    assert_int_equal(clBuildProgram(prog, 0, NULL, "", NULL, NULL), CL_SUCCESS);
+    cl_program prog = own_program(stdcpu, own_src);
     int* a = (int*)clmalloc(stdcpu, KR_N * sizeof(int), 0);
     assert_non_null(a);
     static kr_slot slot[KR_SLOTS];
