@@ -443,9 +443,9 @@ static void test_own_kernel_held_while_recorded_and_let_go_with_the_context(void
     assert_int_equal(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
     assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL), CL_SUCCESS);
     for (int i = 0; i < N; i++) assert_int_equal(h[i], 2 * i + 1);
+    assert_int_equal(clReleaseKernel(k), CL_SUCCESS);  // first: it holds m as its argument
     clReleaseMemObject(m);
     clReleaseCommandQueue(q);
-    assert_int_equal(clReleaseKernel(k), CL_SUCCESS);
     assert_int_equal(clReleaseProgram(prog), CL_SUCCESS);
 }
 
