@@ -16,7 +16,8 @@
 #   bench/prims_ab_gpu_run.sh [tests] [bench] [cub] [check]   (default: all four)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
-# (reduce_host: its sum brought to the host, as clreduce's is).  VARIANTS, one per line
+# (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
+# (default events; "events host" both) how CUB is timed (prims_cub --clock).  VARIANTS, one per line
 # "NAME FILE SEDSCRIPT": for each, a copy of this tree with FILE so edited (a
 # tuning constant, say) is built too, tested (test_prims) and benched beside
 # (VARIANT and VARIANT_FILE: one variant named "variant").
@@ -75,9 +76,11 @@ cat "$RES/machine.txt"
             --no-boost --no-host 2>&1 | grep -E '^RESULT|FAIL|rror')
     done
     if [[ $WHAT == *" cub "* ]] && [ -x build/bench/prims_cub ]; then
-        echo "== round $round: CUB"
-        timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" 2>&1 |
-            grep -E '^RESULT|FAIL|rror'
+        for clock in ${CUB_CLOCKS:-events}; do
+            echo "== round $round: CUB ($clock clock)"
+            timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --clock "$clock" \
+                --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" 2>&1 | grep -E '^RESULT|FAIL|rror'
+        done
     fi
 done > "$RES/bench.txt" 2>&1
 echo "bench: $(( $(date +%s) - start )) s"

@@ -2,7 +2,7 @@
 // prims_cub.cu: the CUDA anchor of bench_prims: CUB's radix sort, scan and
 // reduce on the same data and sizes, with the same RESULT lines (impl=cub).
 //
-//   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups]
+//   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--clock events|host]
 //                         [--ops sort,pairs,scan,reduce,sort64,reduce_host]
 //
 // Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28),
@@ -18,7 +18,10 @@
 // The sorts read one array and write another, so every run sorts the
 // unsorted input.  Temporary storage is allocated once per (operation, n),
 // outside timing.  A time is the median of reps runs (default 7) after
-// warmups (default 2), each timed with cudaEvents recorded around the call.
+// warmups (default 2), each timed with cudaEvents recorded around the call;
+// with --clock host, with the host's clock around the call and a
+// cudaStreamSynchronize after it (impl=cub-host), as bench_prims times a
+// CL_EVENT_WAIT call: the launches and the host's notice of the end included.
 // The data are bench_prims's (splitmix64, the same seeds); the last run's
 // result is checked as there (sorted, same keys; values follow their keys,
 // stably; the scan equal to a host scan; the sum within 1e-4 of a double
@@ -41,6 +44,8 @@
 #include <vector>
 
 static const char* prog = "prims_cub";
+static bool g_host_clock = false;  // --clock host
+static const char* impl_name() { return g_host_clock ? "cub-host" : "cub"; }
 
 #define CUDA_CHECK(call)                                                     \
     do {                                                                     \
@@ -194,7 +199,12 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         cudaError_t e = call();
         return e != cudaSuccess ? e : cudaMemcpy(&host_sum, fsum, sizeof host_sum, cudaMemcpyDeviceToHost);
     };
+    auto call_synced = [&]() -> cudaError_t {
+        cudaError_t e = call();
+        return e != cudaSuccess ? e : cudaStreamSynchronize(0);
+    };
     const double s = op == OP_REDUCE_HOST ? time_median_host(call_to_host, reps, warmups)
+                     : g_host_clock       ? time_median_host(call_synced, reps, warmups)
                                           : time_median(call, reps, warmups, e0, e1);
     // the check, on the last run's result
     char msg[200];
@@ -244,7 +254,7 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         }
     }
 
-    printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=%s\n", op_names[op], n, s * 1e3, rate_of(op, n, s),
+    printf("RESULT op=%s n=%zu impl=%s ms=%.4g rate=%.4g unit=%s\n", op_names[op], n, impl_name(), s * 1e3, rate_of(op, n, s),
            op <= OP_PAIRS ? "Gkeys/s" : "GB/s");
     fflush(stdout);
     cudaFree(tmp);
@@ -273,7 +283,11 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaMemcpy(ka, hk.data(), bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    const double s = time_median(call, reps, warmups, e0, e1);
+    auto call_synced = [&]() -> cudaError_t {
+        cudaError_t e = call();
+        return e != cudaSuccess ? e : cudaStreamSynchronize(0);
+    };
+    const double s = g_host_clock ? time_median_host(call_synced, reps, warmups) : time_median(call, reps, warmups, e0, e1);
     std::vector<uint64_t> out(n);
     CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
     uint64_t want[2] = {0, 0}, got[2] = {0, 0};
@@ -289,7 +303,8 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         }
     }
     if (want[0] != got[0] || want[1] != got[1]) fail(op, n, "sorted, but not the same keys as the input");
-    printf("RESULT op=%s n=%zu impl=cub ms=%.4g rate=%.4g unit=Gkeys/s\n", op_names[op], n, s * 1e3, rate_of(op, n, s));
+    printf("RESULT op=%s n=%zu impl=%s ms=%.4g rate=%.4g unit=Gkeys/s\n", op_names[op], n, impl_name(), s * 1e3,
+           rate_of(op, n, s));
     fflush(stdout);
     cudaFree(tmp);
     cudaFree(ka);
@@ -301,7 +316,7 @@ static void usage(const char* why)
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
     fprintf(stderr,
             "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] "
-            "[--ops sort,pairs,scan,reduce,sort64,reduce_host]\n",
+            "[--ops sort,pairs,scan,reduce,sort64,reduce_host] [--clock events|host]\n",
             prog);
     exit(2);
 }
@@ -332,7 +347,11 @@ int main(int argc, char** argv)
             reps = (int)parse_int("-r", argv[++i], 1, 1000);
         else if (!strcmp(a, "-w") && more)
             warmups = (int)parse_int("-w", argv[++i], 0, 1000);
-        else if (!strcmp(a, "--ops") && more) {
+        else if (!strcmp(a, "--clock") && more) {
+            const char* c = argv[++i];
+            if (strcmp(c, "events") && strcmp(c, "host")) usage("--clock: events or host");
+            g_host_clock = !strcmp(c, "host");
+        } else if (!strcmp(a, "--ops") && more) {
             std::string list = argv[++i];
             std::fill(ops, ops + OP_COUNT, false);
             size_t pos = 0;
@@ -367,8 +386,9 @@ int main(int argc, char** argv)
            CUB_VERSION / 100 % 1000, CUB_VERSION % 100, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
     printf("device:   0 (%s, sm_%d%d, %.1f GiB, %.1f GiB free)\n", prop.name, prop.major, prop.minor,
            total_b / 1073741824.0, free_b / 1073741824.0);
-    printf("runs:     n = 2^%d..2^%d (every other power), median of %d after %d warm-up(s), cudaEvents around the call\n",
-           min_log2, max_log2, reps, warmups);
+    printf("runs:     n = 2^%d..2^%d (every other power), median of %d after %d warm-up(s), %s\n", min_log2,
+           max_log2, reps, warmups,
+           g_host_clock ? "host clock around the call and a cudaStreamSynchronize" : "cudaEvents around the call");
     fflush(stdout);
 
     cudaEvent_t e0, e1;
