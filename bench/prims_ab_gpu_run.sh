@@ -18,7 +18,7 @@
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
 # (default events; "events host" both) how CUB is timed (prims_cub --clock).  VARIANTS, one per line
-# "NAME FILE SEDSCRIPT": for each, a copy of this tree with FILE so edited (a
+# "NAME FILES SEDSCRIPT": for each, a copy of this tree with FILES (comma-separated) so edited (a
 # tuning constant, say) is built too, tested (test_prims) and benched beside
 # (VARIANT and VARIANT_FILE: one variant named "variant").
 set -u
@@ -50,7 +50,7 @@ start=$(date +%s)
         [ -n "$name" ] || continue
         rm -rf "/tmp/v-$name" && mkdir -p "/tmp/v-$name" &&
             tar --exclude=./build --exclude=./build-deps -cf - . | tar -xf - -C "/tmp/v-$name" &&
-            sed -i "$script" "/tmp/v-$name/$file" &&
+            for f in ${file//,/ }; do sed -i "$script" "/tmp/v-$name/$f"; done &&
             (cd "/tmp/v-$name" && gpu_build lib bench build/tests/test_prims 2>&1 | tail -3)
         echo "variant $name: $script in $file, built after $(( $(date +%s) - start )) s"
         echo "variant $name" > "/tmp/v-$name/.commit"

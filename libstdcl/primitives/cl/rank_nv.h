@@ -8,14 +8,6 @@
 #define STDCL_PRIM_RANK_NV_H
 #define SORT_UNROLL _Pragma("unroll")
 #define SORT_RANK_LOCAL 1 /* rank_in_warp's wdig: unused here */
-/* 1: the lanes with a key's digit found by match.any (one instruction) rather
- * than eight ballots; 1: the group's scans by the warps' shuffles. */
-#ifndef SORT_NV_MATCH
-#define SORT_NV_MATCH 0
-#endif
-#ifndef SORT_NV_SCAN
-#define SORT_NV_SCAN 0
-#endif
 
 inline uint nv_lanemask_lt(void)
 {
@@ -36,14 +28,6 @@ inline uint nv_ballot(uint p)
 // The valid lanes whose 8-bit digit is d (what an invalid lane gets is not
 // used: selecting a value for it kept a register live across the rank loop,
 // and the sort was 10% slower on an H200).
-#if SORT_NV_MATCH
-inline uint nv_peers(uint d, uint valid)
-{
-    uint m;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d | (valid ? 0u : 256u)));
-    return m;
-}
-#else
 inline uint nv_peers(uint d, uint valid)
 {
     uint peers = nv_ballot(valid);
@@ -55,37 +39,6 @@ inline uint nv_peers(uint d, uint valid)
     }
     return peers;
 }
-#endif
-
-#if SORT_NV_SCAN
-inline uint nv_shfl_up(uint v, uint delta)
-{
-    uint r;
-    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
-    return r;
-}
-// sort_excl's exclusive scan of one uint a work-item over the group, each
-// warp's by shuffles: two barriers where sort_excl passes 18.  x: a uint a warp.
-inline uint nv_group_excl(uint v, __local uint* x)
-{
-    uint lane = get_local_id(0) & 31u, warp = get_local_id(0) >> 5;
-    uint s = v;
-#pragma unroll
-    for (uint o = 1; o < 32u; o <<= 1) {
-        uint y = nv_shfl_up(s, o);
-        if (lane >= o) s += y;
-    }
-    if (lane == 31u) x[warp] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint before = 0;
-    for (uint w = 0; w < warp; ++w) before += x[w];
-    barrier(CLK_LOCAL_MEM_FENCE);  // x free for the next scan
-    return before + s - v;
-}
-#define SORT_EXCL nv_group_excl
-#else
-#define SORT_EXCL sort_excl
-#endif
 
 // The rank of this lane's key (digit d; valid: 0 for a lane past the tile's
 // end) among the warp's keys of digit d so far: wh[d] (the warp's counts) plus

@@ -7,7 +7,6 @@
 #define STDCL_PRIM_RANK_PORTABLE_H
 #define SORT_UNROLL
 #define SORT_RANK_LOCAL WG /* rank_in_warp's wdig: a word a work-item */
-#define SORT_EXCL sort_excl /* the group's scan (sort_body.h) */
 
 // The rank of this lane's key (digit d; valid: 0 for a lane past the tile's
 // end) among the warp's keys of digit d so far: wh[d] (the warp's counts) plus

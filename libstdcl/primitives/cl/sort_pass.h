@@ -44,10 +44,10 @@ void stdcl_sort_onesweep(
     __local uint gpos[WG];    // and in the output, less dstart
     __local KU skey[TILE];
 #if PAIRS
-    // Values of 4, 8 or 16 bytes: 32 bits of each, in key order; others: the
-    // index in the tile of the key at each position.
+    // Values of 4, 8 or 16 bytes: 32 bits of each, in key order; others: each
+    // key's index in the tile (as ushort).
     __local uint sval[TILE];
-    const bool vwords = vmode == 4u || vmode == 8u || vmode == 16u;
+    __local ushort sperm[TILE];  // others: sperm[pos] = j; else sperm[j] = pos
 #endif
     __local uint s_tile;
     __local uint wdig[SORT_RANK_LOCAL];  // the ranker's
@@ -102,7 +102,7 @@ void stdcl_sort_onesweep(
         total += c;
     }
     if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
-    uint mine = SORT_EXCL(total, gpos);
+    uint mine = sort_excl(total, gpos);
     dstart[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     // The keys in digit order in local memory (while the tiles before finish).
@@ -114,10 +114,10 @@ void stdcl_sort_onesweep(
             uint pos = dstart[d] + whist[warp * 256 + d] + rank[r];
             skey[pos] = key[r];
 #if PAIRS
-            if (vwords)
-                rank[r] = pos;  // where its value goes in sval
+            if (vmode != 4u && vmode != 8u && vmode != 16u)
+                sperm[pos] = (ushort)j;
             else
-                sval[pos] = j;
+                sperm[j] = (ushort)pos;
 #endif
         }
     }
@@ -127,7 +127,7 @@ void stdcl_sort_onesweep(
     // H200.)
     uint prefix = 0;
     if (tile == 0) {
-        prefix = SORT_EXCL(ghist[pass * 256u + lid], gpos);
+        prefix = sort_excl(ghist[pass * 256u + lid], gpos);
     } else {
         for (int t = (int)tile - 1;; --t) {
             ulong w;
@@ -142,9 +142,6 @@ void stdcl_sort_onesweep(
     gpos[lid] = prefix - mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     dst += doff;
-#if PAIRS
-    uint gout[SO_ITEMS];  // where position lid + i * WG goes in the output
-#endif
     SORT_UNROLL
     for (uint i = 0; i < SO_ITEMS; ++i) {
         uint j = lid + i * WG;
@@ -153,13 +150,13 @@ void stdcl_sort_onesweep(
             uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
             dst[g] = (mode & SORT_MAP_OUT) ? unmap_key(k, mode) : k;
 #if PAIRS
-            gout[i] = g;
-            if (!vwords) move_value(vsrc + vsoff, vdst + vdoff, base + sval[j], g, vmode, vsize);
+            if (vmode != 4u && vmode != 8u && vmode != 16u)
+                move_value(vsrc + vsoff, vdst + vdoff, base + sperm[j], g, vmode, vsize);
 #endif
         }
     }
 #if PAIRS
-    if (vwords) {
+    if (vmode == 4u || vmode == 8u || vmode == 16u) {
         uint words = vmode / 4u;
         __global const uint* vs = (__global const uint*)(vsrc + vsoff) + base * words;
         __global uint* vd = (__global uint*)(vdst + vdoff);
@@ -174,13 +171,13 @@ void stdcl_sort_onesweep(
             SORT_UNROLL
             for (uint r = 0; r < SO_ITEMS; ++r) {
                 uint j = seg + r * 32u + lane;
-                if (j < cnt) sval[rank[r]] = v[r];
+                if (j < cnt) sval[sperm[j]] = v[r];
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             SORT_UNROLL
             for (uint i = 0; i < SO_ITEMS; ++i) {
                 uint j = lid + i * WG;
-                if (j < cnt) vd[(ulong)gout[i] * words + w] = sval[j];
+                if (j < cnt) vd[(ulong)(gpos[(uint)(skey[j] >> shift) & 255u] + j) * words + w] = sval[j];
             }
         }
     }
