@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // prims_cub.cu: the CUDA anchor of bench_prims: CUB's radix sort, scan and
-// reduce on the same data and sizes, with the same RESULT lines (impl=cub).
+// reduce on the same data and sizes, with the same RESULT lines (impl=cub, or
+// cub-host with --clock host).
 //
 //   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--clock events|host]
 //                         [--ops sort,pairs,scan,reduce,sort64,reduce_host]
