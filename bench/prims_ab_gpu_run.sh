@@ -9,11 +9,14 @@
 #           the other commit and this tree in turn, twice
 #   cub     with bench: CUB (make bench-cuda's prims_cub, the same sizes and
 #           operations) in each round beside them
+#   regs    NVIDIA's compiler's figures for each kernel the library builds
+#           (STDCL_BUILD_OPTIONS=-cl-nv-verbose STDCL_TRACE=log), this tree and
+#           each variant
 #   check   make check-gpu in the time left
 # Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
-# bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
+# regs.txt, bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
 #
-#   bench/prims_ab_gpu_run.sh [tests] [bench] [cub] [check]   (default: all four)
+#   bench/prims_ab_gpu_run.sh [tests] [regs] [bench] [cub] [check]   (default: all but regs)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
@@ -68,6 +71,15 @@ cat "$RES/machine.txt"
     done
 } > "$RES/tests.txt" 2>&1
 [ -f "$RES/tests.txt" ] && grep "exit status" "$RES/tests.txt"
+# What NVIDIA's compiler says of the programs the library builds (ptxas:
+# registers, stack frame, spills, shared memory), for this tree and each variant.
+[[ $WHAT == *" regs "* ]] && for tree in "$ROOT" /tmp/v-*; do
+    [ -x "$tree/build/bench/bench_prims" ] || continue
+    echo "== $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit")"
+    (cd "$tree" && CUDA_CACHE_DISABLE=1 STDCL_CACHE=0 STDCL_BUILD_OPTIONS=-cl-nv-verbose STDCL_TRACE=log timeout 60 \
+        build/bench/bench_prims -c gpu --min 10 --max 10 --ops "${OPS:-sort,pairs,scan,reduce}" -r 1 -w 0 --no-boost --no-host 2>&1 |
+        grep -E "compiler log of|Compiling entry|stack frame|Used [0-9]+ registers")
+done > "$RES/regs.txt" 2>&1
 [[ $WHAT == *" bench "* ]] && for round in $(seq 1 "${ROUNDS:-2}"); do
     for tree in /tmp/before "$ROOT" /tmp/v-*; do
         [ -x "$tree/build/bench/bench_prims" ] || continue
