@@ -21,7 +21,9 @@
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
 # (default events; "events host" both) how CUB is timed (prims_cub --clock).  VARIANTS, one per line
-# "NAME FILES SEDSCRIPT": for each, a copy of this tree with FILES (comma-separated) so edited (a
+# "NAME FILES SEDSCRIPT" or "NAME patch PATCHFILE" (a path from the tree's top,
+# build-deps/x.patch say, applied with git apply): for each, a copy of this
+# tree with FILES (comma-separated) so edited or the patch applied (a
 # tuning constant, say) is built too, tested (test_prims) and benched beside
 # (VARIANT and VARIANT_FILE: one variant named "variant").
 set -u
@@ -53,7 +55,8 @@ start=$(date +%s)
         [ -n "$name" ] || continue
         rm -rf "/tmp/v-$name" && mkdir -p "/tmp/v-$name" &&
             tar --exclude=./build --exclude=./build-deps -cf - . | tar -xf - -C "/tmp/v-$name" &&
-            for f in ${file//,/ }; do sed -i "$script" "/tmp/v-$name/$f"; done &&
+            if [ "$file" = patch ]; then (cd "/tmp/v-$name" && git apply "$ROOT/$script"); else
+                for f in ${file//,/ }; do sed -i "$script" "/tmp/v-$name/$f"; done; fi &&
             (cd "/tmp/v-$name" && gpu_build lib bench build/tests/test_prims 2>&1 | tail -3)
         echo "variant $name: $script in $file, built after $(( $(date +%s) - start )) s"
         echo "variant $name" > "/tmp/v-$name/.commit"
