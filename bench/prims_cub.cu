@@ -135,6 +135,18 @@ template <class F> static double time_median_host(F&& call, int reps, int warmup
     return median(t);
 }
 
+// The median seconds of a call as --clock says: cudaEvents around it, or the
+// host's clock around it and a cudaStreamSynchronize.
+template <class F> static double time_call(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+{
+    if (!g_host_clock) return time_median(call, reps, warmups, e0, e1);
+    auto synced = [&]() -> cudaError_t {
+        cudaError_t e = call();
+        return e != cudaSuccess ? e : cudaStreamSynchronize(0);
+    };
+    return time_median_host(synced, reps, warmups);
+}
+
 // One (operation, n): allocation, timing, check, its line.
 static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
 {
@@ -200,13 +212,8 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         cudaError_t e = call();
         return e != cudaSuccess ? e : cudaMemcpy(&host_sum, fsum, sizeof host_sum, cudaMemcpyDeviceToHost);
     };
-    auto call_synced = [&]() -> cudaError_t {
-        cudaError_t e = call();
-        return e != cudaSuccess ? e : cudaStreamSynchronize(0);
-    };
     const double s = op == OP_REDUCE_HOST ? time_median_host(call_to_host, reps, warmups)
-                     : g_host_clock       ? time_median_host(call_synced, reps, warmups)
-                                          : time_median(call, reps, warmups, e0, e1);
+                                          : time_call(call, reps, warmups, e0, e1);
     // the check, on the last run's result
     char msg[200];
     if (reduce) {
@@ -284,11 +291,7 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaMemcpy(ka, hk.data(), bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    auto call_synced = [&]() -> cudaError_t {
-        cudaError_t e = call();
-        return e != cudaSuccess ? e : cudaStreamSynchronize(0);
-    };
-    const double s = g_host_clock ? time_median_host(call_synced, reps, warmups) : time_median(call, reps, warmups, e0, e1);
+    const double s = time_call(call, reps, warmups, e0, e1);
     std::vector<uint64_t> out(n);
     CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
     uint64_t want[2] = {0, 0}, got[2] = {0, 0};
