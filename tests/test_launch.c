@@ -339,6 +339,34 @@ static void test_clarg_set_with_clmalloc_pointer_binds_it(void** state)
     assert_int_equal(clfree(a), 0);
 }
 
+/* A kernel launched with an allocation, then its program closed, then the
+ * allocation freed: the kernel object the closed program's tombstone keeps
+ * (so that no new kernel takes its handle) holds no memory object when clfree
+ * releases it.  Under the ordering fuzzer (run_tests: copy mode) a memory
+ * object released while a kernel argument holds it ends the run ("held
+ * argument"); plainly, a later use of the kernel is refused as released. */
+static void test_closed_programs_kernels_let_go_of_freed_memory(void** state)
+{
+    (void)state;
+    static const char* src = "__kernel void add_k(__global int* a, int k) { a[get_global_id(0)] += k; }\n";
+    void* h = clsopen(stdcpu, src, 0);
+    assert_non_null(h);
+    cl_kernel k = clsym(stdcpu, h, "add_k", 0);
+    assert_non_null(k);
+    int* a = alloc_ints(256, 1);
+    to_device(0, a);
+    clndrange_t ndr = clndrange_init1d(0, 256, 64);
+    check_fork(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, a, 2));
+    to_host(0, a);
+    expect_ints(a, 256, 3);
+    assert_int_equal(clclose(stdcpu, h), 0);
+    assert_int_equal(clfree(a), 0);
+    int* b = alloc_ints(256, 1);
+    assert_null(clforka(stdcpu, 0, k, &ndr, CL_EVENT_WAIT, b, 2));
+    assert_non_null(strstr(clerror(), "was released"));
+    assert_int_equal(clfree(b), 0);
+}
+
 static void run_local_sum(int four_arg_form)
 {
     enum { N = 1024, L = 64 };
@@ -982,6 +1010,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_clarg_set_three_argument_form),
     cmocka_unit_test(test_clarg_set_four_argument_form),
     cmocka_unit_test(test_clarg_set_with_clmalloc_pointer_binds_it),
+    cmocka_unit_test(test_closed_programs_kernels_let_go_of_freed_memory),
     cmocka_unit_test(test_clarg_set_local_three_argument_form),
     cmocka_unit_test(test_clarg_set_local_four_argument_form),
     cmocka_unit_test(test_clarg_set_global_rebinds_between_launches),

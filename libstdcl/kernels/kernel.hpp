@@ -149,7 +149,7 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki);
 // Forgets ki's kernels: a later use of them is an error, never a driver call on a
 // released object, while their tombstone is among the last kept (it holds a
 // reference to each kernel object, so no new kernel takes one of their handles).
-void kernel_unregister(const KernelInfo& ki) noexcept;
+void kernel_unregister(KernelInfo& ki) noexcept;
 // Drops every record of cp's kernels, tombstones included (before cp's memory
 // objects are released).
 void kernel_forget_context(CLCONTEXT* cp) noexcept;

@@ -155,11 +155,30 @@ void untable(KernelTable& t, const KernelInfo& rec)
     }
 }
 
+// Sets to NULL the arguments of kernel object k (device group g of ki) that hold
+// a memory object of allocation only (nullptr: of any allocation).  ki's lock held.
+void unbind_held(KernelInfo& ki, size_t g, cl_kernel k, const Allocation* only) noexcept
+{
+    if (g >= 8) return;  // held tracks the first 8 groups
+    for (cl_uint i = 0; i < cl_uint(ki.held.size()); ++i) {
+        KernelInfo::Held& h = ki.held[i][g];
+        if (!h.alloc || (only && h.alloc != only)) continue;
+        cl_mem none = nullptr;
+        cl_int err = clSetKernelArg(k, i, sizeof none, &none);
+        if (err != CL_SUCCESS)
+            trace(Trace::mem, "kernel '%s' argument %u: clSetKernelArg(NULL) before a release failed (%s)",
+                  ki.name.c_str(), i, cl_error_name(err));
+        h = {};
+    }
+}
+
 // Replaces ki's entries with a tombstone that holds its kernel objects, and lets
 // the oldest tombstone go past kClosedKept (into *gone, released by the caller
 // after the table's lock).  The table's unique lock held; the generation raised.
-// Out of memory: ki's entries go without a tombstone.
-void entomb(KernelTable& t, const KernelInfo& ki, std::vector<std::shared_ptr<KernelInfo>>* gone) noexcept
+// Out of memory: ki's entries go without a tombstone.  The kernels the tombstone
+// keeps hold no memory object: kernel_unbind does not look at tombstones, and
+// their arguments are never set again.
+void entomb(KernelTable& t, KernelInfo& ki, std::vector<std::shared_ptr<KernelInfo>>* gone) noexcept
 {
     std::shared_ptr<KernelInfo> tomb;
     try {
@@ -177,6 +196,9 @@ void entomb(KernelTable& t, const KernelInfo& ki, std::vector<std::shared_ptr<Ke
         untable(t, ki);
         return;
     }
+    ki.mu.lock();  // after the table's lock, as kernel_find and kernel_unbind take them
+    for (size_t g = 0; g < ki.per_group.size(); ++g) unbind_held(ki, g, ki.per_group[g], nullptr);
+    ki.mu.unlock();
     for (cl_kernel k : ki.per_group) {
         auto it = t.by_kernel.find(k);
         if (it == t.by_kernel.end() || it->second.get() != &ki) continue;
@@ -311,7 +333,7 @@ void kernel_register(const std::shared_ptr<KernelInfo>& ki)
     for (cl_kernel k : ki->per_group) t.by_kernel[k] = ki;
 }
 
-void kernel_unregister(const KernelInfo& ki) noexcept
+void kernel_unregister(KernelInfo& ki) noexcept
 {
     // A tombstone: a cl_kernel used after clclose gets a clear error instead of a
     // driver call on a released object.
@@ -388,16 +410,7 @@ void kernel_unbind(const Allocation& a) noexcept
         while (g < ki.per_group.size() && ki.per_group[g] != entry.first) ++g;
         if (g >= ki.per_group.size() || g >= 8) continue;
         ki.mu.lock();
-        for (cl_uint i = 0; i < cl_uint(ki.held.size()); ++i) {
-            KernelInfo::Held& h = ki.held[i][g];
-            if (h.alloc != &a) continue;
-            cl_mem none = nullptr;
-            cl_int err = clSetKernelArg(entry.first, i, sizeof none, &none);
-            if (err != CL_SUCCESS)
-                trace(Trace::mem, "kernel '%s' argument %u: clSetKernelArg(NULL) before a release failed (%s)",
-                      ki.name.c_str(), i, cl_error_name(err));
-            h = {};
-        }
+        unbind_held(ki, g, entry.first, &a);
         ki.mu.unlock();
     }
 }

@@ -245,6 +245,7 @@ DECLARE_REAL(clRetainMemObject);
 DECLARE_REAL(clReleaseMemObject);
 DECLARE_REAL(clSetKernelArg);
 DECLARE_REAL(clReleaseKernel);
+DECLARE_REAL(clRetainKernel);
 DECLARE_REAL(clSetMemObjectDestructorCallback);
 
 // Completes a gate and drops the releaser's reference to it.
@@ -502,6 +503,7 @@ struct ArgTable {
     uint64_t next_gen = 0;
     std::map<cl_mem, MemObject> live;
     std::map<std::pair<cl_kernel, cl_uint>, ArgRecord> args;
+    std::map<cl_kernel, unsigned> kernel_retains;  // clRetainKernel calls not yet matched by a release
     uint64_t next_sub = 0;
     std::map<uint64_t, SubBuffer> subs;  // by creation order, until destroyed
     std::map<cl_mem, uint64_t> live_subs;  // handle -> id, until released
@@ -632,11 +634,27 @@ bool stash_destructor(cl_mem m, void(CL_CALLBACK* fn)(cl_mem, void*), void* user
     return true;
 }
 
+// A clRetainKernel of k: its arguments outlive the next release.
+void retain_kernel(cl_kernel k)
+{
+    if (!cfg().argcheck) return;
+    ArgTable& t = args_table();
+    std::lock_guard<std::mutex> lock(t.mu);
+    ++t.kernel_retains[k];
+}
+
+// A clReleaseKernel of k: the last reference (as far as the process's retains
+// tell) takes its arguments' records with it.
 void forget_kernel(cl_kernel k)
 {
     if (!cfg().argcheck) return;
     ArgTable& t = args_table();
     std::lock_guard<std::mutex> lock(t.mu);
+    auto r = t.kernel_retains.find(k);
+    if (r != t.kernel_retains.end()) {
+        if (--r->second == 0) t.kernel_retains.erase(r);
+        return;  // another reference holds the kernel, and its arguments
+    }
     t.args.erase(t.args.lower_bound(std::make_pair(k, cl_uint(0))), t.args.upper_bound(std::make_pair(k, ~cl_uint(0))));
 }
 
@@ -763,9 +781,16 @@ SHIM_API CL_API_ENTRY cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem
     return r;
 }
 
+SHIM_API CL_API_ENTRY cl_int CL_API_CALL clRetainKernel(cl_kernel k)
+{
+    cl_int r = REAL(clRetainKernel)(k);
+    if (r == CL_SUCCESS) retain_kernel(k);
+    return r;
+}
+
 SHIM_API CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k)
 {
-    forget_kernel(k);  // (a kernel the process retained elsewhere loses its record: no false alarm)
+    forget_kernel(k);  // before the real call: its handle may be reused at once
     return REAL(clReleaseKernel)(k);
 }
 
