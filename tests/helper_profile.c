@@ -30,6 +30,10 @@
  *             arrays in and out.
  *   noforce_nomark  the same without CL_MCTL_MARK_CLEAN, and one plain clmsync
  *             of the unchanged input after the first
+ *   prims     on stdcpu device 0: clsort of 4096 ints (CL_EVENT_WAIT), clscan
+ *             (inclusive int sum, CL_EVENT_NOWAIT, then clwait) and clreduce
+ *             (int sum) of them; prints "prims ok" when the results are right
+ *             (the test reads each primitive kernel's row of the profile)
  *   stream    100 NOWAIT launches and one clwait (STDCL_LAUNCH_EVENTS):
  *             prints "returned: STDCL_LAUNCHED" or "returned: an event", and
  *             "stream ok" when the results are right
@@ -221,6 +225,44 @@ static int stream_workload(void)
     return finish("stream", h, in, out);
 }
 
+static int prims_workload(void)
+{
+    enum { N = 4096 };
+    int* k = (int*)clmalloc(stdcpu, N * sizeof(int), 0);
+    int* s = k ? (int*)clmalloc(stdcpu, N * sizeof(int), 0) : NULL;
+    if (!s) {
+        printf("clmalloc: %s\n", clerror());
+        return 1;
+    }
+    for (int i = 0; i < N; i++) k[i] = (N - 1 - i) * 7 % N - N / 2; /* a permutation of -N/2 .. N/2-1 */
+    int sum = 0; /* clreduce writes an int for CL_REDUCE_INT */
+    int ok = clmsync(stdcpu, 0, k, CL_MEM_DEVICE | CL_EVENT_WAIT) != NULL;
+    ok = ok && clsort(stdcpu, 0, k, N, CL_REDUCE_INT, CL_EVENT_WAIT) == 0;
+    ok = ok && clscan(stdcpu, 0, k, s, N, CL_REDUCE_INT, CL_REDUCE_SUM, CL_EVENT_NOWAIT) == 0;
+    ok = ok && stdcl_wait(stdcpu, 0, CL_KERNEL_EVENT) == 0;
+    ok = ok && clreduce(stdcpu, 0, k, N, CL_REDUCE_INT, CL_REDUCE_SUM, &sum) == 0;
+    ok = ok && clmsync(stdcpu, 0, k, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+    ok = ok && clmsync(stdcpu, 0, s, CL_MEM_HOST | CL_EVENT_WAIT) != NULL;
+    if (!ok) {
+        printf("prims: %s\n", clerror());
+        return 1;
+    }
+    long run = 0;
+    for (int i = 0; i < N; i++) {
+        run += k[i];
+        if (k[i] != i - N / 2 || s[i] != run) {
+            printf("wrong: k[%d] = %d, s[%d] = %d\n", i, k[i], i, s[i]);
+            return 1;
+        }
+    }
+    if (sum != -N / 2) {
+        printf("wrong: clreduce gave %d\n", sum);
+        return 1;
+    }
+    printf("prims ok\n");
+    return 0;
+}
+
 int main(int argc, char** argv)
 {
     if (!stdcpu) {
@@ -230,6 +272,7 @@ int main(int argc, char** argv)
     if (argc > 1 && strcmp(argv[1], "report") == 0) return report_workload();
     if (argc > 1 && strcmp(argv[1], "noforce") == 0) return noforce_workload(1);
     if (argc > 1 && strcmp(argv[1], "stream") == 0) return stream_workload();
+    if (argc > 1 && strcmp(argv[1], "prims") == 0) return prims_workload();
     if (argc > 1 && strcmp(argv[1], "noforce_nomark") == 0) return noforce_workload(0);
     if (argc > 1 && strcmp(argv[1], "buildlog") == 0) {
         void* h = clsopen_named(stdcpu, k_warn_src, "warned.cl", 0);

@@ -17,12 +17,13 @@
 
 #include "test_util.h"
 
-/* Runs the report workload with env (NULL-terminated "NAME=value" list) and
- * an empty program cache of its own (in $TMPDIR, which tools/test_env.sh
- * makes fresh and removes), so that its first build is a cache miss. */
-static void run_report(tu_proc* r, const char* const* env)
+/* Runs helper_profile's workload `mode` with env (NULL-terminated
+ * "NAME=value" list) and an empty program cache of its own (in $TMPDIR, which
+ * tools/test_env.sh makes fresh and removes), so that its first build is a
+ * cache miss; it must print "<mode> ok". */
+static void run_workload(tu_proc* r, const char* mode, const char* const* env)
 {
-    const char* args[] = {"report", NULL};
+    const char* args[] = {mode, NULL};
     char* cache = tu_mkdtemp();
     assert_non_null(cache);
     char var[PATH_MAX + 32];
@@ -37,10 +38,14 @@ static void run_report(tu_proc* r, const char* const* env)
     all[n] = NULL;
     tu_spawn(r, tu_helper("helper_profile"), args, all, NULL, 180);
     free(cache);
-    if (r->status != 0 || !strstr(r->out, "report ok")) tu_proc_dump(r, "helper_profile report");
+    char ok[64];
+    snprintf(ok, sizeof ok, "%s ok", mode);
+    if (r->status != 0 || !strstr(r->out, ok)) tu_proc_dump(r, mode);
     assert_int_equal(r->status, 0);
-    assert_contains(r->out, "report ok");
+    assert_contains(r->out, ok);
 }
+
+static void run_report(tu_proc* r, const char* const* env) { run_workload(r, "report", env); }
 
 /* Occurrence n (0: the first) of head in text, or NULL. */
 static const char* nth_match(const char* text, const char* head, int n)
@@ -164,7 +169,7 @@ static void test_table_has_exact_counts_in_copy_mode(void** state)
     check_transfer(part, "clmsync to device", 2, 8192);
     check_transfer(part, "clmsync to host", 2, 8192);
     check_transfer(part, "clmcopy on device", 1, 4096);
-    check_kernel(part, "clreduce: stdcl_reduce_chunked (int sum)", 1, wall);
+    check_kernel(part, "clreduce: stdcl_reduce_chunked (stdcl_reduce_int_sum.cl)", 1, wall);
     assert_null(strstr(part, "zero-copy"));
     assert_null(strstr(part, "not timed"));
     assert_non_null(device_part(cpu, 1, part, sizeof part));
@@ -188,6 +193,95 @@ static void test_table_has_exact_counts_in_copy_mode(void** state)
     free(u1);
     free(u2);
     assert_contains(r.err, "nothing run in: stddev");
+    tu_proc_free(&r);
+}
+
+/* The kernel rows of device 0 of stdcpu after helper_profile's prims
+ * workload (clsort, clscan, clreduce of 4096 ints) with env: each of rows[]
+ * ("name", launches), and no other. */
+struct prim_row {
+    const char* name;
+    double launches;
+};
+static void check_prims_rows(const char* const* env, const struct prim_row* rows, int nrows)
+{
+    tu_proc r;
+    run_workload(&r, "prims", env);
+    double wall = report_seconds(r.err);
+    char* cpu = context_block(r.err, "stdcpu", 0);
+    if (!cpu) tu_proc_dump(&r, "no stdcpu block");
+    assert_non_null(cpu);
+    char part[8192];
+    assert_non_null(device_part(cpu, 0, part, sizeof part));
+    for (int i = 0; i < nrows; i++) {
+        if (!strstr(part, rows[i].name)) tu_proc_dump(&r, rows[i].name);
+        check_kernel(part, rows[i].name, rows[i].launches, wall);
+    }
+    /* Every kernel row is one of them: the lines between the two headers. */
+    const char* k = strstr(part, "    kernel ");
+    const char* t = strstr(part, "    transfer ");
+    assert_non_null(k);
+    assert_non_null(t);
+    int lines = 0;
+    for (const char* p = k; p < t; p++) lines += *p == '\n';
+    assert_int_equal(lines - 1, nrows);
+    free(cpu);
+    tu_proc_free(&r);
+}
+
+/* Under STDCL_PROFILE each kernel a primitive launches has its own row:
+ * "call: kernel (program)", every launch timed.  (The call's last kernel
+ * alone used to stand for the whole call.) */
+static void test_primitives_kernels_each_have_a_row(void** state)
+{
+    (void)state;
+    const char* cpu_env[] = {"STDCL_PROFILE=1", "STDCL_ZERO_COPY=0", "STDCL_PROFILE_FORMAT", "STDCL_PRIMS_LAYOUT=cpu",
+                             "STDCL_REDUCE_LAYOUT=chunked", NULL};
+    const struct prim_row cpu_rows[] = {
+        {"clsort: stdcl_sort_count (stdcl_sort_32_cpu.cl)", 4},
+        {"clsort: stdcl_scan_reduce (stdcl_sort_32_cpu.cl)", 4},
+        {"clsort: stdcl_scan_parts (stdcl_sort_32_cpu.cl)", 4},
+        {"clsort: stdcl_scan_tiles (stdcl_sort_32_cpu.cl)", 4},
+        {"clsort: stdcl_sort_scatter (stdcl_sort_32_cpu.cl)", 4},
+        {"clscan: stdcl_scan_reduce (stdcl_scan_int_sum_cpu.cl)", 1},
+        {"clscan: stdcl_scan_parts (stdcl_scan_int_sum_cpu.cl)", 1},
+        {"clscan: stdcl_scan_tiles (stdcl_scan_int_sum_cpu.cl)", 1},
+        {"clreduce: stdcl_reduce_chunked (stdcl_reduce_int_sum.cl)", 1},
+    };
+    check_prims_rows(cpu_env, cpu_rows, (int)(sizeof cpu_rows / sizeof cpu_rows[0]));
+    /* The GPU layout (on PoCL's CPU device, as the tests force it). */
+    const char* gpu_env[] = {"STDCL_PROFILE=1", "STDCL_ZERO_COPY", "STDCL_PROFILE_FORMAT", "STDCL_PRIMS_LAYOUT=gpu",
+                             "STDCL_REDUCE_LAYOUT=strided", NULL};
+    const struct prim_row gpu_rows[] = {
+        {"clsort: stdcl_sort_hist (stdcl_sort_32_gpu.cl)", 1},
+        {"clsort: stdcl_sort_onesweep (stdcl_sort_32_gpu.cl)", 4},
+        {"clscan: stdcl_scan_onepass (stdcl_scan_int_sum_gpu.cl)", 1},
+        {"clreduce: stdcl_reduce_strided (stdcl_reduce_int_sum.cl)", 1},
+    };
+    check_prims_rows(gpu_env, gpu_rows, (int)(sizeof gpu_rows / sizeof gpu_rows[0]));
+    /* The timeline (STDCL_TIMELINE) has each of those kernels, named so. */
+    char* dir = tu_mkdtemp();
+    assert_non_null(dir);
+    char path[PATH_MAX + 32], var[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(var, sizeof var, "STDCL_TIMELINE=%s", path);
+    const char* tl_env[] = {var, "STDCL_PROFILE", "STDCL_PRIMS_LAYOUT=gpu", "STDCL_REDUCE_LAYOUT=strided", NULL};
+    tu_proc r;
+    run_workload(&r, "prims", tl_env);
+    char* json = tu_read_file(path, NULL);
+    if (!json) tu_proc_dump(&r, "no timeline");
+    assert_non_null(json);
+    for (size_t i = 0; i < sizeof gpu_rows / sizeof gpu_rows[0]; i++) {
+        char quoted[256];
+        snprintf(quoted, sizeof quoted, "\"%s\"", gpu_rows[i].name);
+        int n = 0;
+        for (const char* p = strstr(json, quoted); p; p = strstr(p + 1, quoted)) n++;
+        assert_int_equal(n, (int)gpu_rows[i].launches);
+    }
+    free(json);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
     tu_proc_free(&r);
 }
 
@@ -485,6 +579,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_table_has_exact_counts_in_copy_mode),
     cmocka_unit_test(test_profile_yes_means_on),
     cmocka_unit_test(test_table_counts_zero_copy_syncs_apart),
+    cmocka_unit_test(test_primitives_kernels_each_have_a_row),
     cmocka_unit_test(test_noforce_skips_exactly_what_is_already_on_the_device),
     cmocka_unit_test(test_json_checker_refuses_broken_text),
     cmocka_unit_test(test_json_to_a_file_named_by_pid),

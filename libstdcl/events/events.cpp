@@ -165,7 +165,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
     bool is_kernel = tag.kind == CommandTag::kernel;
     const char* what = is_kernel ? "kernel" : "transfer";
     if (flags & CL_EVENT_NOWAIT) {
-        if (cp->prof) profile_command(cp, devnum, ev, tag, false);
+        if (cp->prof && !tag.profiled) profile_command(cp, devnum, ev, tag, false);
         // A failed flush is harmless: clWaitForEvents flushes the queue itself.
         if (is_kernel && d.starts_unflushed)
             flush_when_due(d);  // the driver starts it; the flush only hands over the batch
@@ -199,7 +199,7 @@ cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, co
         return ev;
     }
     cl_int err = wait_events(d, 1, &ev);
-    if (cp->prof) profile_command(cp, devnum, ev, tag, true);
+    if (cp->prof && !tag.profiled) profile_command(cp, devnum, ev, tag, true);
     cl_int st = CL_COMPLETE;
     if (err != CL_SUCCESS)  // only then can the command have failed
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);

@@ -46,6 +46,7 @@ struct CommandTag {
     bool moved;  // false: a zero-copy sync (a marker: nothing copied)
     bool skipped = false;  // a clmsync with CL_MEM_NOFORCE that moved nothing new (a marker)
     size_t items = 0;  // kernels: the global size (work-items), for the timeline
+    bool profiled = false;  // given to the profile already (a primitive's kernels each are)
 };
 // Waits for, tracks or hands over ev (the command on device devnum) as flags say.
 cl_event event_finish(CLCONTEXT* cp, unsigned devnum, cl_event ev, int flags, const CommandTag& tag);

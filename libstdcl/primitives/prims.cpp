@@ -298,7 +298,7 @@ bool prim_gpu_layout(const Device& d) { return prim_layout_choice(d, "STDCL_PRIM
 
 std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::string& name, const char* call)
 {
-    std::weak_ptr<KernelInfo>& slot = st.kernels[std::make_pair(handle, name)];
+    std::weak_ptr<KernelInfo>& slot = st.kernels[std::make_pair(handle, name)].ki;
     std::shared_ptr<KernelInfo> ki = slot.lock();
     if (!ki) {
         ki = program_kernel(st.cp, handle, name, call);
@@ -316,6 +316,18 @@ cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::strin
     auto ki = prim_kernel(st, handle, name, call);
     size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
     cl_kernel kern = ki->per_group[g];
+    // Under the profile: the kernel's row, before anything is enqueued.
+    const std::string* row = nullptr;
+    if (cp->prof) {
+        std::string& r = st.kernels[std::make_pair(handle, name)].row;
+        if (r.empty()) {
+            std::string prog = "?";
+            for (const auto& h : st.handles)
+                if (h.second == handle) prog = h.first;
+            r = std::string(call) + ": " + name + " (" + prog + ")";
+        }
+        row = &r;
+    }
     std::lock_guard<KernelLock> klock(ki->mu);
     cl_uint i = 0;
     cl_int err = CL_SUCCESS;
@@ -336,7 +348,7 @@ cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::strin
         wait = waits.data();
     }
     err = clEnqueueNDRangeKernel(d.queue, kern, 1, nullptr, &gsz, local ? &local : nullptr, nwait,
-                                 nwait ? wait : nullptr, want_event ? &ev : nullptr);
+                                 nwait ? wait : nullptr, want_event || row ? &ev : nullptr);
     // No kernel object keeps a buffer past the call (prims.hpp).
     i = 0;
     for (const PrimArg& a : args) {
@@ -344,13 +356,25 @@ cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::strin
         ++i;
     }
     if (err != CL_SUCCESS) fail_cl(err, "%s: clEnqueueNDRangeKernel of %s on device %u", call, name.c_str(), dn);
+    if (row) {
+        // The profile keeps its own reference; timed when it completes.
+        CommandTag tag{CommandTag::kernel, row, 0, true};
+        tag.items = gsz;
+        profile_command(cp, dn, ev, tag, false);
+        if (!want_event) {
+            clReleaseEvent(ev);
+            ev = nullptr;
+        }
+    }
     return ev;
 }
 
 cl_event prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what)
 {
     order.enqueued(ev, flags);
-    return event_finish(cp, dn, ev, flags, CommandTag{CommandTag::kernel, &what, 0, true});
+    CommandTag tag{CommandTag::kernel, &what, 0, true};
+    tag.profiled = true;
+    return event_finish(cp, dn, ev, flags, tag);
 }
 
 void prim_check_read(CLCONTEXT* cp, unsigned dn, Allocation& a, size_t from, size_t len, const std::string& what,

@@ -87,8 +87,13 @@ struct PrimState {
     std::map<std::string, std::string> failed;  // program name -> why its build failed
     // Kernels by (program handle, name), found once (prim_enqueue); weak: a
     // program closed with its context is never used, and found again if a
-    // handle's address comes back.
-    std::map<std::pair<void*, std::string>, std::weak_ptr<KernelInfo>> kernels;
+    // handle's address comes back.  row: the kernel's row in the profile
+    // (STDCL_PROFILE), "call: kernel (program)", made at its first profiled launch.
+    struct Kernel {
+        std::weak_ptr<KernelInfo> ki;
+        std::string row;
+    };
+    std::map<std::pair<void*, std::string>, Kernel> kernels;
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
     std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (clreduce's first call)
     ~PrimState();
@@ -139,15 +144,16 @@ std::shared_ptr<KernelInfo> prim_kernel(PrimState& st, void* handle, const std::
 // `global` work-items in groups of `local` (0: the driver's choice), after the
 // wait list (order's, or nothing) and the event after (when not nullptr: a
 // command of the call on another device), with the arguments; returns its
-// event when want_event (else nullptr).
+// event when want_event (else nullptr).  Under STDCL_PROFILE every kernel is
+// timed, each under its own row (PrimState::Kernel::row).
 cl_event prim_enqueue(PrimState& st, unsigned dn, void* handle, const std::string& name, size_t global, size_t local,
                       std::initializer_list<PrimArg> args, CommandOrder* order, bool want_event, const char* call,
                       cl_event after = nullptr);
 
 // The end of a call's commands on device dn: notes ev (its last kernel) as the
 // last command on the memory, then waits for it or tracks it as flags say
-// (CL_EVENT_NOWAIT: clwait joins it), naming it `what` in the profile; returns
-// what event_finish does.
+// (CL_EVENT_NOWAIT: clwait joins it); returns what event_finish does.  ev is in
+// the profile already (prim_enqueue).
 cl_event prim_finish(CLCONTEXT* cp, unsigned dn, CommandOrder& order, cl_event ev, int flags, const std::string& what);
 
 // The sync check of a call's arrays (when it is on): a read of bytes [from, from

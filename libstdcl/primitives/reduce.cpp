@@ -102,18 +102,6 @@ struct Reduction {
     std::vector<std::vector<char>> values;  // per device: its value (empty: no elements)
     std::vector<cl_mem> value_mems;  // per device: the buffer its value is in
     std::vector<unsigned> enqueued;  // the devices with a kernel enqueued
-    struct Launched {  // for the profile at exit (STDCL_PROFILE)
-        cl_event ev;
-        unsigned dn;
-        std::string name;
-    };
-    std::vector<Launched> launched;
-
-    ~Reduction()
-    {
-        for (const Launched& l : launched) clReleaseEvent(l.ev);
-    }
-
     // Enqueues the kernel of device devs[k] after the pending commands on the
     // array; its partial values stay on the device until read().
     void enqueue_part(size_t k, AllocUse& use)
@@ -159,31 +147,26 @@ struct Reduction {
         cl_mem in = alloc->device_mem(dn, 0);
         const cl_ulong a_off = (off / es) + first, a_n = count;
         const size_t global = groups * local;
-        // An event only for the profile: the blocking read that follows on the
-        // same queue waits for the kernel.  After the pending commands on the
-        // array (a NOWAIT clmsync or kernel on the other queue).
-        if (cp->prof) launched.reserve(launched.size() + 1);
+        // No event: the blocking read that follows on the same queue waits for
+        // the kernel (the profile times it: prim_enqueue).  After the pending
+        // commands on the array (a NOWAIT clmsync or kernel on the other queue).
         enqueued.reserve(enqueued.size() + 1);
-        cl_event kev;
         {
             CommandOrder order(d, dn, {&*use}, d.queue);
             cl_uint epoch = 0;
             cl_mem state = prim_lookback_state(*st, dn, "reduce state", 8 + groups * 8 * (es / 4), 1, &epoch, &order,
                                                "clreduce");
             try {
-                kev = prim_enqueue(*st, dn, handle, kname, global, local,
-                                   {parg(in), parg(a_off), parg(a_n), parg(arg3), parg(state), parg(epoch),
-                                    parg(result), plocal(local * es)},
-                                   &order, cp->prof != nullptr, "clreduce");
+                prim_enqueue(*st, dn, handle, kname, global, local,
+                             {parg(in), parg(a_off), parg(a_n), parg(arg3), parg(state), parg(epoch), parg(result),
+                              plocal(local * es)},
+                             &order, false, "clreduce");
             } catch (...) {
                 st->scratch[dn]["reduce state"].epoch = 0;  // cleared before the next call
                 throw;
             }
         }
         enqueued.push_back(dn);
-        if (kev)
-            launched.push_back(
-                Launched{kev, dn, strprintf("clreduce: %s (%s %s)", kname, elem_type(type)->name, kPrimOpNames[op])});
         values[k].assign(es, 0);
         value_mems[k] = result;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
@@ -207,8 +190,6 @@ struct Reduction {
                                              values[k].data(), 0, nullptr, nullptr);
             if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", dn);
         }
-        for (const Launched& l : launched)
-            profile_command(cp, l.dn, l.ev, CommandTag{CommandTag::kernel, &l.name, 0, true}, true);
     }
 
     // After a failure: the kernels enqueued finish before the call returns (the
@@ -244,7 +225,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
         st->units.swap(units);
     }
     AllocUse use(alloc);  // clfree waits for this call
-    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}, {}};
+    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}};
     r.values.resize(devs.size());
     r.value_mems.resize(devs.size());
     try {
