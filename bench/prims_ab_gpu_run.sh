@@ -12,11 +12,13 @@
 #   regs    NVIDIA's compiler's figures for each kernel the library builds
 #           (STDCL_BUILD_OPTIONS=-cl-nv-verbose STDCL_TRACE=log), this tree and
 #           each variant
+#   prof    the profile (STDCL_PROFILE) of bench_prims at each size, this tree
+#           and each variant: profile-NAME-LOG2.txt
 #   check   make check-gpu in the time left
 # Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
 # regs.txt, bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
 #
-#   bench/prims_ab_gpu_run.sh [tests] [regs] [bench] [cub] [check]   (default: all but regs)
+#   bench/prims_ab_gpu_run.sh [tests] [regs] [prof] [bench] [cub] [check]   (default: tests bench cub check)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
@@ -83,6 +85,16 @@ cat "$RES/machine.txt"
         build/bench/bench_prims -c gpu --min 10 --max 10 --ops "${OPS:-sort,pairs,scan,reduce}" -r 1 -w 0 --no-boost --no-host 2>&1 |
         grep -E "compiler log of|Compiling entry|stack frame|Used [0-9]+ registers")
 done > "$RES/regs.txt" 2>&1
+# Where a call's device time goes: the profile of bench_prims (STDCL_PROFILE:
+# each kernel of the primitives under its own row), one size a run.
+[[ $WHAT == *" prof "* ]] && for tree in "$ROOT" /tmp/v-*; do
+    [ -x "$tree/build/bench/bench_prims" ] || continue
+    name=$( [ "$tree" = "$ROOT" ] && echo this || cat "$tree/.commit" | tr ' ' '-')
+    for l in $(seq "${MIN:-20}" 2 "${MAX:-26}"); do
+        (cd "$tree" && STDCL_PROFILE="$RES/profile-$name-$l.txt" timeout 60 build/bench/bench_prims -c gpu --min "$l" \
+            --max "$l" --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host > /dev/null 2>&1)
+    done
+done
 [[ $WHAT == *" bench "* ]] && for round in $(seq 1 "${ROUNDS:-2}"); do
     for tree in /tmp/before "$ROOT" /tmp/v-*; do
         [ -x "$tree/build/bench/bench_prims" ] || continue
