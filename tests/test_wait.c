@@ -12,7 +12,10 @@
  *            total), and a context destroyed with work pending;
  *   --sleep  a kernel of about 300 ms waited for by clfork(CL_EVENT_WAIT)
  *            and by clwait: prints the waiting thread's CPU time over the
- *            wait's wall time; then short launches waited for.
+ *            wait's wall time, and checks that the thread's timer slack
+ *            (Linux), which a polled wait tightens while it sleeps, is the
+ *            thread's own again after each wait; then short launches waited
+ *            for.
  * On stddev (two PoCL devices in the tests), or stdgpu with
  * STDCL_TEST_CONTEXT=gpu (make check-gpu). */
 #include <setjmp.h>
@@ -24,6 +27,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <cmocka.h>
 
@@ -224,6 +230,10 @@ static int sleep_check(void)
     double want = 0.3 / t * n;
     n = want > 2e9 ? 2000000000 : (int)want;
     expect(clarg_set(cp, busy, 1, n) == 0, "clarg_set");
+#if defined(__linux__)
+    const long slack = 777000; /* the thread's own, in ns */
+    expect(prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0) == 0, "setting the thread's timer slack");
+#endif
     for (int form = 0; form < 2; form++) {
         double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
         if (form == 0) {
@@ -234,6 +244,11 @@ static int sleep_check(void)
         }
         double w = now_s(CLOCK_MONOTONIC) - w0, c = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
         printf("%s %.4f %.4f\n", form ? "clwait" : "clfork", w, c);
+#if defined(__linux__)
+        long now = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        if (now != slack) fprintf(stderr, "test_wait: timer slack %ld ns after the wait, not %ld\n", now, slack);
+        expect(now == slack, "the thread's timer slack, after the wait");
+#endif
     }
     /* Short waits again (adaptive: the driver's from the first one that ends
      * within the spin). */

@@ -10,6 +10,9 @@
 
 #include <sched.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 
@@ -25,10 +28,44 @@ std::uint64_t now_ns() noexcept
 }
 
 // The sleep between two looks: 1/64 of the time waited so far (a wait ends
-// at most about 1.6% after its command, plus the kernel's timer slack,
-// about 50 us), from 20 us up to 1 ms.
-constexpr std::uint64_t kMinSleepNs = 20000;
+// at most about 1.6% after its command, plus the thread's wake-up), from
+// 10 us up to 1 ms.
+constexpr std::uint64_t kMinSleepNs = 10000;
 constexpr std::uint64_t kMaxSleepNs = 1000000;
+
+// While a poll sleeps, the thread's timer slack (how late Linux may end a
+// sleep so as to batch wake-ups: 50 us by default, more than the sleep
+// itself) is kSleepSlackNs; the thread's own comes back when the poll ends.
+constexpr unsigned long kSleepSlackNs = 1000;
+
+class TightSleeps {
+public:
+    TightSleeps() = default;
+    TightSleeps(const TightSleeps&) = delete;
+    TightSleeps& operator=(const TightSleeps&) = delete;
+    ~TightSleeps()
+    {
+#if defined(__linux__)
+        if (saved_ > 0) prctl(PR_SET_TIMERSLACK, saved_, 0, 0, 0);
+#endif
+    }
+    // Before each sleep: the first sets the slack.
+    void arm() noexcept
+    {
+#if defined(__linux__)
+        if (saved_ != 0) return;
+        int old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+        if (old <= 0 || static_cast<unsigned long>(old) <= kSleepSlackNs ||
+            prctl(PR_SET_TIMERSLACK, kSleepSlackNs, 0, 0, 0) != 0)
+            saved_ = -1;  // left as it is
+        else
+            saved_ = old;
+#endif
+    }
+
+private:
+    long saved_ = 0;  // 0 not looked at yet, -1 left alone
+};
 
 void pause_briefly() noexcept
 {
@@ -59,6 +96,7 @@ void flush_queues(cl_uint n, const cl_event* evs) noexcept
 std::uint64_t poll(WaitPolicy p, cl_uint n, const cl_event* evs) noexcept
 {
     const std::uint64_t t0 = now_ns();
+    TightSleeps slack;
     cl_uint done = 0;  // the events before it have ended
     for (;;) {
         while (done < n) {
@@ -77,6 +115,7 @@ std::uint64_t poll(WaitPolicy p, cl_uint n, const cl_event* evs) noexcept
         } else {
             std::uint64_t s = std::clamp<std::uint64_t>(waited / 64, kMinSleepNs, kMaxSleepNs);
             timespec ts{time_t(s / 1000000000u), long(s % 1000000000u)};
+            slack.arm();
             nanosleep(&ts, nullptr);
         }
     }
