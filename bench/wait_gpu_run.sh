@@ -4,9 +4,11 @@
 # (STDCL_TIMELINE) on the GPU machine, each part in one call of under 10
 # minutes.  Builds with the project's ./configure && make (CMocka and nettle's
 # headers from build-deps/debs), then:
-#   wait     bench_wait -c gpu (kernels of 10 us, 100 us, 1 ms, 100 ms waited
-#            for by clfork(WAIT) and by clwait: wall time, CPU time) with
-#            STDCL_WAIT=driver, block and the default (auto) in turn, twice;
+#   wait     bench_wait -c gpu (kernels of 10 us, 100 us, 1 ms, 100 ms, or
+#            WAIT_TARGETS, waited for by clfork(WAIT) and by clwait: wall
+#            time, CPU time) with STDCL_WAIT=driver, block and the default
+#            (auto) in turn, and block and auto with the commit before where
+#            build-deps/before.tar is there, twice;
 #   core     bench_core -c gpu -n 1000 -T 16 -b 21 (its launch rows against
 #            raw OpenCL, which waits in the driver): the commit before the
 #            wait policies and the timeline (build-deps/before.tar, from
@@ -52,10 +54,17 @@ cat "$RES/machine.txt"
 [ -x build/bench/bench_wait ] || { echo "build failed"; exit 1; }
 
 case " $WHAT " in *" wait "*)
+    targets=${WAIT_TARGETS:-0.01,0.1,1,100}
     for round in 1 2; do
+        if [ -x /tmp/before/build/bench/bench_wait ]; then
+            for p in block auto; do
+                echo "== round $round, the commit before ($(cat /tmp/before/.commit 2>/dev/null)), STDCL_WAIT=$p"
+                (cd /tmp/before && STDCL_WAIT=$p timeout 100 build/bench/bench_wait -c gpu -r 11 -t "$targets")
+            done
+        fi
         for p in driver block auto; do
             echo "== round $round, STDCL_WAIT=$p"
-            STDCL_WAIT=$p timeout 100 build/bench/bench_wait -c gpu -r 11
+            STDCL_WAIT=$p timeout 100 build/bench/bench_wait -c gpu -r 11 -t "$targets"
         done
     done > "$RES/wait.txt" 2>&1
     echo "wait: $(( $(date +%s) - start )) s"
