@@ -15,11 +15,15 @@
 // every tile up to and with it) above the count.  Tile 0 starts each digit at
 // its place in the whole array, from ghist[pass * 256 + d].  The keys then go
 // out in digit order, each digit's run to consecutive addresses; values of 4, 8
-// or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item) and put in
-// the same order in local memory, 32 bits at a time, so that they too are read
-// and written in runs.  (Loading the values before the look-back, each key's
-// output position kept in registers and the values put in skey's memory, ran
-// clsort_by_key at 0.93x on an H200, and 0.86x with 16 pairs a work-item.)
+// or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item; the first 32
+// bits of each before the look-back, so that the loads land while it waits and
+// the keys go out) and put in the same order in local memory, 32 bits at a
+// time, so that they too are read and written in runs.  (Loading the values
+// before the look-back, each key's output position kept in registers and the
+// values put in skey's memory, ran clsort_by_key at 0.93x on an H200, and 0.86x
+// with 16 pairs a work-item.  Loading them before the group's scans took 80
+// registers a work-item, not 64, and was 12% slower; putting them in local
+// memory as soon as the look-back ends, 3-6% slower.)
 #include "common.h"
 #include "rank.h"
 #if STDCL_LAYOUT_GPU
@@ -121,6 +125,20 @@ void stdcl_sort_onesweep(
 #endif
         }
     }
+#if PAIRS
+    // The values' first words (4-, 8- or 16-byte values), loaded while the
+    // look-back waits.
+    uint v0[SO_ITEMS];
+    if (vmode == 4u || vmode == 8u || vmode == 16u) {
+        uint words = vmode / 4u;
+        __global const uint* vs = (__global const uint*)(vsrc + vsoff) + base * words;
+        SORT_UNROLL
+        for (uint r = 0; r < SO_ITEMS; ++r) {
+            uint j = seg + r * 32u + lane;
+            v0[r] = j < cnt ? vs[j * words] : 0u;
+        }
+    }
+#endif
     // Digit lid's first position: tile 0's from the whole array's counts, the
     // others' from the tiles before them, nearest first, up to the first
     // inclusive count.  (Reading several tiles' words at once was slower on an
@@ -165,7 +183,7 @@ void stdcl_sort_onesweep(
             SORT_UNROLL
             for (uint r = 0; r < SO_ITEMS; ++r) {
                 uint j = seg + r * 32u + lane;
-                v[r] = j < cnt ? vs[j * words + w] : 0u;
+                v[r] = w == 0u ? v0[r] : j < cnt ? vs[j * words + w] : 0u;
             }
             barrier(CLK_LOCAL_MEM_FENCE);  // the last round's sval read
             SORT_UNROLL
