@@ -158,6 +158,24 @@ static void check_file(const char* file, unsigned ndev)
     tu_proc_free(&r);
 }
 
+/* tools/timeline_gaps.py reads the library's own timeline: the test's
+ * waited-for launches of "add" come out as batches with a kernel. */
+static void gaps_of_file(const char* file)
+{
+    char tool[4200];
+    snprintf(tool, sizeof tool, "%s/../tools/timeline_gaps.py", tu_srcdir());
+    const char* args[] = {tool, file, "--min-commands", "1", "--kernels", NULL};
+    tu_proc r;
+    tu_spawn(&r, "/usr/bin/python3", args, NULL, NULL, 120);
+    print_message("%s", r.out);
+    if (r.status != 0 || !tu_contains(r.out, "waits of [") || !tu_contains(r.out, "add"))
+        tu_proc_dump(&r, "timeline_gaps.py");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "waits of [");
+    assert_contains(r.out, "median us: launch ");
+    tu_proc_free(&r);
+}
+
 static void one_mode(const char* zero_copy)
 {
     char* dir = tu_mkdtemp();
@@ -176,6 +194,7 @@ static void one_mode(const char* zero_copy)
     assert_contains(file, "timeline-");
     CLCONTEXT* cp = chosen();
     check_file(file, clgetndev(cp) > 2 ? 2 : clgetndev(cp));
+    gaps_of_file(file);
     free(file);
     char rm[700];
     snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
@@ -193,6 +212,24 @@ static void test_timeline_in_zero_copy_mode(void** state)
 {
     (void)state;
     one_mode("1");
+}
+
+/* tools/timeline_gaps.py against a model: generated traces whose launch,
+ * device time, gaps and notice are known (tests/check_timeline_gaps.py). */
+static void test_timeline_gaps_agrees_with_its_model(void** state)
+{
+    (void)state;
+    char script[4200], tool[4200];
+    snprintf(script, sizeof script, "%s/check_timeline_gaps.py", tu_srcdir());
+    snprintf(tool, sizeof tool, "%s/../tools/timeline_gaps.py", tu_srcdir());
+    const char* args[] = {script, tool, "--count", "40", NULL};
+    tu_proc r;
+    tu_spawn(&r, "/usr/bin/python3", args, NULL, NULL, 240);
+    print_message("%s", r.out);
+    if (r.status != 0) tu_proc_dump(&r, "check_timeline_gaps.py");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "40 of 40 generated traces agree");
+    tu_proc_free(&r);
 }
 
 /* One file per MPI rank: %r, or ".rank<N>" before the extension. */
@@ -309,6 +346,7 @@ int main(int argc, char** argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline_in_copy_mode),
         cmocka_unit_test(test_timeline_in_zero_copy_mode),
+        cmocka_unit_test(test_timeline_gaps_agrees_with_its_model),
         cmocka_unit_test(test_timeline_file_per_rank),
         cmocka_unit_test(test_timeline_bad_values_say_so_and_run_on),
         cmocka_unit_test(test_timeline_flush_writes_it_now),
