@@ -14,11 +14,18 @@
 #           each variant
 #   prof    the profile (STDCL_PROFILE) of bench_prims at each size, this tree
 #           and each variant: profile-NAME-LOG2.txt
+#   gaps    the timeline (STDCL_TIMELINE) of bench_prims at each size, this
+#           tree and each variant, read by tools/timeline_gaps.py: a waited
+#           call's launch, device time, idle between its kernels and the
+#           host's notice of its end (gaps.txt)
+#   cubprof CUB's kernels, each timed (nsys's cuda_gpu_kern_sum), at each size
+#           (cub_kernels.txt), where nsys is installed
 #   check   make check-gpu in the time left
 # Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
 # regs.txt, bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
 #
-#   bench/prims_ab_gpu_run.sh [tests] [regs] [prof] [bench] [cub] [check]   (default: tests bench cub check)
+#   bench/prims_ab_gpu_run.sh [tests] [regs] [prof] [gaps] [cubprof] [bench] [cub] [check]
+#   (default: tests bench cub check)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
@@ -95,6 +102,29 @@ done > "$RES/regs.txt" 2>&1
             --max "$l" --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host > /dev/null 2>&1)
     done
 done
+[[ $WHAT == *" gaps "* ]] && for tree in "$ROOT" /tmp/v-*; do
+    [ -x "$tree/build/bench/bench_prims" ] || continue
+    for l in $(seq "${MIN:-20}" 2 "${MAX:-26}"); do
+        echo "== $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit"), 2^$l"
+        (cd "$tree" && STDCL_TIMELINE=/tmp/gaps.json timeout 60 build/bench/bench_prims -c gpu --min "$l" --max "$l" \
+            --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host > /dev/null 2>&1)
+        python3 "$ROOT/tools/timeline_gaps.py" /tmp/gaps.json --min-commands 1 --kernels
+    done
+done > "$RES/gaps.txt" 2>&1
+if [[ $WHAT == *" cubprof "* ]]; then
+    nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+    if [ -z "$nsys" ] || [ ! -x build/bench/prims_cub ]; then
+        echo "cubprof: no nsys or no prims_cub on this machine"
+    else
+        for l in $(seq "${MIN:-20}" 2 "${MAX:-26}"); do
+            echo "== CUB, 2^$l: $nsys"
+            rm -f /tmp/cubprof.nsys-rep /tmp/cubprof.sqlite
+            timeout 120 "$nsys" profile -o /tmp/cubprof -t cuda --force-overwrite true build/bench/prims_cub --min "$l" \
+                --max "$l" --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" > /dev/null 2>&1
+            timeout 120 "$nsys" stats -q --report cuda_gpu_kern_sum --format csv /tmp/cubprof.nsys-rep 2>&1 | cut -c1-300
+        done
+    fi > "$RES/cub_kernels.txt" 2>&1
+fi
 [[ $WHAT == *" bench "* ]] && for round in $(seq 1 "${ROUNDS:-2}"); do
     for tree in /tmp/before "$ROOT" /tmp/v-*; do
         [ -x "$tree/build/bench/bench_prims" ] || continue
