@@ -246,6 +246,21 @@ void* prim_program(PrimState& st, const std::string& name, const char* source, c
     return h;
 }
 
+cl_uint prim_units(PrimState& st, unsigned dn, const char* call)
+{
+    if (st.units.size() != st.cp->devs.size()) {
+        std::vector<cl_uint> units(st.cp->devs.size(), 1);
+        for (size_t i = 0; i < units.size(); ++i) {
+            check_cl(clGetDeviceInfo(st.cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units[i], &units[i],
+                                     nullptr),
+                     strprintf("%s: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)", call).c_str());
+            units[i] = std::max<cl_uint>(units[i], 1);
+        }
+        st.units.swap(units);
+    }
+    return st.units[dn];
+}
+
 cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call)
 {
     Scratch& s = st.scratch[dn][name];

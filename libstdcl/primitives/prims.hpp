@@ -74,7 +74,8 @@ bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
 struct Scratch {
     cl_mem mem = nullptr;
     size_t bytes = 0;
-    cl_uint epoch = 0;  // look-back state: the last epoch used (0: to be cleared)
+    cl_uint epoch = 0;  // look-back state: the last epoch used (0: to be cleared);
+                        // clsort's digit counts: 1 or 2 the half that is zero, 0 to be cleared
 };
 
 // What clsort, clscan and clreduce keep per context: their programs and each
@@ -95,9 +96,12 @@ struct PrimState {
     };
     std::map<std::pair<void*, std::string>, Kernel> kernels;
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
-    std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (clreduce's first call)
+    std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (prim_units)
     ~PrimState();
 };
+// Device dn's compute units (at least 1), asked of OpenCL once per state;
+// st.mu held.
+cl_uint prim_units(PrimState& st, unsigned dn, const char* call);
 // Whether h is a program handle cp still has open.
 bool prim_handle_open(CLCONTEXT* cp, void* h);
 // cp's state (made at the first call), its mutex not held.

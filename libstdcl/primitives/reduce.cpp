@@ -217,13 +217,7 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     std::lock_guard<std::mutex> lock(st->mu);
     void* handle = prim_program(*st, strprintf("stdcl_reduce_%s_%s.cl", elem_type(type)->name, kPrimOpNames[op]),
                                 kReduceCl, strprintf("-D PRIM_TYPE=%d -D PRIM_OP=%d", type, op), "clreduce");
-    if (st->units.size() != cp->devs.size()) {
-        std::vector<cl_uint> units(cp->devs.size(), 1);
-        for (size_t i = 0; i < cp->devs.size(); ++i)
-            check_cl(clGetDeviceInfo(cp->devs[i].id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units[i], &units[i], nullptr),
-                     "clreduce: clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
-        st->units.swap(units);
-    }
+    prim_units(*st, 0, "clreduce");
     AllocUse use(alloc);  // clfree waits for this call
     Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}};
     r.values.resize(devs.size());

@@ -113,8 +113,7 @@ int scan(const ScanCall& c, const std::vector<unsigned>& devs)
         if (s.gpu) {
             s.chunk = kWg * gpu_items(es);
         } else {
-            cl_uint units = 1;
-            clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+            cl_uint units = prim_units(*st, s.dn, call);
             size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
             s.chunk = std::max<size_t>((s.count + want - 1) / want, 4096);
         }

@@ -96,9 +96,7 @@ int sort(const SortCall& c)
     std::lock_guard<std::mutex> lock(st->mu);
     void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call);
 
-    cl_uint units = 1;
-    clGetDeviceInfo(d.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
-    units = std::max<cl_uint>(units, 1);
+    const cl_uint units = prim_units(*st, dn, c.call);
     // Tiles: on a GPU as the kernels' (256 work-items, 16 32-bit or 8 64-bit keys
     // each); on a CPU one chunk per work-item, a few per core.
     size_t chunk = 0;
@@ -158,35 +156,50 @@ int sort(const SortCall& c)
     if (gpu) {
         // The digits of every pass in one read of the keys, then one sweep a pass
         // (cl/sort_pass.h).
-        cl_mem ghist = prim_scratch(*st, dn, "sort digits", size_t(passes) * 256 * 4, c.call);
+        // The digit counts: two halves (SORT_COUNT_ROWS), one zero between
+        // calls (Scratch::epoch 1 the first, 2 the second; 0: cleared first,
+        // when new or after a failed call).  The histogram adds to it and zeroes
+        // the other for the next call: a clearing costs as much host time as a
+        // kernel launch.
+        cl_mem ghist = prim_scratch(*st, dn, "sort digits", 2 * SORT_COUNT_ROWS * 256 * 4, c.call);
+        Scratch& gs = st->scratch[dn]["sort digits"];
         cl_uint epoch = 0;
         cl_mem state =
             prim_lookback_state(*st, dn, "sort state", 8 + ntiles * 256 * 8, passes, &epoch, &order, c.call);
         try {
             // Like every command of the call, after the pending ones on its memory
             // (the queue keeps the call's own commands in order).
-            const cl_uint zero = 0;
-            check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, size_t(passes) * 256 * 4,
-                                         order.count(), order.list(), nullptr),
-                     "clsort: clEnqueueFillBuffer of the digit counts");
+            if (gs.epoch != 1 && gs.epoch != 2) {
+                const cl_uint zero = 0;
+                check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, gs.bytes, order.count(),
+                                             order.list(), nullptr),
+                         "clsort: clEnqueueFillBuffer of the digit counts");
+                gs.epoch = 1;
+            }
+            const cl_uint side = gs.epoch - 1;
+            gs.epoch = 0;  // until the passes are enqueued
             const size_t hgroups = std::min<size_t>(size_t(units) * 4, (c.n + 4095) / 4096);
             const cl_ulong per = (c.n + hgroups - 1) / hgroups;
             prim_enqueue(*st, dn, h, "stdcl_sort_hist", hgroups * kWg, kWg,
-                         {parg(ukeys), parg(ukoff), parg(n), parg(per), parg(map), parg(ghist)}, &order, false, c.call);
+                         {parg(ukeys), parg(ukoff), parg(n), parg(per), parg(map), parg(ghist), parg(side)}, &order,
+                         false, c.call);
             for (cl_uint p = 0; p < passes; ++p) {
                 SortPass q = pass_of(p);
-                const cl_uint ep = epoch + p;
+                const cl_uint ep = epoch + p, row = side * SORT_COUNT_ROWS + p;
                 last = prim_enqueue(*st, dn, h,
                                     c.vsize ? "stdcl_sort_onesweep_pairs" : "stdcl_sort_onesweep",
                                     ntiles * kWg, kWg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                      parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),
-                                     parg(q.mode), parg(ghist), parg(p), parg(state), parg(nt), parg(ep)},
+                                     parg(q.mode), parg(ghist), parg(row), parg(state), parg(nt), parg(ep)},
                                     nullptr, p + 1 == passes, c.call);
             }
+            gs.epoch = 2 - side;  // the other half, zeroed by the histogram
         } catch (...) {
-            // Tickets taken or tiles published under these epochs: cleared next time.
+            // Tickets taken or tiles published under these epochs, counts added
+            // to: cleared next time.
             st->scratch[dn]["sort state"].epoch = 0;
+            gs.epoch = 0;
             throw;
         }
     } else {

@@ -316,7 +316,8 @@ static int run_round(CLCONTEXT* cp)
         goto done;
     }
     /* clsort with the GPU kernels (their digit counts cleared with
-     * clEnqueueFillBuffer, each pass placed by a look-back), waited for: the
+     * clEnqueueFillBuffer in round 1 and after a failure, else left zero by
+     * the last pass; each pass placed by a look-back), waited for: the
      * environment changes only while no command runs (PoCL's threads read it).
      * Then with the CPU kernels, NOWAIT: the sorted keys stay 1..N. */
     for (int gpu = 1; gpu >= 0; gpu--) {

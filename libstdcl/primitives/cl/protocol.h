@@ -48,6 +48,12 @@
 #define SORT_KIND_SHIFT 2 /* bits 2-3: the key kind, 0 unsigned, 1 signed, 2 float */
 #define SORT_KIND_MASK 3u
 #define SORT_DESC 16u /* descending */
+/* clsort's digit counts on a GPU (ghist): two halves of SORT_COUNT_ROWS rows
+ * (the most passes: 64-bit keys) of 256 counts.  A call's histogram kernel
+ * adds to one half and zeroes the other for the next call, so that no call
+ * clears them first; a pass reads its row of the call's half. */
+#define SORT_COUNT_ROWS 8
+
 /* The values' mode: 0 none; 1, 2, 4, 8 or 16 (that many bytes, aligned); or
  * SORT_VALUES_ANY (vsize bytes, any alignment). */
 #define SORT_VALUES_ANY 255u

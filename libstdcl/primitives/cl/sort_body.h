@@ -45,14 +45,19 @@ inline void move_value(__global const uchar* vsrc, __global uchar* vdst, ulong s
 }
 
 #if STDCL_LAYOUT_GPU
-// The digits of every pass at once: ghist[p * 256 + d] += the keys (mapped as
-// mode says) whose digit p is d, over the group's run of `per` keys.  ghist is
-// zero before the first group.
+// The digits of every pass at once: c[p * 256 + d] += the keys (mapped as
+// mode says) whose digit p is d, over the group's run of `per` keys, where c
+// is half `side` of ghist (protocol.h: SORT_COUNT_ROWS), zero before the first
+// group.  The groups zero the other half, for the next call.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void stdcl_sort_hist(__global const KU* src, ulong soff, ulong n, ulong per, uint mode, __global uint* ghist)
+void stdcl_sort_hist(__global const KU* src, ulong soff, ulong n, ulong per, uint mode, __global uint* ghist,
+                     uint side)
 {
     __local uint h[PASSES * 256];
     uint lid = get_local_id(0);
+    __global uint* other = ghist + (1u - side) * (SORT_COUNT_ROWS * 256u);
+    for (uint j = get_group_id(0) * WG + lid; j < SORT_COUNT_ROWS * 256u; j += get_num_groups(0) * WG) other[j] = 0;
+    ghist += side * (SORT_COUNT_ROWS * 256u);
     for (uint j = lid; j < PASSES * 256u; j += WG) h[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong b = (ulong)get_group_id(0) * per, e = min(b + per, n);

@@ -13,7 +13,8 @@
 // digit, as clscan's.  state holds, after the ticket's 8 bytes, one 64-bit word
 // per (tile, digit): its tag (epoch << 2 | 1 the tile's count, 2 the count of
 // every tile up to and with it) above the count.  Tile 0 starts each digit at
-// its place in the whole array, from ghist[pass * 256 + d].  The keys then go
+// its place in the whole array, from ghist[row * 256 + d] (row: the pass's row
+// of the call's half of the counts, protocol.h).  The keys then go
 // out in digit order, each digit's run to consecutive addresses; values of 4, 8
 // or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item; the first 32
 // bits of each before the look-back, so that the loads land while it waits and
@@ -41,7 +42,7 @@ void stdcl_sort_onesweep(
 #endif
     __global const KU* src, ulong soff, __global KU* dst, ulong doff, __global const uchar* vsrc, ulong vsoff,
     __global uchar* vdst, ulong vdoff, uint vmode, uint vsize, ulong n, uint shift, uint mode,
-    __global const uint* ghist, uint pass, __global uint* state, uint ntiles, uint epoch)
+    __global const uint* ghist, uint row, __global uint* state, uint ntiles, uint epoch)
 {
     __local uint whist[NWARP * 256];
     __local uint dstart[WG];  // where each digit's run starts in the tile
@@ -145,7 +146,7 @@ void stdcl_sort_onesweep(
     // H200.)
     uint prefix = 0;
     if (tile == 0) {
-        prefix = sort_excl(ghist[pass * 256u + lid], gpos);
+        prefix = sort_excl(ghist[row * 256u + lid], gpos);
     } else {
         for (int t = (int)tile - 1;; --t) {
             ulong w;
