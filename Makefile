@@ -509,7 +509,7 @@ examples: $(EXAMPLES)
 # Benchmarks: bench/<name>.c|.cpp -> build/bench/<name>
 # --------------------------------------------------------------------------
 BENCH_OPT ?= -O3
-BENCH_SRCS := $(wildcard bench/*.c bench/*.cpp)
+BENCH_SRCS := $(filter-out bench/clcalls_shim.c,$(wildcard bench/*.c bench/*.cpp))
 BENCHES := $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_SRCS))))
 # bench_blas times CLBlast on libstdcl memory: built when configure found it.
 ifneq ($(HAVE_CLBLAST),1)
@@ -538,8 +538,15 @@ $(RAW_OPENCL_BENCHES): private PROG_LIBS = $(OPENCL_LIBS) $(LIBS)
 $(BUILD)/bench/bench_blas.o: DIR_CPPFLAGS += $(CLBLAST_CFLAGS)
 $(BUILD)/bench/bench_blas: private PROG_LIBS += $(CLBLAST_LIBS)
 
+# Where a program's host time goes among its OpenCL calls: a preloaded shim
+# (bench/clcalls_shim.c says how to use it).
+CLCALLS_SHIM = $(BUILD)/bench/clcalls_shim.so
+$(CLCALLS_SHIM): bench/clcalls_shim.c
+	@mkdir -p $(@D)
+	$(CC) $(DEPFLAGS) $(ALL_CPPFLAGS) -O2 -fPIC -shared -pthread $(WARN) -o $@ $< -ldl
+
 .PHONY: bench bench-cuda
-bench: $(BENCHES)
+bench: $(BENCHES) $(CLCALLS_SHIM)
 
 ifeq ($(HAVE_NVCC),1)
 bench-cuda: $(BENCH_CU)

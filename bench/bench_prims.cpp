@@ -6,7 +6,7 @@
  *
  *   build/bench/bench_prims [-c cpu|gpu|dev] [-d devnum] [--min LOG2] [--max LOG2]
  *                           [-r reps] [-w warmups] [--ops sort,pairs,scan,reduce,sort64]
- *                           [--no-boost] [--no-host] [--host-limit SEC]
+ *                           [--no-boost] [--no-host] [--host-limit SEC] [--prep upload|copy]
  *
  * Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28):
  *   sort    32-bit unsigned keys, ascending              rate: Gkeys/s (n / time)
@@ -19,7 +19,10 @@
  *   stdcl   clsort / clsort_by_key / clscan / clreduce on device devnum of
  *           the context (default stdgpu, else stdcpu), CL_EVENT_WAIT; keys
  *           (and values) are uploaded again before every run (a waited
- *           clmsync, not timed), so every sort sorts unsorted data
+ *           clmsync, not timed), so every sort sorts unsorted data; with
+ *           --prep copy, copied instead on the device (clmcopy, waited, not
+ *           timed) from an unsorted copy there, so that the host's caches
+ *           are not flushed by a copy of the whole input before each run
  *   boost   boost::compute::sort / sort_by_key / inclusive_scan / reduce on
  *           boost::compute::vectors in the same cl_context, on a queue of
  *           its own for the same device, queue.finish() inside the timed
@@ -51,6 +54,8 @@
 #define _GNU_SOURCE
 #endif
 #include <stdcl.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +109,7 @@ struct Options {
     int reps = 7, warmups = 2;
     bool ops[OP_COUNT] = {true, true, true, true, false};  // sort64 when asked for (--ops)
     bool boost = true, host = true;
+    bool prep_copy = false;  // --prep copy
     double host_limit = 3.0;
 } opt;
 
@@ -224,12 +230,17 @@ std::string check_sum(double got, double want)
  * median of the timed runs in *median.  false as soon as either fails. */
 bool time_runs(const std::function<bool()>& prep, const std::function<bool()>& run, double* median)
 {
+    // Under bench/clcalls_shim.c, each timed run's ends are marked among the
+    // OpenCL calls.
+    static auto mark = (void (*)(const char*))dlsym(RTLD_DEFAULT, "clcalls_mark");
     std::vector<double> t;
     for (int r = -opt.warmups; r < opt.reps; r++) {
         if (!prep()) return false;
+        if (mark) mark("run");
         double t0 = now();
         if (!run()) return false;
         double dt = now() - t0;
+        if (mark) mark("run ends");
         if (r >= 0) t.push_back(dt);
     }
     *median = bench_median(t.data(), (int)t.size());
@@ -337,10 +348,11 @@ void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
 {
     const unsigned dn = opt.devnum;
     const size_t bytes = n * (op == OP_SORT64 ? 8 : 4);
-    ClArrays a(cp);
+    ClArrays a(cp), orig(cp);  // orig: the unsorted inputs on the device (--prep copy)
     int nbuf = op == OP_PAIRS || op == OP_SCAN ? 2 : 1;
+    const bool copy = opt.prep_copy && (op == OP_SORT || op == OP_SORT64 || op == OP_PAIRS);
     for (int i = 0; i < nbuf; i++)
-        if (!(a.p[i] = clmalloc(cp, bytes, CL_MEM_RW))) {
+        if (!(a.p[i] = clmalloc(cp, bytes, CL_MEM_RW)) || (copy && !(orig.p[i] = clmalloc(cp, bytes, CL_MEM_RW)))) {
             error_line(op, n, "stdcl", "clmalloc", clerror());
             return;
         }
@@ -369,19 +381,35 @@ void run_stdcl(CLCONTEXT* cp, Op op, size_t n, const Input& in)
         error_line(op, n, "stdcl", failed, clerror());
         return;
     }
+    std::function<bool()> restore = upload;
+    if (copy) {
+        for (int i = 0; i < nbuf; i++)
+            if (!clmcopy(cp, dn, a.p[i], orig.p[i], CL_EVENT_WAIT)) {
+                error_line(op, n, "stdcl", "clmcopy", clerror());
+                return;
+            }
+        restore = [&] {
+            for (int i = 0; i < nbuf; i++)
+                if (!clmcopy(cp, dn, orig.p[i], a.p[i], CL_EVENT_WAIT)) {
+                    failed = "clmcopy";
+                    return false;
+                }
+            return true;
+        };
+    }
     float rsum = 0;
     std::function<bool()> prep = [] { return true; }, run;
     switch (op) {
     case OP_SORT:
-        prep = upload;
+        prep = restore;
         run = [&] { return clsort(cp, dn, k, n, CL_REDUCE_UINT, CL_EVENT_WAIT) == 0 || ((failed = "clsort"), false); };
         break;
     case OP_SORT64:
-        prep = upload;
+        prep = restore;
         run = [&] { return clsort(cp, dn, k, n, CL_REDUCE_ULONG, CL_EVENT_WAIT) == 0 || ((failed = "clsort"), false); };
         break;
     case OP_PAIRS:
-        prep = upload;
+        prep = restore;
         run = [&] {
             return clsort_by_key(cp, dn, k, v, n, CL_REDUCE_UINT, 4, CL_EVENT_WAIT) == 0 ||
                 ((failed = "clsort_by_key"), false);
@@ -625,7 +653,8 @@ void run_host(Op op, size_t n, const Input& in)
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
     fprintf(stderr,
             "usage: %s [-c cpu|gpu|dev] [-d devnum] [--min LOG2] [--max LOG2] [-r reps] [-w warmups]\n"
-            "       [--ops sort,pairs,scan,reduce,sort64] [--no-boost] [--no-host] [--host-limit SEC]\n",
+            "       [--ops sort,pairs,scan,reduce,sort64] [--no-boost] [--no-host] [--host-limit SEC]\n"
+            "       [--prep upload|copy]\n",
             prog);
     exit(2);
 }
@@ -685,6 +714,11 @@ int main(int argc, char** argv)
             opt.boost = false;
         else if (!strcmp(a, "--no-host"))
             opt.host = false;
+        else if (!strcmp(a, "--prep") && more) {
+            const char* w = argv[++i];
+            if (strcmp(w, "upload") && strcmp(w, "copy")) usage(prog, "--prep: upload or copy");
+            opt.prep_copy = !strcmp(w, "copy");
+        }
         else if (!strcmp(a, "--host-limit") && more) {
             char* end;
             opt.host_limit = strtod(argv[++i], &end);

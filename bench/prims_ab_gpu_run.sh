@@ -18,17 +18,22 @@
 #           tree and each variant, read by tools/timeline_gaps.py: a waited
 #           call's launch, device time, idle between its kernels and the
 #           host's notice of its end (gaps.txt)
+#   calls   where the host's time goes in a call: each op of OPS at each
+#           size, bench_prims under bench/clcalls_shim.c, the last run's OpenCL
+#           calls and the host's time between them (calls.txt), this tree
 #   cubprof CUB's kernels, each timed (nsys's cuda_gpu_kern_sum), at each size
 #           (cub_kernels.txt), where nsys is installed
 #   check   make check-gpu in the time left
 # Results: $OUT (default /tmp/prims-ab-out): machine.txt, tests.txt,
 # regs.txt, bench.txt (RESULT lines, each run's tree named), check_gpu.txt.
 #
-#   bench/prims_ab_gpu_run.sh [tests] [regs] [prof] [gaps] [cubprof] [bench] [cub] [check]
+#   bench/prims_ab_gpu_run.sh [tests] [regs] [prof] [gaps] [calls] [cubprof] [bench] [cub] [check]
 #   (default: tests bench cub check)
 # OPS (default sort,pairs,scan,reduce), ROUNDS (default 2), MIN and MAX (log2
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
-# (reduce_host: its sum brought to the host, as clreduce's is); CUB_CLOCKS
+# (reduce_host: its sum brought to the host, as clreduce's is); PREPS (default
+# upload; "upload copy" both) how bench_prims restores the keys before each
+# run (--prep), this tree and the variants (the other commit: upload); CUB_CLOCKS
 # (default events; "events host" both) how CUB is timed (prims_cub --clock).  VARIANTS, one per line
 # "NAME FILES SEDSCRIPT" or "NAME patch PATCHFILE" (a path from the tree's top,
 # build-deps/x.patch say, applied with git apply): for each, a copy of this
@@ -111,6 +116,19 @@ done
         python3 "$ROOT/tools/timeline_gaps.py" /tmp/gaps.json --min-commands 1 --kernels
     done
 done > "$RES/gaps.txt" 2>&1
+[[ $WHAT == *" calls "* ]] && for op in $(echo "${OPS:-sort,pairs,scan,reduce}" | tr , ' '); do
+    for l in $(seq "${MIN:-20}" 2 "${MAX:-26}"); do
+        for prep in ${PREPS:-upload}; do
+            echo "== $op, 2^$l, --prep $prep"
+            LD_PRELOAD=$ROOT/build/bench/clcalls_shim.so CLCALLS_OUT=/tmp/calls.txt CLCALLS_KEEP=60 timeout 60 \
+                build/bench/bench_prims -c gpu --min "$l" --max "$l" --ops "$op" -r 5 -w 2 --no-boost --no-host \
+                --prep "$prep" 2>&1 | grep RESULT
+            # The last timed run's calls, from the prep's last call on.
+            awk '/^mark run: / { n = NR } { line[NR] = $0 } END { for (i = n - 3; i <= NR; i++) if (i > 0) print line[i] }' \
+                /tmp/calls.txt
+        done
+    done
+done > "$RES/calls.txt" 2>&1
 if [[ $WHAT == *" cubprof "* ]]; then
     nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
     if [ -z "$nsys" ] || [ ! -x build/bench/prims_cub ]; then
@@ -128,9 +146,13 @@ fi
 [[ $WHAT == *" bench "* ]] && for round in $(seq 1 "${ROUNDS:-2}"); do
     for tree in /tmp/before "$ROOT" /tmp/v-*; do
         [ -x "$tree/build/bench/bench_prims" ] || continue
-        echo "== round $round: $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit")"
-        (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min "${MIN:-20}" --max "${MAX:-26}" --ops "${OPS:-sort,pairs,scan,reduce}" \
-            --no-boost --no-host 2>&1 | grep -E '^RESULT|FAIL|rror')
+        for prep in $([ "$tree" = /tmp/before ] && echo upload || echo "${PREPS:-upload}"); do
+            echo "== round $round: $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit")$(
+                [ "$prep" = upload ] || echo ", --prep $prep")"
+            (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min "${MIN:-20}" --max "${MAX:-26}" \
+                --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host $([ "$prep" = upload ] || echo "--prep $prep") \
+                2>&1 | grep -E '^RESULT|FAIL|rror')
+        done
     done
     if [[ $WHAT == *" cub "* ]] && [ -x build/bench/prims_cub ]; then
         for clock in ${CUB_CLOCKS:-events}; do
