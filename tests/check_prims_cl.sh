@@ -39,10 +39,15 @@ for layout in 0 1; do
     done
 done
 # NVIDIA's: the warp vote through inline PTX (asm, a GNU keyword in clang's
-# OpenCL C), with the macros libstdcl defines for an NVIDIA GPU.
+# OpenCL C), with the macros libstdcl defines for an NVIDIA GPU, which also
+# take the tiles in the groups' order (PRIM_GROUP_ORDER, common.h).
 for bits in 32 64; do
     compile -fgnu-keywords -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D SORT_KEY_BITS=$bits \
         -D STDCL_LAYOUT_GPU=1 -D STDCL_WANT_NV_WARP=1 "$dir/sort.cl"
+done
+for type in 1 2 3 4 5 6; do
+    compile -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D PRIM_TYPE=$type -D PRIM_OP=1 -D STDCL_LAYOUT_GPU=1 \
+        "$dir/scan.cl"
 done
 for type in 1 2 3 4 5 6; do
     for op in 1 2 3; do

@@ -7,4 +7,20 @@
 #define NWARP (WG / 32)
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
+/* PRIM_GROUP_ORDER: 1 where a kernel's work-groups start in the order of
+ * their ids, so that a one-pass kernel (clscan's look-back, each pass of
+ * clsort on a GPU) can take its group's id as its tile: every tile a group
+ * waits for then belongs to a group already started.  NVIDIA's GPUs start
+ * them so (CUB's one-pass scan takes its tile from the block's id too).
+ * Elsewhere (0) each group takes the next tile by a ticket, an atomic on one
+ * counter, whose contention cost a 2^24-key sort 8% on an H200 (BENCHMARKS
+ * Table 15.15).  STDCL_BUILD_OPTIONS="-D PRIM_GROUP_ORDER=0" keeps the
+ * tickets on any device. */
+#ifndef PRIM_GROUP_ORDER
+#if defined(__NVIDIA__) && defined(__GPU__)
+#define PRIM_GROUP_ORDER 1
+#else
+#define PRIM_GROUP_ORDER 0
+#endif
+#endif
 #endif

@@ -16,7 +16,7 @@
  * WG * SITEMS. */
 #include "common.h"
 #define STILE (WG * SITEMS)
-#define SPAD(j) ((j) + ((j) >> 5))
+#define SPAD(j) ((j) + (j) / SITEMS)
 // The carry: the fold of the n values at c.
 inline T carry_of(__global const T* c, uint n)
 {
@@ -91,23 +91,25 @@ inline void tile_load(__global const T* in, __local T* buf, uint cnt)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
-// The work-item's SITEMS consecutive elements of the loaded tile into v; their fold.
-inline T tile_items(__local const T* buf, T* v)
+// The fold of the work-item's SITEMS consecutive elements of the loaded tile.
+// They are read from buf again for their scan, not kept in registers: on an
+// H200 the one-pass scan then takes 40 registers a work-item, not 64, and 6
+// groups run at once on a compute unit instead of 4 (BENCHMARKS Table 15.15).
+// The padding (SPAD: one element every SITEMS) has the work-items of a warp
+// read different banks at each step.
+inline T tile_items(__local const T* buf)
 {
     uint lid = get_local_id(0);
     T a = ID;
-    for (uint i = 0; i < SITEMS; ++i) {
-        v[i] = buf[SPAD(lid * SITEMS + i)];
-        a = OP(a, v[i]);
-    }
+    for (uint i = 0; i < SITEMS; ++i) a = OP(a, buf[SPAD(lid * SITEMS + i)]);
     return a;
 }
 // Their scan from run (the prefix of the elements before them) back into buf.
-inline void tile_rescan(__local T* buf, const T* v, T run, uint excl)
+inline void tile_rescan(__local T* buf, T run, uint excl)
 {
     uint lid = get_local_id(0);
     for (uint i = 0; i < SITEMS; ++i) {
-        T next = OP(run, v[i]);
+        T next = OP(run, buf[SPAD(lid * SITEMS + i)]);
         buf[SPAD(lid * SITEMS + i)] = excl ? run : next;
         run = next;
     }
@@ -167,7 +169,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void stdcl_scan_tiles(__global const T* in, ulong ioff, __global T* out, ulong ooff, ulong n, ulong chunk,
                       __global const T* partx, uint excl)
 {
-    __local T buf[STILE + STILE / 32];
+    __local T buf[STILE + STILE / SITEMS];
     __local T tmp[WG];
     __local T wt[NWARP + 1];
     (void)chunk;
@@ -177,29 +179,30 @@ void stdcl_scan_tiles(__global const T* in, ulong ioff, __global T* out, ulong o
     in += ioff + base;
     out += ooff + base;
     tile_load(in, buf, cnt);
-    T v[SITEMS];
-    T a = tile_items(buf, v);
+    T a = tile_items(buf);
     T total;
-    tile_rescan(buf, v, OP(partx[tile], block_excl_w(a, tmp, wt, &total)), excl);
+    tile_rescan(buf, OP(partx[tile], block_excl_w(a, tmp, wt, &total)), excl);
     tile_store(out, buf, cnt);
 }
 
 #ifdef SWORDS
 // The one-pass scan (decoupled look-back), in clscan's programs (which define
 // SWORDS; clsort's scan of its counts does not).  state: a ticket counter (the
-// first 8 bytes), then each tile's tagged words (tagged.h).
+// first 8 bytes, unused where PRIM_GROUP_ORDER), then each tile's tagged words
+// (tagged.h).
 #include "tagged.h"
 
-// Tiles are taken in the order the groups start (the ticket), so every tile a
-// group waits for belongs to a group already running: the look-back cannot wait
-// for a group that is not scheduled.  The group with the last ticket resets the
-// counter for the next call (every ticket is taken by then; the next call's
-// kernel starts after this one ends).
+// Tiles are taken in the order the groups start (the group's id where
+// PRIM_GROUP_ORDER, common.h, else a ticket), so every tile a group waits for
+// belongs to a group already running: the look-back cannot wait for a group
+// that is not scheduled.  The group with the last ticket resets the counter for
+// the next call (every ticket is taken by then; the next call's kernel starts
+// after this one ends).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong ooff, ulong n, __global uint* state,
                         uint nparts, uint epoch, __global const T* carries, uint ncarries, uint excl)
 {
-    __local T buf[STILE + STILE / 32];
+    __local T buf[STILE + STILE / SITEMS];
     __local T tmp[WG];
     __local T wt[NWARP + 1];
     __local T lb_val[32];
@@ -209,9 +212,13 @@ void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong
     uint lid = get_local_id(0);
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
     if (lid == 0) {
+#if PRIM_GROUP_ORDER
+        s_tile = get_group_id(0);
+#else
         uint t = atomic_inc(state);
         if (t == nparts - 1) atomic_xchg(state, 0u);
         s_tile = t;
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = s_tile;
@@ -220,8 +227,7 @@ void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong
     in += ioff + base;
     out += ooff + base;
     tile_load(in, buf, cnt);
-    T v[SITEMS];
-    T a = tile_items(buf, v);
+    T a = tile_items(buf);
     T total;
     T x = block_excl_w(a, tmp, wt, &total);
     if (lid == 0) {
@@ -266,7 +272,7 @@ void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong
         barrier(CLK_LOCAL_MEM_FENCE);
         j -= 32;
     }
-    tile_rescan(buf, v, OP(s_prefix, x), excl);
+    tile_rescan(buf, OP(s_prefix, x), excl);
     tile_store(out, buf, cnt);
 }
 #endif

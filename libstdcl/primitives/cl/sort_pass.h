@@ -5,7 +5,8 @@
 // keys; sort_body.h's definitions, and PAIRS: 0 the keys alone
 // (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs).
 //
-// Each group takes the next tile by a ticket (state[0]), ranks its keys by
+// Each group takes the next tile (its group's id where PRIM_GROUP_ORDER,
+// common.h, else by a ticket: state[0]), ranks its keys by
 // digit, stably (rank.h: the ranker of the device), which counts its digits,
 // publishes the counts, and puts the keys in digit order in local memory.
 // Work-item d then looks back over the tiles before it for digit d's first
@@ -59,9 +60,13 @@ void stdcl_sort_onesweep(
     uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
     if (lid == 0) {
+#if PRIM_GROUP_ORDER
+        s_tile = get_group_id(0);
+#else
         uint t = atomic_inc(state);
         if (t == ntiles - 1) atomic_xchg(state, 0u);
         s_tile = t;
+#endif
     }
     for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
