@@ -270,6 +270,7 @@ cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, 
     s.mem = nullptr;
     s.bytes = 0;
     s.epoch = 0;
+    s.zero_half = 0;
     cl_int err = CL_SUCCESS;
     size_t want = std::max<size_t>(bytes, 64);
     cl_mem m = clCreateBuffer(st.cp->ctx, CL_MEM_READ_WRITE, want, nullptr, &err);

@@ -74,8 +74,8 @@ bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb);
 struct Scratch {
     cl_mem mem = nullptr;
     size_t bytes = 0;
-    cl_uint epoch = 0;  // look-back state: the last epoch used (0: to be cleared);
-                        // clsort's digit counts: 1 or 2 the half that is zero, 0 to be cleared
+    cl_uint epoch = 0;  // look-back state: the last epoch used (0: to be cleared)
+    cl_uint zero_half = 0;  // clsort's digit counts: 1 or 2 the half that is zero (0: to be cleared)
 };
 
 // What clsort, clscan and clreduce keep per context: their programs and each

@@ -118,7 +118,7 @@ struct Reduction {
         size_t g = size_t(d.group) < ki->per_group.size() ? size_t(d.group) : 0;
         cl_kernel kern = ki->per_group[g];
         cl_mem result = prim_scratch(*st, dn, "reduce result", es, "clreduce");
-        const cl_uint units = st->units[dn];
+        const cl_uint units = prim_units(*st, dn, "clreduce");
         size_t local = 1, groups = 0;
         cl_ulong arg3 = 0;  // strided: the elements before the first 16-byte boundary; chunked: the chunk
         if (strided) {
@@ -217,7 +217,6 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     std::lock_guard<std::mutex> lock(st->mu);
     void* handle = prim_program(*st, strprintf("stdcl_reduce_%s_%s.cl", elem_type(type)->name, kPrimOpNames[op]),
                                 kReduceCl, strprintf("-D PRIM_TYPE=%d -D PRIM_OP=%d", type, op), "clreduce");
-    prim_units(*st, 0, "clreduce");
     AllocUse use(alloc);  // clfree waits for this call
     Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}};
     r.values.resize(devs.size());

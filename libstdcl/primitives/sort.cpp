@@ -157,7 +157,7 @@ int sort(const SortCall& c)
         // The digits of every pass in one read of the keys, then one sweep a pass
         // (cl/sort_pass.h).
         // The digit counts: two halves (SORT_COUNT_ROWS), one zero between
-        // calls (Scratch::epoch 1 the first, 2 the second; 0: cleared first,
+        // calls (Scratch::zero_half 1 the first, 2 the second; 0: cleared first,
         // when new or after a failed call).  The histogram adds to it and zeroes
         // the other for the next call: a clearing (clEnqueueFillBuffer) took
         // 46-63 us of the host's time on NVIDIA's OpenCL, more than a launch.
@@ -169,15 +169,15 @@ int sort(const SortCall& c)
         try {
             // Like every command of the call, after the pending ones on its memory
             // (the queue keeps the call's own commands in order).
-            if (gs.epoch != 1 && gs.epoch != 2) {
+            if (gs.zero_half != 1 && gs.zero_half != 2) {
                 const cl_uint zero = 0;
                 check_cl(clEnqueueFillBuffer(d.queue, ghist, &zero, sizeof zero, 0, gs.bytes, order.count(),
                                              order.list(), nullptr),
                          "clsort: clEnqueueFillBuffer of the digit counts");
-                gs.epoch = 1;
+                gs.zero_half = 1;
             }
-            const cl_uint side = gs.epoch - 1;
-            gs.epoch = 0;  // until the passes are enqueued
+            const cl_uint side = gs.zero_half - 1;
+            gs.zero_half = 0;  // until the passes are enqueued
             const size_t hgroups = std::min<size_t>(size_t(units) * 4, (c.n + 4095) / 4096);
             const cl_ulong per = (c.n + hgroups - 1) / hgroups;
             prim_enqueue(*st, dn, h, "stdcl_sort_hist", hgroups * kWg, kWg,
@@ -194,12 +194,12 @@ int sort(const SortCall& c)
                                      parg(q.mode), parg(ghist), parg(row), parg(state), parg(nt), parg(ep)},
                                     nullptr, p + 1 == passes, c.call);
             }
-            gs.epoch = 2 - side;  // the other half, zeroed by the histogram
+            gs.zero_half = 2 - side;  // the other half, zeroed by the histogram
         } catch (...) {
             // Tickets taken or tiles published under these epochs, counts added
             // to: cleared next time.
             st->scratch[dn]["sort state"].epoch = 0;
-            gs.epoch = 0;
+            gs.zero_half = 0;
             throw;
         }
     } else {
