@@ -23,4 +23,19 @@
 #define PRIM_GROUP_ORDER 0
 #endif
 #endif
+// The tile of a one-pass kernel's work-group, taken by one work-item of the
+// group: its group's id, or the next ticket from *counter (the group with the
+// last of the ntiles tickets resets it for the next call).
+inline uint prim_take_tile(volatile __global uint* counter, uint ntiles)
+{
+#if PRIM_GROUP_ORDER
+    (void)counter;
+    (void)ntiles;
+    return (uint)get_group_id(0);
+#else
+    uint t = atomic_inc(counter);
+    if (t == ntiles - 1) atomic_xchg(counter, 0u);
+    return t;
+#endif
+}
 #endif

@@ -211,15 +211,7 @@ void stdcl_scan_onepass(__global const T* in, ulong ioff, __global T* out, ulong
     __local T s_prefix;
     uint lid = get_local_id(0);
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
-    if (lid == 0) {
-#if PRIM_GROUP_ORDER
-        s_tile = get_group_id(0);
-#else
-        uint t = atomic_inc(state);
-        if (t == nparts - 1) atomic_xchg(state, 0u);
-        s_tile = t;
-#endif
-    }
+    if (lid == 0) s_tile = prim_take_tile(state, nparts);
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = s_tile;
     ulong base = (ulong)tile * STILE;

@@ -59,15 +59,7 @@ void stdcl_sort_onesweep(
     __local uint wdig[SORT_RANK_LOCAL];  // the ranker's
     uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
-    if (lid == 0) {
-#if PRIM_GROUP_ORDER
-        s_tile = get_group_id(0);
-#else
-        uint t = atomic_inc(state);
-        if (t == ntiles - 1) atomic_xchg(state, 0u);
-        s_tile = t;
-#endif
-    }
+    if (lid == 0) s_tile = prim_take_tile(state, ntiles);
     for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = s_tile;
