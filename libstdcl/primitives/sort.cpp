@@ -97,11 +97,19 @@ int sort(const SortCall& c)
     void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call);
 
     const cl_uint units = prim_units(*st, dn, c.call);
+    // Values: moved natively when their size is a power of two up to 16 and the
+    // array is aligned to it, else byte by byte.
+    cl_uint vmode = 0;
+    if (c.vsize) {
+        bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
+        vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : SORT_VALUES_ANY;
+    }
     // Tiles: on a GPU as the kernels' (256 work-items, 16 32-bit or 8 64-bit keys
-    // each); on a CPU one chunk per work-item, a few per core.
+    // each; with values 12 or 6, with 4-byte values 16 or 8); on a CPU one chunk
+    // per work-item, a few per core.
     size_t chunk = 0;
     if (gpu) {
-        chunk = kWg * (c.vsize ? SORT_PAIR_ITEMS : SORT_ITEMS) / (ks / 4);
+        chunk = kWg * (!c.vsize ? SORT_ITEMS : vmode == 4 ? SORT_PAIR4_ITEMS : SORT_PAIR_ITEMS) / (ks / 4);
     } else {
         size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
         chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
@@ -124,13 +132,6 @@ int sort(const SortCall& c)
     cl_mem ukeys = c.keys.alloc->device_mem(dn, 0);
     cl_mem uvals = c.vsize ? c.values.alloc->device_mem(dn, 0) : nullptr;
     const cl_ulong ukoff = c.keys.off / ks;
-    // Values: moved natively when their size is a power of two up to 16 and the
-    // array is aligned to it, else byte by byte.
-    cl_uint vmode = 0;
-    if (c.vsize) {
-        bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
-        vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : SORT_VALUES_ANY;
-    }
     const cl_uint vsz = cl_uint(c.vsize);
     const cl_uint passes = cl_uint(ks);  // 8-bit digits
     const cl_uint kind = c.et->kind, desc = (c.flags & CL_SORT_DESCENDING) ? 1u : 0u;
@@ -187,7 +188,9 @@ int sort(const SortCall& c)
                 SortPass q = pass_of(p);
                 const cl_uint ep = epoch + p, row = side * SORT_COUNT_ROWS + p;
                 last = prim_enqueue(*st, dn, h,
-                                    c.vsize ? "stdcl_sort_onesweep_pairs" : "stdcl_sort_onesweep",
+                                    !c.vsize       ? "stdcl_sort_onesweep"
+                                    : vmode == 4 ? "stdcl_sort_onesweep_pairs4"
+                                                 : "stdcl_sort_onesweep_pairs",
                                     ntiles * kWg, kWg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                      parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),

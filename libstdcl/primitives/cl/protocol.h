@@ -14,6 +14,11 @@
  * once); clscan's 4-byte and 8-byte elements (a tile of 32 KB). */
 #define SORT_ITEMS 16
 #define SORT_PAIR_ITEMS 12
+/* With 4-byte values (aligned), whose pass moves them as fixed at build
+ * time: 16 take 80 registers a work-item there, and ran 4-8% faster than 12
+ * on an H200; the pass for other values takes 110-124 at 14 or 16
+ * (BENCHMARKS Table 15.19). */
+#define SORT_PAIR4_ITEMS 16
 #define SCAN_ITEMS_4 32
 #define SCAN_ITEMS_8 16
 

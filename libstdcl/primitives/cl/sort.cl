@@ -5,7 +5,8 @@
  *   -D STDCL_WANT_NV_WARP=1 (GPU layout, NVIDIA GPUs): rank with the warp's
  *      vote instruction (rank_nv.h) instead of local memory (rank_portable.h)
  * Kernels: in the GPU layout stdcl_sort_hist (sort_body.h), then one pass a
- * digit of stdcl_sort_onesweep or stdcl_sort_onesweep_pairs (sort_pass.h); in
+ * digit of stdcl_sort_onesweep, stdcl_sort_onesweep_pairs or
+ * stdcl_sort_onesweep_pairs4 (sort_pass.h); in
  * the CPU layout, a pass of stdcl_sort_count, the scan of the counts
  * (scan_body.h: stdcl_scan_reduce, _parts, _tiles, uint sums) and
  * stdcl_sort_scatter. */
@@ -18,6 +19,7 @@
 #define PASSES 4
 #define ITEMS SORT_ITEMS
 #define PAIR_ITEMS SORT_PAIR_ITEMS
+#define PAIR4_ITEMS SORT_PAIR4_ITEMS
 #elif SORT_KEY_BITS == 64
 #define KU ulong
 #define KSIGN 0x8000000000000000ul
@@ -25,6 +27,7 @@
 #define PASSES 8
 #define ITEMS (SORT_ITEMS / 2)
 #define PAIR_ITEMS (SORT_PAIR_ITEMS / 2)
+#define PAIR4_ITEMS (SORT_PAIR4_ITEMS / 2)
 #else
 #error "sort.cl: -D SORT_KEY_BITS=32 or 64"
 #endif
@@ -36,6 +39,9 @@
 #include "sort_pass.h"
 #undef PAIRS
 #define PAIRS 1
+#include "sort_pass.h"
+#undef PAIRS
+#define PAIRS 4
 #include "sort_pass.h"
 #undef PAIRS
 #else

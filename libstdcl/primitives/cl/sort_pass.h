@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* sort_pass.h: one pass of the GPU sort, for keys alone (PAIRS 0) or with
- * values (PAIRS 1); sort.cl includes it once for each (no include guard). */
+/* sort_pass.h: one pass of the GPU sort, for keys alone (PAIRS 0), with
+ * values of any size (PAIRS 1) or with 4-byte values (PAIRS 4); sort.cl
+ * includes it once for each (no include guard). */
 // One pass of the GPU sort (8 bits of the key from shift), in one sweep over the
 // keys; sort_body.h's definitions, and PAIRS: 0 the keys alone
-// (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs).
+// (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs), 4
+// values of 4 bytes, aligned (stdcl_sort_onesweep_pairs4: the values' moves
+// fixed at build time take fewer registers, so that a work-item takes
+// PAIR4_ITEMS pairs, 16 to the other's 12: BENCHMARKS Table 15.19).
 //
 // Each group takes the next tile (its group's id where PRIM_GROUP_ORDER,
 // common.h, else by a ticket: state[0]), ranks its keys by
@@ -29,14 +33,25 @@
 #include "common.h"
 #include "rank.h"
 #if STDCL_LAYOUT_GPU
-#if PAIRS
+// SO_WORDWISE: whether the values move 32 bits at a time through sval (4-,
+// 8- and 16-byte values), else one by one through their index (sperm);
+// SO_WORDS: their 32-bit words.  Fixed at build time for 4-byte values.
+#if PAIRS == 4
+#define SO_ITEMS PAIR4_ITEMS
+#define SO_WORDWISE 1
+#define SO_WORDS 1u
+#elif PAIRS
 #define SO_ITEMS PAIR_ITEMS
+#define SO_WORDWISE (vmode == 4u || vmode == 8u || vmode == 16u)
+#define SO_WORDS (vmode / 4u)
 #else
 #define SO_ITEMS ITEMS
 #endif
 #define TILE (WG * SO_ITEMS)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-#if PAIRS
+#if PAIRS == 4
+void stdcl_sort_onesweep_pairs4(
+#elif PAIRS
 void stdcl_sort_onesweep_pairs(
 #else
 void stdcl_sort_onesweep(
@@ -116,7 +131,7 @@ void stdcl_sort_onesweep(
             uint pos = dstart[d] + whist[warp * 256 + d] + rank[r];
             skey[pos] = key[r];
 #if PAIRS
-            if (vmode != 4u && vmode != 8u && vmode != 16u)
+            if (!SO_WORDWISE)
                 sperm[pos] = (ushort)j;
             else
                 sperm[j] = (ushort)pos;
@@ -127,8 +142,8 @@ void stdcl_sort_onesweep(
     // The values' first words (4-, 8- or 16-byte values), loaded while the
     // look-back waits.
     uint v0[SO_ITEMS];
-    if (vmode == 4u || vmode == 8u || vmode == 16u) {
-        uint words = vmode / 4u;
+    if (SO_WORDWISE) {
+        const uint words = SO_WORDS;
         __global const uint* vs = (__global const uint*)(vsrc + vsoff) + base * words;
         SORT_UNROLL
         for (uint r = 0; r < SO_ITEMS; ++r) {
@@ -166,14 +181,14 @@ void stdcl_sort_onesweep(
             uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
             dst[g] = (mode & SORT_MAP_OUT) ? unmap_key(k, mode) : k;
 #if PAIRS
-            if (vmode != 4u && vmode != 8u && vmode != 16u)
+            if (!SO_WORDWISE)
                 move_value(vsrc + vsoff, vdst + vdoff, base + sperm[j], g, vmode, vsize);
 #endif
         }
     }
 #if PAIRS
-    if (vmode == 4u || vmode == 8u || vmode == 16u) {
-        uint words = vmode / 4u;
+    if (SO_WORDWISE) {
+        const uint words = SO_WORDS;
         __global const uint* vs = (__global const uint*)(vsrc + vsoff) + base * words;
         __global uint* vd = (__global uint*)(vdst + vdoff);
         for (uint w = 0; w < words; ++w) {
@@ -201,4 +216,8 @@ void stdcl_sort_onesweep(
 }
 #undef TILE
 #undef SO_ITEMS
+#if PAIRS
+#undef SO_WORDWISE
+#undef SO_WORDS
+#endif
 #endif
