@@ -9,7 +9,9 @@
  *            enqueues without blocking (1 MiB), clmsync and clwait over
  *            CL_ALL_DEVICES, clwaitev, clfree of memory a NOWAIT launch
  *            uses, clscan over every device (it waits for each slice's
- *            total), and a context destroyed with work pending;
+ *            total), clreduce on one device and on every device (its
+ *            value's read), and a context destroyed with work pending
+ *            after a clreduce;
  *   --sleep  a kernel of about 300 ms waited for by clfork(CL_EVENT_WAIT)
  *            and by clwait: prints the waiting thread's CPU time over the
  *            wait's wall time, and checks that the thread's timer slack
@@ -160,6 +162,19 @@ static int paths(void)
         clfree(out);
     }
 
+    /* clreduce brings its value back with a blocking read, or where the waits
+     * poll (block, yield, adaptive) into pinned memory, the read's status
+     * polled: on one device and on every device, twice (the pinned memory
+     * kept from the first call). */
+    for (int i = 0; i < 2; i++) {
+        int sum = 0;
+        expect(clreduce(cp, 0, a, BIG, CL_REDUCE_INT, CL_REDUCE_SUM, &sum) == 0 && sum == 21 * BIG,
+               "clreduce on device 0");
+        sum = 0;
+        expect(clreduce(cp, CL_ALL_DEVICES, a, BIG, CL_REDUCE_INT, CL_REDUCE_SUM, &sum) == 0 && sum == 21 * BIG,
+               "clreduce(CL_ALL_DEVICES)");
+    }
+
     /* clfree of memory a NOWAIT launch still uses waits for it. */
     int* b = (int*)clmalloc(cp, SMALL * sizeof(int), 0);
     expect(b != NULL, "clmalloc b");
@@ -184,7 +199,14 @@ static int paths(void)
         expect(oadd && c, "a kernel and memory in the new context");
         if (oadd && c) {
             expect(clarg_set_global(own, oadd, 0, c) == 0 && clarg_set(own, oadd, 1, 1) == 0, "clarg_set");
+            for (size_t i = 0; i < BIG; i++) c[i] = 1;
+            expect(clmsync(own, 0, c, CL_MEM_DEVICE | CL_EVENT_NOWAIT) != NULL, "clmsync(NOWAIT) in the new context");
             expect(clfork(own, 0, oadd, &big, CL_EVENT_NOWAIT) != NULL, "clfork(NOWAIT) in the new context");
+            /* after the launch; its pinned memory goes with the context */
+            int sum = 0;
+            expect(clreduce(own, 0, c, BIG, CL_REDUCE_INT, CL_REDUCE_SUM, &sum) == 0 && sum == 2 * BIG,
+                   "clreduce after a NOWAIT launch in the new context");
+            expect(clfork(own, 0, oadd, &big, CL_EVENT_NOWAIT) != NULL, "clfork(NOWAIT) after clreduce");
         }
         if (c) clfree(c);
         if (oh) clclose(own, oh);

@@ -225,6 +225,29 @@ cl_int wait_events(const Device& d, cl_uint n, const cl_event* evs) noexcept
     return err;
 }
 
+cl_int poll_events(const Device& d, cl_uint n, const cl_event* evs) noexcept
+{
+    if (n == 0 || !evs) return clWaitForEvents(n, evs);
+    const bool tl = timeline_on();
+    std::uint64_t t0 = tl ? timeline_now() : 0;
+    flush_queues(n, evs);
+    cl_int err = CL_SUCCESS;
+    if (poll(d.wait == WaitPolicy::yield ? WaitPolicy::yield : WaitPolicy::block, n, evs) == UINT64_MAX) {
+        err = clWaitForEvents(n, evs);
+    } else {
+        for (cl_uint i = 0; i < n && err == CL_SUCCESS; ++i) {
+            cl_int st = CL_COMPLETE;
+            err = clGetEventInfo(evs[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+            if (err != CL_SUCCESS)
+                err = clWaitForEvents(n, evs);
+            else if (st < 0)
+                err = st;
+        }
+    }
+    if (tl) wait_span(d, t0, true);
+    return err;
+}
+
 cl_int finish_queue(const Device& d, cl_command_queue q) noexcept
 {
     if (!timeline_on()) return finish_queue_now(d, q);

@@ -48,6 +48,15 @@ bool wait_polls(const Device& d) noexcept;
 // poll in the driver's wait.
 cl_int wait_events(const Device& d, cl_uint n, const cl_event* evs) noexcept;
 
+// Waits for the n events (commands of device d) by looking at their status,
+// whatever d's policy (flushing their queues first): spins for kWaitSpinNs,
+// then sleeps (yield: yields) between looks.  For a short wait whose end the
+// driver's own wait notices late: clreduce's read of its value into pinned
+// memory (BENCHMARKS Table 15.18).  Returns CL_SUCCESS when each completed,
+// else the first failed one's status; when a status query fails, what
+// clWaitForEvents returns.
+cl_int poll_events(const Device& d, cl_uint n, const cl_event* evs) noexcept;
+
 // Waits for every command enqueued so far on q (one of d's in-order queues)
 // as clFinish does, and returns what clFinish returns.  Polled: a marker,
 // waited for as above, then clFinish, which has nothing left to wait for;

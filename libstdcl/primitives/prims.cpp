@@ -183,11 +183,58 @@ bool prim_overlap(const PrimArray& a, size_t na, const PrimArray& b, size_t nb)
     return a.off < b.off + nb && b.off < a.off + na;
 }
 
+namespace {
+
+// Unmaps and releases p's buffer and its queue.
+void release_pinned(PrimState::Pinned& p) noexcept
+{
+    if (p.mem && p.host && p.q && clEnqueueUnmapMemObject(p.q, p.mem, p.host, 0, nullptr, nullptr) == CL_SUCCESS)
+        clFinish(p.q);
+    if (p.mem) clReleaseMemObject(p.mem);
+    if (p.q) clReleaseCommandQueue(p.q);
+    p = PrimState::Pinned{};
+}
+
+}  // namespace
+
 PrimState::~PrimState()
 {
     for (auto& dev : scratch)
         for (auto& s : dev)
             if (s.second.mem) clReleaseMemObject(s.second.mem);
+    for (auto& p : pinned) release_pinned(p);
+}
+
+void* prim_pinned(PrimState& st, unsigned dn, size_t bytes) noexcept
+{
+    if (st.pinned.size() != st.cp->devs.size()) {
+        if (!st.pinned.empty()) return nullptr;  // not expected: the devices are fixed
+        try {
+            st.pinned.resize(st.cp->devs.size());
+        } catch (...) {
+            return nullptr;
+        }
+    }
+    PrimState::Pinned& p = st.pinned[dn];
+    if (p.host && p.bytes >= bytes) return p.host;
+    release_pinned(p);  // too small: the calls that read into it have ended
+    const size_t want = std::max<size_t>(bytes, 64);
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(st.cp->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, want, nullptr, &err);
+    if (err != CL_SUCCESS || !m) return nullptr;
+    cl_command_queue q = st.cp->devs[dn].xfer;
+    void* host = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, want, 0, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS || !host || clRetainCommandQueue(q) != CL_SUCCESS) {
+        if (err == CL_SUCCESS && host && clEnqueueUnmapMemObject(q, m, host, 0, nullptr, nullptr) == CL_SUCCESS)
+            clFinish(q);
+        clReleaseMemObject(m);
+        return nullptr;
+    }
+    p.mem = m;
+    p.host = host;
+    p.q = q;
+    p.bytes = want;
+    return host;
 }
 
 std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp)

@@ -97,6 +97,15 @@ struct PrimState {
     std::map<std::pair<void*, std::string>, Kernel> kernels;
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
     std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (prim_units)
+    // Per device: pinned host memory (prim_pinned), a CL_MEM_ALLOC_HOST_PTR
+    // buffer mapped on q (retained) for as long as the state lives.
+    struct Pinned {
+        cl_mem mem = nullptr;
+        void* host = nullptr;
+        cl_command_queue q = nullptr;
+        size_t bytes = 0;
+    };
+    std::vector<Pinned> pinned;
     ~PrimState();
 };
 // Device dn's compute units (at least 1), asked of OpenCL once per state;
@@ -114,6 +123,12 @@ void* prim_program(PrimState& st, const std::string& name, const char* source, c
                    const char* call);
 // Device dn's scratch buffer `name` of at least bytes bytes.
 cl_mem prim_scratch(PrimState& st, unsigned dn, const char* name, size_t bytes, const char* call);
+// At least bytes bytes of host memory pinned for device dn (kept with the
+// state; st.mu held): a read into it is a transfer the device makes alone,
+// where a read into pageable memory that is not waited for at once ends late
+// on NVIDIA's OpenCL (BENCHMARKS Table 15.18).  nullptr where it cannot be
+// had (the caller reads into its own memory instead).
+void* prim_pinned(PrimState& st, unsigned dn, size_t bytes) noexcept;
 // Device dn's look-back state `name` (clscan's, clsort's) of at least bytes
 // bytes: words tagged with an epoch, so that a call needs no clearing when its
 // epochs are new.  The buffer is cleared on the device's queue when it is new or

@@ -14,7 +14,7 @@
 //   four in flight, and more groups or loads in flight gain nothing.
 // Either way each group publishes its value, and the group that finishes last
 // folds them all into one on the device (cl/reduce.cl), which the host reads back
-// with a blocking read (no events: see Reduction::read), one value a device.
+// (Reduction::read), one value a device.
 // STDCL_REDUCE_LAYOUT=chunked|strided forces one (for tests and measurements).
 //
 // The kernels of an element type and operation are built once per context, at the
@@ -22,6 +22,7 @@
 // with their state in the primitives' state of the context (prims.hpp); calls on
 // one context are serialized by its mutex.
 #include "events/events.hpp"
+#include "events/wait.hpp"
 #include "primitives/prims.hpp"
 #include "kernels/kernel.hpp"
 #include "config/config.hpp"
@@ -40,6 +41,11 @@ namespace {
 
 constexpr size_t kMaxParts = 4096;  // groups per device at most
 constexpr size_t kStridedVecs = 4;  // the strided layout's 16-byte loads a work-item, at least
+// The bytes of a device's part from which its value comes back into pinned
+// memory with a polled wait (Reduction::read): in raw OpenCL on an H200 that
+// was 2-4 us faster than a blocking read from 2^18 floats on, and 3-4 us
+// slower from 2^12 to 2^16 (BENCHMARKS Table 15.18).
+constexpr size_t kPolledReadMin = size_t(1) << 20;
 
 // The layout for device d: true for strided.
 bool strided_for(const Device& d) { return prim_layout_choice(d, "STDCL_REDUCE_LAYOUT", "strided", "chunked"); }
@@ -101,6 +107,7 @@ struct Reduction {
     std::vector<unsigned> devs;
     std::vector<std::vector<char>> values;  // per device: its value (empty: no elements)
     std::vector<cl_mem> value_mems;  // per device: the buffer its value is in
+    std::vector<size_t> part_bytes;  // per device: the bytes of the array it reduces
     std::vector<unsigned> enqueued;  // the devices with a kernel enqueued
     // Enqueues the kernel of device devs[k] after the pending commands on the
     // array; its partial values stay on the device until read().
@@ -147,9 +154,10 @@ struct Reduction {
         cl_mem in = alloc->device_mem(dn, 0);
         const cl_ulong a_off = (off / es) + first, a_n = count;
         const size_t global = groups * local;
-        // No event: the blocking read that follows on the same queue waits for
-        // the kernel (the profile times it: prim_enqueue).  After the pending
-        // commands on the array (a NOWAIT clmsync or kernel on the other queue).
+        // No event: the read that follows on the same queue (read()) comes
+        // after the kernel (the profile times it: prim_enqueue).  After the
+        // pending commands on the array (a NOWAIT clmsync or kernel on the other
+        // queue).
         enqueued.reserve(enqueued.size() + 1);
         {
             CommandOrder order(d, dn, {&*use}, d.queue);
@@ -169,26 +177,61 @@ struct Reduction {
         enqueued.push_back(dn);
         values[k].assign(es, 0);
         value_mems[k] = result;
+        part_bytes[k] = count * es;
         if (devs.size() > 1) clFlush(d.queue);  // the devices work at once
         trace(Trace::launch, "clreduce %s %s on device %u: %zu elements from %zu, %s, %zu group(s) of %zu%s",
               elem_type(type)->name, kPrimOpNames[op], dn, count, first, strided ? "strided" : "chunked", groups, local,
               strided ? "" : strprintf(", chunks of %zu", size_t(arg3)).c_str());
     }
 
-    // Brings every device's value back, a blocking read each: on NVIDIA's
-    // OpenCL a non-blocking read of pageable memory waited for with its event
-    // costs about 27 us more (bench/reduce_costs).  A failed kernel fails its read.
+    // Brings every device's value back.  Where the device's waits are the
+    // driver's (STDCL_WAIT=driver; PoCL's default), or its part is below
+    // kPolledReadMin, a blocking read.  Elsewhere (NVIDIA's GPUs by default) a
+    // read into pinned memory, not blocking, whose status is then polled: on
+    // an H200 a float sum's partial values of 2^18 to 2^24 floats came back
+    // 2-4 us sooner than by a blocking read (bench/reduce_costs), and
+    // clreduce's calls of 2^20 to 2^26 floats take 0-5 us less (BENCHMARKS
+    // Table 15.18).  A read into pageable memory must block there: waited for
+    // with its event, it costs 27 us more.  A failed kernel fails its read.
     void read()
     {
+        struct Pending {
+            cl_event ev = nullptr;
+            void* pin = nullptr;
+        };
+        std::vector<Pending> pend(devs.size());
+        struct Release {
+            std::vector<Pending>& p;
+            ~Release()
+            {
+                for (auto& x : p)
+                    if (x.ev) clReleaseEvent(x.ev);
+            }
+        } release{pend};
         for (size_t k = 0; k < devs.size(); ++k) {
             if (values[k].empty()) continue;
             unsigned dn = devs[k];
-            // A polled wait (STDCL_WAIT) waits for the kernels first; the read
-            // after them is short.
-            if (wait_polls(cp->devs[dn])) finish_queue(cp->devs[dn], cp->devs[dn].queue);
-            cl_int err = clEnqueueReadBuffer(cp->devs[dn].queue, value_mems[k], CL_TRUE, 0, values[k].size(),
-                                             values[k].data(), 0, nullptr, nullptr);
+            Device& d = cp->devs[dn];
+            void* pin = d.wait == WaitPolicy::driver || part_bytes[k] < kPolledReadMin
+                            ? nullptr
+                            : prim_pinned(*st, dn, values[k].size());
+            // A blocking read where the waits poll (adaptive after a long wait):
+            // the queue polled first (a long NOWAIT command ahead of the kernel
+            // would keep the driver's wait spinning), the read after it short.
+            if (!pin && wait_polls(d)) finish_queue(d, d.queue);
+            cl_int err = clEnqueueReadBuffer(d.queue, value_mems[k], pin ? CL_FALSE : CL_TRUE, 0, values[k].size(),
+                                             pin ? pin : values[k].data(), 0, nullptr, pin ? &pend[k].ev : nullptr);
             if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", dn);
+            pend[k].pin = pin;
+            // Several devices: each read starts now (poll_events flushes the
+            // one it waits for; a failed flush shows in the wait).
+            if (pin && devs.size() > 1) clFlush(d.queue);
+        }
+        for (size_t k = 0; k < devs.size(); ++k) {
+            if (!pend[k].ev) continue;
+            cl_int err = poll_events(cp->devs[devs[k]], 1, &pend[k].ev);
+            if (err != CL_SUCCESS) fail_cl(err, "clreduce: the reduction on device %u failed", devs[k]);
+            std::memcpy(values[k].data(), pend[k].pin, values[k].size());
         }
     }
 
@@ -218,9 +261,10 @@ int reduce(CLCONTEXT* cp, unsigned devnum, const void* ptr, size_t n, int type, 
     void* handle = prim_program(*st, strprintf("stdcl_reduce_%s_%s.cl", elem_type(type)->name, kPrimOpNames[op]),
                                 kReduceCl, strprintf("-D PRIM_TYPE=%d -D PRIM_OP=%d", type, op), "clreduce");
     AllocUse use(alloc);  // clfree waits for this call
-    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}};
+    Reduction r{cp, type, op, n, off, alloc, st.get(), handle, devs, {}, {}, {}, {}};
     r.values.resize(devs.size());
     r.value_mems.resize(devs.size());
+    r.part_bytes.resize(devs.size());
     try {
         for (size_t k = 0; k < devs.size(); ++k) r.enqueue_part(k, use);
         r.read();

@@ -11,7 +11,9 @@
  * starts empty), a build that fails (the build log), clsym, three clmallocs,
  * clmsync to both devices, clforka on both, an interior pointer as a kernel
  * argument (two sub-buffers of one buffer), clwait, clmsync back through an interior pointer,
- * clmcopy, clsort, clreduce and clscan (both layouts; over both devices), a foreign command announced on a queue of the workload's own
+ * clmcopy, clsort, clreduce (of 16 KB, and of 1 MiB, whose value comes back
+ * into pinned memory where the waits poll) and clscan (both layouts; over
+ * both devices), a foreign command announced on a queue of the workload's own
  * after a NOWAIT upload (clforeign_begin/end) and stdcl_queue's hand-over of
  * a kernel queue, an image allocation synced both ways and read by a kernel, 4096
  * NOWAIT transfers (the event lists are pruned), a launch whose local size
@@ -337,6 +339,31 @@ static int run_round(CLCONTEXT* cp)
     if (ksum != N * (N + 1) / 2) {
         rc = wrong("clreduce of keys", 0, ksum, N * (N + 1) / 2);
         goto done;
+    }
+    /* clreduce of 1 MiB: where the waits poll (copy mode: STDCL_WAIT=block)
+     * its value comes back into pinned memory, made at the first such call. */
+    {
+        enum { BIG = 1 << 18 };
+        int* big = (int*)clmalloc(cp, BIG * sizeof(int), 0);
+        if (!big) {
+            rc = failed("clmalloc(big)");
+            goto done;
+        }
+        for (int i = 0; i < BIG; i++) big[i] = 1;
+        int bsum = 0, brc = 0;
+        if (!clmsync(cp, 1, big, CL_MEM_DEVICE | CL_EVENT_WAIT))
+            brc = failed("clmsync(big, device)");
+        else if (clreduce(cp, 1, big, BIG, CL_REDUCE_INT, CL_REDUCE_SUM, &bsum) != 0)
+            brc = failed("clreduce (1 MiB)");
+        clfree(big);
+        if (brc) {
+            rc = brc;
+            goto done;
+        }
+        if (bsum != BIG) {
+            rc = wrong("clreduce of 1 MiB", 0, bsum, BIG);
+            goto done;
+        }
     }
     /* clscan in place with the CPU kernels (the running sum 1, 3, 6, ...), then
      * with the GPU kernels' one-pass scan (its look-back state is cleared with
