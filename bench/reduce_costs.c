@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* reduce_costs.c: where the time of a float sum of n elements goes on a GPU, in
- * raw OpenCL (the Makefile links OpenCL alone).  BENCHMARKS.md (Table 15.4)
- * uses it to choose clreduce's GPU kernel and the way its result comes back.
+ * raw OpenCL (the Makefile links OpenCL alone).  BENCHMARKS.md (Tables 15.4
+ * and 15.18) uses it to choose clreduce's GPU kernel and the way its result
+ * comes back.
  *
- *   reduce_costs [-r reps] [--min LOG2] [--max LOG2]
+ *   reduce_costs [-r reps] [--min LOG2] [--max LOG2] [--ways] [--kernel N]
  *
  * For n = 2^min, 2^(min+2) .. 2^max floats (default 2^10..2^28), each kernel
  * below is run `reps` times (default 30, after 3 warm-ups) with each way of
@@ -18,6 +19,15 @@
  *   ways back:
  *     events       kernel and read with events, clFlush, clWaitForEvents of both
  *     blocking     kernel without an event, then a blocking read
+ *   and with --ways, for the first kernel of --kernel (default vec4 x2 8):
+ *     pinned       a blocking read into pinned memory (a CL_MEM_ALLOC_HOST_PTR
+ *                  buffer mapped once)
+ *     poll         a read with an event, clFlush, then the event's status
+ *                  polled (clGetEventInfo) until it is complete
+ *     pinpoll      poll, into pinned memory
+ *     map          the kernel writes the sums into a CL_MEM_ALLOC_HOST_PTR
+ *                  buffer, mapped (blocking) and unmapped after each call
+ *     finish       kernel, clFinish, then a blocking read
  * Uses the first GPU, else the first device of the first platform.
  */
 #define RAW_CL_PROG "reduce_costs"
@@ -82,21 +92,26 @@ static const struct variant variants[] = {
 
 int main(int argc, char** argv)
 {
-    int reps = 30, lo = 10, hi = 28;
+    int reps = 30, lo = 10, hi = 28, ways = 0, only = -1;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "-r") && i + 1 < argc)
+        if (!strcmp(argv[i], "--ways"))
+            ways = 1;
+        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
+            only = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--min") && i + 1 < argc)
             lo = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--max") && i + 1 < argc)
             hi = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [-r reps] [--min LOG2] [--max LOG2]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-r reps] [--min LOG2] [--max LOG2] [--ways] [--kernel N]\n", argv[0]);
             return 2;
         }
     }
-    if (reps < 1 || reps > 999 || lo < 4 || hi > 30 || lo > hi) {
-        fprintf(stderr, "reduce_costs: -r 1..999, 4 <= --min <= --max <= 30\n");
+    if (ways && only < 0) only = 1;
+    if (reps < 1 || reps > 999 || lo < 4 || hi > 30 || lo > hi || only >= (int)NVAR) {
+        fprintf(stderr, "reduce_costs: -r 1..999, 4 <= --min <= --max <= 30, --kernel 0..%d\n", (int)NVAR - 1);
         return 2;
     }
     cl_platform_id plat;
@@ -130,6 +145,15 @@ int main(int argc, char** argv)
     const size_t maxg = 32 * (size_t)cu;
     cl_mem part = clCreateBuffer(ctx, CL_MEM_READ_WRITE, maxg * sizeof(float), NULL, &err);
     CHECK(err);
+    /* Pinned memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped for the whole run
+     * (pin), and one the kernel writes and each call maps (hpart). */
+    cl_mem pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxg * sizeof(float), NULL, &err);
+    CHECK(err);
+    cl_mem hpart = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxg * sizeof(float), NULL, &err);
+    CHECK(err);
+    float* pinned = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, maxg * sizeof(float), 0, NULL,
+                                       NULL, &err);
+    CHECK(err);
     float* parts = malloc(maxg * sizeof(float));
     double* t = malloc((size_t)reps * sizeof(double));
     if (!parts || !t) return 1;
@@ -140,6 +164,7 @@ int main(int argc, char** argv)
         double want = 0;
         for (size_t i = 0; i < n; ++i) want += host[i];
         for (size_t v = 0; v < NVAR; ++v) {
+            if (only >= 0 && v != (size_t)only) continue;
             cl_kernel k = clCreateKernel(prog, variants[v].kernel, &err);
             CHECK(err);
             size_t local = 256, groups = variants[v].per_cu * (size_t)cu;
@@ -150,11 +175,41 @@ int main(int argc, char** argv)
             CHECK(clSetKernelArg(k, 1, sizeof n, &n));
             CHECK(clSetKernelArg(k, 2, sizeof part, &part));
             CHECK(clSetKernelArg(k, 3, local * sizeof(float), NULL));
-            for (int way = 0; way < 2; ++way) {
+            static const char* const way_names[] = {"events", "blocking", "pinned", "poll", "pinpoll", "map", "finish"};
+            for (int way = 0; way < (ways ? 7 : 2); ++way) {
                 double got = 0;
+                CHECK(clSetKernelArg(k, 2, sizeof part, way == 5 ? &hpart : &part));
                 for (int r = -3; r < reps; ++r) {
                     double t0 = raw_now_ns() / 1e3;
-                    if (way == 0) {
+                    const float* back = parts;
+                    if (way == 2) {
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+                        CHECK(clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), pinned, 0, NULL, NULL));
+                        back = pinned;
+                    } else if (way == 3 || way == 4) {
+                        cl_event ev;
+                        cl_int st = CL_QUEUED;
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+                        CHECK(clEnqueueReadBuffer(q, part, CL_FALSE, 0, groups * sizeof(float),
+                                                  way == 4 ? pinned : parts, 0, NULL, &ev));
+                        CHECK(clFlush(q));
+                        while (st != CL_COMPLETE && st >= 0)
+                            CHECK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+                        CHECK(st < 0 ? st : CL_SUCCESS);
+                        clReleaseEvent(ev);
+                        back = way == 4 ? pinned : parts;
+                    } else if (way == 5) {
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+                        float* m = clEnqueueMapBuffer(q, hpart, CL_TRUE, CL_MAP_READ, 0, groups * sizeof(float), 0,
+                                                      NULL, NULL, &err);
+                        CHECK(err);
+                        memcpy(parts, m, groups * sizeof(float));
+                        CHECK(clEnqueueUnmapMemObject(q, hpart, m, 0, NULL, NULL));
+                    } else if (way == 6) {
+                        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+                        CHECK(clFinish(q));
+                        CHECK(clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), parts, 0, NULL, NULL));
+                    } else if (way == 0) {
                         cl_event ev[2];
                         CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, &ev[0]));
                         CHECK(clEnqueueReadBuffer(q, part, CL_FALSE, 0, groups * sizeof(float), parts, 0, NULL,
@@ -168,19 +223,23 @@ int main(int argc, char** argv)
                         CHECK(clEnqueueReadBuffer(q, part, CL_TRUE, 0, groups * sizeof(float), parts, 0, NULL, NULL));
                     }
                     float s = 0;
-                    for (size_t g = 0; g < groups; ++g) s += parts[g];
+                    for (size_t g = 0; g < groups; ++g) s += back[g];
                     if (r >= 0) t[r] = raw_now_ns() / 1e3 - t0;
                     got = s;
                 }
                 qsort(t, (size_t)reps, sizeof t[0], raw_cmp_double);
                 double us = t[reps / 2];
                 int ok = fabs(got - want) <= 1e-4 * fabs(want) + 1e-3;
-                printf("2^%-4d %-16s %-9s %10.1f %9.0f%s\n", lg, variants[v].label, way ? "blocking" : "events", us,
+                printf("2^%-4d %-16s %-9s %10.1f %9.0f%s\n", lg, variants[v].label, way_names[way], us,
                        (double)n * 4 / us / 1e3, ok ? "" : "  WRONG SUM");
             }
             clReleaseKernel(k);
         }
     }
+    CHECK(clEnqueueUnmapMemObject(q, pin, pinned, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    clReleaseMemObject(pin);
+    clReleaseMemObject(hpart);
     free(t);
     free(parts);
     free(host);
