@@ -207,14 +207,6 @@ PrimState::~PrimState()
 
 void* prim_pinned(PrimState& st, unsigned dn, size_t bytes) noexcept
 {
-    if (st.pinned.size() != st.cp->devs.size()) {
-        if (!st.pinned.empty()) return nullptr;  // not expected: the devices are fixed
-        try {
-            st.pinned.resize(st.cp->devs.size());
-        } catch (...) {
-            return nullptr;
-        }
-    }
     PrimState::Pinned& p = st.pinned[dn];
     if (p.host && p.bytes >= bytes) return p.host;
     release_pinned(p);  // too small: the calls that read into it have ended
@@ -251,6 +243,7 @@ std::shared_ptr<PrimState> prim_state(CLCONTEXT* cp)
     s->cp = cp;
     s->ctx = cp->ctx;
     s->scratch.resize(cp->devs.size());
+    s->pinned.resize(cp->devs.size());
     v.push_back(s);
     return s;
 }

@@ -104,12 +104,18 @@ int sort(const SortCall& c)
         bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
         vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : SORT_VALUES_ANY;
     }
-    // Tiles: on a GPU as the kernels' (256 work-items, 16 32-bit or 8 64-bit keys
-    // each; with values 12 or 6, with 4-byte values 16 or 8); on a CPU one chunk
-    // per work-item, a few per core.
+    // A GPU pass's kernel and the 32-bit keys a work-item takes in it (64-bit:
+    // half as many): the keys alone, with 4-byte values, or with others.
+    const bool pairs4 = vmode == 4;
+    const char* pass_kernel = !c.vsize ? "stdcl_sort_onesweep"
+                              : pairs4 ? "stdcl_sort_onesweep_pairs4"
+                                       : "stdcl_sort_onesweep_pairs";
+    const size_t pass_items = !c.vsize ? SORT_ITEMS : pairs4 ? SORT_PAIR4_ITEMS : SORT_PAIR_ITEMS;
+    // Tiles: on a GPU as the pass's (256 work-items, pass_items keys each); on a
+    // CPU one chunk per work-item, a few per core.
     size_t chunk = 0;
     if (gpu) {
-        chunk = kWg * (!c.vsize ? SORT_ITEMS : vmode == 4 ? SORT_PAIR4_ITEMS : SORT_PAIR_ITEMS) / (ks / 4);
+        chunk = kWg * pass_items / (ks / 4);
     } else {
         size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
         chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
@@ -187,11 +193,7 @@ int sort(const SortCall& c)
             for (cl_uint p = 0; p < passes; ++p) {
                 SortPass q = pass_of(p);
                 const cl_uint ep = epoch + p, row = side * SORT_COUNT_ROWS + p;
-                last = prim_enqueue(*st, dn, h,
-                                    !c.vsize       ? "stdcl_sort_onesweep"
-                                    : vmode == 4 ? "stdcl_sort_onesweep_pairs4"
-                                                 : "stdcl_sort_onesweep_pairs",
-                                    ntiles * kWg, kWg,
+                last = prim_enqueue(*st, dn, h, pass_kernel, ntiles * kWg, kWg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                      parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),
                                      parg(q.mode), parg(ghist), parg(row), parg(state), parg(nt), parg(ep)},
