@@ -44,7 +44,8 @@
 #
 # Each program runs through tools/test_env.sh (PoCL with two devices, fresh
 # cache folders but PoCL's, which the run shares: below) with build/tests as its current directory, where the
-# Makefile copies tests/*.cl; its output is printed as it runs.  CMocka's
+# Makefile copies tests/*.cl; its output is printed whole when it ends
+# (TEST_JOBS below), as it runs when one runs at a time.  CMocka's
 # "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" lines are summed; a
 # program that exits non-zero (crash, sanitizer report, timeout) without a
 # FAILED line counts as one failure, one that prints no summary and exits 0
@@ -56,7 +57,10 @@
 #
 # Environment: STDCL_TEST_ENV (NAME=VALUE words every program gets, e.g.
 # STDCL_ZERO_COPY=0: see tools/test_env.sh), BUILD_DIR (default build; make asan uses build-asan),
-# TEST_TIMEOUT (seconds per program, default 300), TEST_SKIP (comma-separated
+# TEST_TIMEOUT (seconds per program, default 300), TEST_JOBS (programs and
+# checks run at once, each one's output printed whole when it ends; default
+# the machine's cores, at most 4; 1: one after another, output as it comes),
+# TEST_SKIP (comma-separated
 # program, check or pass names the whole run leaves out, each program said on
 # one line: .ci/run's sanitizer steps use it).
 set -u
@@ -146,9 +150,10 @@ else
     fi
 fi
 
-log=$(mktemp "${TMPDIR:-/tmp}/stdcl-run-tests.XXXXXX") || exit 1
-digests=$(mktemp "${TMPDIR:-/tmp}/stdcl-run-tests.XXXXXX") || exit 1
-trap 'rm -f "$log" "$digests"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/stdcl-run-tests.XXXXXX") || exit 1
+digests=$work/digests
+: > "$digests"
+trap 'rm -rf "$work"' EXIT
 
 # Line-buffer the programs' stdout so that it interleaves with stderr.
 linebuf=()
@@ -158,82 +163,203 @@ total_passed=0
 total_failed=0
 failures=()
 reruns=()
+times=()
 
-count() { # count PASSED|FAILED: sums CMocka's "N test(s)" lines of $log
-    sed -n "s/.*\[  $1  \] \([0-9][0-9]*\) test(s).*/\1/p" "$log" \
+count() { # count PASSED|FAILED LOG: sums CMocka's "N test(s)" lines of LOG
+    sed -n "s/.*\[  $1  \] \([0-9][0-9]*\) test(s).*/\1/p" "$2" \
         | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# digest NAME: the lines of $log that say why NAME failed (CMocka's failure
+# digest NAME LOG: the lines of LOG that say why NAME failed (CMocka's failure
 # lines, sanitizer and run_tests reports, then the last lines), kept for the
 # end of the run, where a CI log that shows only its tail still has them.
 digest() {
     {
         echo "--- $1"
-        grep -E '^\[  (FAILED|ERROR) +\]|^\[ +ERROR +\]|Sanitizer|SUMMARY|runtime error|^run_tests:|Assertion|error:' "$log" | head -n 25
+        grep -E '^\[  (FAILED|ERROR) +\]|^\[ +ERROR +\]|Sanitizer|SUMMARY|runtime error|^run_tests:|Assertion|error:' "$2" | head -n 25
         echo "... its last lines:"
-        tail -n 15 "$log"
+        tail -n 15 "$2"
     } >> "$digests"
 }
 
-run_prog() { # run_prog PATH [ENV]: one test program, ENV as STDCL_TEST_ENV
-    local prog=$1 env=${2:-} try
+# The programs, passes and checks run TEST_JOBS at a time (default: the
+# machine's cores, at most 4), each in the background with its output in a
+# file of its own, printed whole when it ends: a program's lines are never
+# mixed with another's.  Each job writes its result to JOB.res: "P F RERAN
+# SECONDS" (tests passed, failed, 1 if it ran again after LeakSanitizer's own
+# failure, its time).  The longest come first (check_faults, test_cache,
+# test_prims, check_sync_model: a minute or more each on 2 cores), so that the
+# lanes end together.  TEST_JOBS=1 runs them one after another, as before.
+jobs_max=${TEST_JOBS:-}
+if [ -z "$jobs_max" ]; then
+    jobs_max=$(nproc 2> /dev/null || echo 1)
+    [ "$jobs_max" -gt 4 ] && jobs_max=4
+fi
+case $jobs_max in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS='$jobs_max' is not a positive number; 1" >&2; jobs_max=1 ;; esac
+njobs=0
+declare -A job_name=() job_pid=()
+
+# prog_job PATH ENV OUT: one test program, ENV as STDCL_TEST_ENV, its output in OUT.
+prog_job() {
+    local prog=$1 env=$2 out=$3 try rc passed failed reran=0 start=$SECONDS
+    local name
     name=$(basename "$prog")${env:+ [$env]}
     echo "=== $name${filter:+ ($filter)}"
     if [ ! -x "$prog" ]; then
         echo "run_tests: $prog: no such test program"
-        total_failed=$((total_failed + 1))
-        failures+=("$name (missing)")
+        echo "0 1 0 0" > "$out.res"
         return
     fi
-    local start=$SECONDS
     for try in 1 2; do
         STDCL_TEST_ENV="${STDCL_TEST_ENV:-}${env:+ $env}" timeout -k 10 "$timeout_s" bash "$top/tools/test_env.sh" -C "$(dirname "$prog")" \
-            "${linebuf[@]}" "$prog" ${filter:+"$filter"} 2>&1 | tee "$log"
+            "${linebuf[@]}" "$prog" ${filter:+"$filter"} < /dev/null 2>&1 | tee "$out.try"
         rc=${PIPESTATUS[0]}
-        passed=$(count PASSED)
-        failed=$(count FAILED)
+        passed=$(count PASSED "$out.try")
+        failed=$(count FAILED "$out.try")
         # LeakSanitizer's own tracer sometimes fails at exit while other
         # threads (PoCL's) come and go ("LeakSanitizer has encountered a fatal
         # error"; google/sanitizers#1353): the leak check did not run, so
         # nothing was found either way.  Run the program once more, and say
         # so.  A leak report ("detected memory leaks") is never run again.
         if [ $try -eq 1 ] && [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] &&
-            grep -q 'LeakSanitizer has encountered a fatal error' "$log" &&
-            ! grep -q 'detected memory leaks' "$log"; then
+            grep -q 'LeakSanitizer has encountered a fatal error' "$out.try" &&
+            ! grep -q 'detected memory leaks' "$out.try"; then
             echo "run_tests: $name: LeakSanitizer itself failed, not a test: running it once more"
-            reruns+=("$name")
+            reran=1
             continue
         fi
         break
     done
     if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-            echo "run_tests: $name timed out after ${timeout_s}s: one failure" | tee -a "$log"
+            echo "run_tests: $name timed out after ${timeout_s}s: one failure"
         else
-            echo "run_tests: $name exited with status $rc without a CMocka failure line: one failure" | tee -a "$log"
+            echo "run_tests: $name exited with status $rc without a CMocka failure line: one failure"
         fi
         failed=1
     elif [ "$rc" -eq 0 ] && [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
         echo "run_tests: $name printed no CMocka summary and exited 0: one pass"
         passed=1
     fi
-    total_passed=$((total_passed + passed))
-    total_failed=$((total_failed + failed))
-    [ "$failed" -ne 0 ] && failures+=("$name ($failed failed)") && digest "$name"
-    times+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
+    echo "$passed $failed $reran $((SECONDS - start))" > "$out.res"
 }
-times=()
 
+# check_job NAME OUT COMMAND...: a check script, one pass or one failure.
+check_job() {
+    local name=$1 out=$2 start=$SECONDS
+    shift 2
+    echo "=== $name"
+    if BUILD_DIR=$build "$@" < /dev/null; then
+        echo "1 0 0 $((SECONDS - start))" > "$out.res"
+    else
+        echo "0 1 0 $((SECONDS - start))" > "$out.res"
+    fi
+}
+
+# collect ID: prints a finished job's output and counts its result.
+collect() {
+    local id=$1 out=$work/$1 name=${job_name[$1]} p=0 f=1 r=0 t=0
+    wait "${job_pid[$id]}" 2> /dev/null
+    [ "$jobs_max" -eq 1 ] || cat "$out"
+    [ -f "$out.res" ] && read -r p f r t < "$out.res"
+    [ -f "$out.res" ] || echo "run_tests: $name: its job ended without a result: one failure"
+    total_passed=$((total_passed + p))
+    total_failed=$((total_failed + f))
+    [ "$r" -eq 1 ] && reruns+=("$name")
+    if [ "$f" -ne 0 ]; then
+        case $name in check_*) failures+=("$name") ;; *) failures+=("$name ($f failed)") ;; esac
+        digest "$name" "$out"
+    fi
+    times+=("$(printf '%5d s  %s' "$t" "$name")")
+    unset "job_pid[$id]"
+    njobs=$((njobs - 1))
+}
+
+# reap: collects every job that has ended; with "one", waits for one first
+# while TEST_JOBS are running.
+reap() {
+    local id
+    while :; do
+        for id in "${!job_pid[@]}"; do
+            if [ -f "$work/$id.res" ] || ! kill -0 "${job_pid[$id]}" 2> /dev/null; then
+                collect "$id"
+            fi
+        done
+        [ "${1:-}" = one ] && [ "$njobs" -ge "$jobs_max" ] || break
+        wait -n 2> /dev/null || sleep 0.2
+    done
+}
+
+nextid=0
+# job NAME KIND ARGS...: starts a program (KIND prog: PATH ENV) or a check
+# (KIND check: COMMAND...) once a lane is free.
+job() {
+    local name=$1 kind=$2 id=$nextid
+    shift 2
+    reap one
+    nextid=$((nextid + 1))
+    job_name[$id]=$name
+    if [ "$jobs_max" -eq 1 ]; then  # in the foreground, its output as it comes
+        if [ "$kind" = prog ]; then
+            prog_job "$1" "${2:-}" "$work/$id" 2>&1 | tee "$work/$id"
+        else
+            check_job "$name" "$work/$id" "$@" 2>&1 | tee "$work/$id"
+        fi
+        job_pid[$id]=0
+        njobs=$((njobs + 1))
+        collect "$id"
+        return
+    fi
+    if [ "$kind" = prog ]; then
+        prog_job "$1" "${2:-}" "$work/$id" > "$work/$id" 2>&1 &
+    else
+        check_job "$name" "$work/$id" "$@" > "$work/$id" 2>&1 &
+    fi
+    job_pid[$id]=$!
+    njobs=$((njobs + 1))
+}
+reap_all() {
+    while [ "$njobs" -gt 0 ]; do
+        wait -n 2> /dev/null || sleep 0.2
+        reap
+    done
+}
+prog() { # prog PATH [ENV]
+    job "$(basename "$1")${2:+ [$2]}" prog "$1" "${2:-}"
+}
+
+# A stride of the fault-injection sweep (make check-faults runs all of it):
+# a few injection points per memory mode and kind, one pass or one failure.
+[ $run_faults -eq 1 ] &&
+    job "check_faults (stride ${FAULTS_STRIDE:-40})" check bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
+# The sync check's verdicts and fix lines against its reference model, over
+# SYNC_MODEL_COUNT (default 120) generated programs from seed 1 in each memory
+# mode, without plain OpenCL commands (tests/sync_model.py; make
+# check-sync-model runs more, with them); and a generated program printed as C
+# (as a shrunk disagreement is) builds and finds what the runner finds
+# (tests/check_sync_c.sh).
+[ $run_syncmodel -eq 1 ] &&
+    job check_sync_model check sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
+        --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 0 && python3 '$top/tests/sync_model.py' \
+        --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1 && \
+        sh '$top/tests/check_sync_c.sh' '$build'"
+
+# The programs, the longest first.
+for long in test_cache test_prims; do
+    for prog in "${programs[@]}"; do
+        [ "$(basename "$prog")" = $long ] && prog "$prog"
+    done
+done
 for prog in "${programs[@]}"; do
-    run_prog "$prog"
+    case $(basename "$prog") in test_cache|test_prims) continue ;; esac
+    prog "$prog"
 done
 
 # The whole run: a second pass of the programs that order commands, with one
 # queue per device (STDCL_OVERLAP=0): the results must be the same.
 if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_overlap,* ]]; then
     for name in test_memory test_launch test_threads test_errors test_foreign; do
-        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_OVERLAP=0"
+        [ -x "$build/tests/$name" ] && prog "$build/tests/$name" "STDCL_OVERLAP=0"
     done
 fi
 
@@ -244,7 +370,7 @@ fi
 # test_synccheck runs the seeded bugs in both modes.
 if [ $# -eq 0 ] && [[ ",${TEST_SKIP:-}," != *,pass_sync,* ]]; then
     for name in test_launch test_reduce test_prims test_foreign; do
-        [ -x "$build/tests/$name" ] && run_prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=0"
+        [ -x "$build/tests/$name" ] && prog "$build/tests/$name" "STDCL_CHECK=sync,error STDCL_ZERO_COPY=0"
     done
 fi
 
@@ -259,63 +385,35 @@ if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
     ! nm "$build/lib/libstdcl.a" 2> /dev/null | grep -q -E '__(asan|tsan|ubsan)_'; then
     for name in test_memory test_launch test_reduce test_prims test_stress test_examples test_foreign test_wait; do
         [ -x "$build/tests/$name" ] &&
-            run_prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
+            prog "$build/tests/$name" "STDCL_ZERO_COPY=0 LD_PRELOAD=$order_shim ORDERCL_RESEED=1"
     done
 fi
 
-# check NAME COMMAND...: a check script, counted as one pass or one failure.
-check() {
-    local name=$1 start=$SECONDS
-    shift
-    echo "=== $name"
-    if BUILD_DIR=$build "$@"; then
-        total_passed=$((total_passed + 1))
-    else
-        total_failed=$((total_failed + 1))
-        failures+=("$name")
-    fi
-    times+=("$(printf '%5d s  %s' $((SECONDS - start)) "$name")")
-}
-
 # The exported symbols are the header's (tests/check_exports.sh).
-[ $run_exports -eq 1 ] && check check_exports sh "$top/tests/check_exports.sh"
+[ $run_exports -eq 1 ] && job check_exports check sh "$top/tests/check_exports.sh"
 # The manual pages: every API name has one, each renders cleanly, and
 # make install / uninstall handle them (see tests/check_man.sh).
-[ $run_man -eq 1 ] && check check_man sh "$top/tests/check_man.sh"
+[ $run_man -eq 1 ] && job check_man check sh "$top/tests/check_man.sh"
 # An installed tree, moved to another prefix, found by pkg-config and CMake
 # (tests/check_install.sh).
-[ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
+[ $run_install -eq 1 ] && job check_install check sh "$top/tests/check_install.sh"
 # Every file the project wrote names its license (tests/check_spdx.sh).
-[ $run_spdx -eq 1 ] && check check_spdx sh "$top/tests/check_spdx.sh"
+[ $run_spdx -eq 1 ] && job check_spdx check sh "$top/tests/check_spdx.sh"
 # Every program the primitives build, compiled from its OpenCL C file with its
 # build options (tests/check_prims_cl.sh).
-[ $run_primscl -eq 1 ] && check check_prims_cl sh "$top/tests/check_prims_cl.sh"
+[ $run_primscl -eq 1 ] && job check_prims_cl check sh "$top/tests/check_prims_cl.sh"
 # Every example and STDCL 1.6 program, silent under STDCL_CHECK=sync,error
 # (tests/check_sync_programs.sh); left out with pass_sync.
-[ $run_syncprog -eq 1 ] && check check_sync_programs bash "$top/tests/check_sync_programs.sh" "$build"
-# The sync check's verdicts and fix lines against its reference model, over
-# SYNC_MODEL_COUNT (default 120) generated programs from seed 1 in each memory
-# mode, without plain OpenCL commands (tests/sync_model.py; make
-# check-sync-model runs more, with them); and a generated program printed as C
-# (as a shrunk disagreement is) builds and finds what the runner finds
-# (tests/check_sync_c.sh).
-[ $run_syncmodel -eq 1 ] &&
-    check check_sync_model sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
-        --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 0 && python3 '$top/tests/sync_model.py' \
-        --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1 && \
-        sh '$top/tests/check_sync_c.sh' '$build'"
+[ $run_syncprog -eq 1 ] && job check_sync_programs check bash "$top/tests/check_sync_programs.sh" "$build"
 # This script's own counting and reports (tests/check_run_tests.sh).
-[ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
-# A stride of the fault-injection sweep (make check-faults runs all of it):
-# a few injection points per memory mode and kind, one pass or one failure.
-[ $run_faults -eq 1 ] &&
-    check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
+[ $run_self -eq 1 ] && job check_run_tests check sh "$top/tests/check_run_tests.sh"
 # The fuzz targets of tests/fuzz without libFuzzer: their seeds and a fixed
 # set of mutants of each, through the library as built here (run_fuzz.sh
 # --replay; make fuzz is the coverage-guided search, with the sanitizers).
 [ $run_fuzz -eq 1 ] &&
-    check "check_fuzz (seeds and ${FUZZ_MUTANTS:-1000} mutants of each)" bash "$top/tests/fuzz/run_fuzz.sh" \
+    job "check_fuzz (seeds and ${FUZZ_MUTANTS:-1000} mutants of each)" check bash "$top/tests/fuzz/run_fuzz.sh" \
         --replay "${FUZZ_MUTANTS:-1000}"
+reap_all
 
 echo "=== time per program"
 for t in "${times[@]+"${times[@]}"}"; do
