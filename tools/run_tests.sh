@@ -187,9 +187,9 @@ digest() {
 # file of its own, printed whole when it ends: a program's lines are never
 # mixed with another's.  Each job writes its result to JOB.res: "P F RERAN
 # SECONDS" (tests passed, failed, 1 if it ran again after LeakSanitizer's own
-# failure, its time).  The longest come first (check_faults, test_cache,
-# test_prims, check_sync_model: a minute or more each on 2 cores), so that the
-# lanes end together.  TEST_JOBS=1 runs them one after another, as before.
+# failure, its time).  The longest come first (check_faults, check_sync_model,
+# then long_programs below: a minute or more each on 2 cores in some step of
+# .ci/run), so that the lanes end together.  TEST_JOBS=1 runs them one after another, as before.
 jobs_max=${TEST_JOBS:-}
 if [ -z "$jobs_max" ]; then
     jobs_max=$(nproc 2> /dev/null || echo 1)
@@ -344,14 +344,15 @@ prog() { # prog PATH [ENV]
         --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1 && \
         sh '$top/tests/check_sync_c.sh' '$build'"
 
-# The programs, the longest first.
-for long in test_cache test_prims; do
+# The programs, the longest first (on 2 cores, under a sanitizer too).
+long_programs=" test_exit test_cache test_synccheck test_prims test_compat test_examples "
+for long in $long_programs; do
     for prog in "${programs[@]}"; do
-        [ "$(basename "$prog")" = $long ] && prog "$prog"
+        [ "$(basename "$prog")" = "$long" ] && prog "$prog"
     done
 done
 for prog in "${programs[@]}"; do
-    case $(basename "$prog") in test_cache|test_prims) continue ;; esac
+    [[ $long_programs == *" $(basename "$prog") "* ]] && continue
     prog "$prog"
 done
 
