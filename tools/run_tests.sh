@@ -196,10 +196,10 @@ if [ -z "$jobs_max" ]; then
     [ "$jobs_max" -gt 4 ] && jobs_max=4
 fi
 case $jobs_max in ''|*[!0-9]*|0) echo "run_tests: TEST_JOBS='$jobs_max' is not a positive number; 1" >&2; jobs_max=1 ;; esac
-njobs=0
-declare -A job_name=() job_pid=()
+declare -A job_name=() job_kind=() job_pid=()  # by job id; job_pid: the running ones
 
-# prog_job PATH ENV OUT: one test program, ENV as STDCL_TEST_ENV, its output in OUT.
+# prog_job PATH ENV OUT: one test program, ENV as STDCL_TEST_ENV, its result in
+# OUT.res (a fifth word "missing" when there is no such program).
 prog_job() {
     local prog=$1 env=$2 out=$3 try rc passed failed reran=0 start=$SECONDS
     local name
@@ -207,7 +207,7 @@ prog_job() {
     echo "=== $name${filter:+ ($filter)}"
     if [ ! -x "$prog" ]; then
         echo "run_tests: $prog: no such test program"
-        echo "0 1 0 0" > "$out.res"
+        echo "0 1 0 0 missing" > "$out.res"
         return
     fi
     for try in 1 2; do
@@ -244,10 +244,10 @@ prog_job() {
     echo "$passed $failed $reran $((SECONDS - start))" > "$out.res"
 }
 
-# check_job NAME OUT COMMAND...: a check script, one pass or one failure.
+# check_job NAME COMMAND... OUT: a check script, one pass or one failure.
 check_job() {
-    local name=$1 out=$2 start=$SECONDS
-    shift 2
+    local name=$1 out=${!#} start=$SECONDS
+    set -- "${@:2:$# - 2}"
     echo "=== $name"
     if BUILD_DIR=$build "$@" < /dev/null; then
         echo "1 0 0 $((SECONDS - start))" > "$out.res"
@@ -258,21 +258,24 @@ check_job() {
 
 # collect ID: prints a finished job's output and counts its result.
 collect() {
-    local id=$1 out=$work/$1 name=${job_name[$1]} p=0 f=1 r=0 t=0
+    local id=$1 out=$work/$1 name=${job_name[$1]} p=0 f=1 r=0 t=0 why=
     wait "${job_pid[$id]}" 2> /dev/null
     [ "$jobs_max" -eq 1 ] || cat "$out"
-    [ -f "$out.res" ] && read -r p f r t < "$out.res"
+    [ -f "$out.res" ] && read -r p f r t why < "$out.res"
     [ -f "$out.res" ] || echo "run_tests: $name: its job ended without a result: one failure"
     total_passed=$((total_passed + p))
     total_failed=$((total_failed + f))
     [ "$r" -eq 1 ] && reruns+=("$name")
     if [ "$f" -ne 0 ]; then
-        case $name in check_*) failures+=("$name") ;; *) failures+=("$name ($f failed)") ;; esac
+        if [ "${job_kind[$id]}" = check ]; then
+            failures+=("$name")
+        else
+            failures+=("$name (${why:-$f failed})")
+        fi
         digest "$name" "$out"
     fi
     times+=("$(printf '%5d s  %s' "$t" "$name")")
     unset "job_pid[$id]"
-    njobs=$((njobs - 1))
 }
 
 # reap: collects every job that has ended; with "one", waits for one first
@@ -285,41 +288,33 @@ reap() {
                 collect "$id"
             fi
         done
-        [ "${1:-}" = one ] && [ "$njobs" -ge "$jobs_max" ] || break
+        [ "${1:-}" = one ] && [ "${#job_pid[@]}" -ge "$jobs_max" ] || break
         wait -n 2> /dev/null || sleep 0.2
     done
 }
 
 nextid=0
 # job NAME KIND ARGS...: starts a program (KIND prog: PATH ENV) or a check
-# (KIND check: COMMAND...) once a lane is free.
+# (KIND check: COMMAND...) once a lane is free; with TEST_JOBS=1 in the
+# foreground, its output as it comes.
 job() {
     local name=$1 kind=$2 id=$nextid
     shift 2
     reap one
     nextid=$((nextid + 1))
     job_name[$id]=$name
-    if [ "$jobs_max" -eq 1 ]; then  # in the foreground, its output as it comes
-        if [ "$kind" = prog ]; then
-            prog_job "$1" "${2:-}" "$work/$id" 2>&1 | tee "$work/$id"
-        else
-            check_job "$name" "$work/$id" "$@" 2>&1 | tee "$work/$id"
-        fi
+    job_kind[$id]=$kind
+    if [ "$jobs_max" -eq 1 ]; then
+        ${kind}_job "$@" "$work/$id" 2>&1 | tee "$work/$id"
         job_pid[$id]=0
-        njobs=$((njobs + 1))
         collect "$id"
-        return
-    fi
-    if [ "$kind" = prog ]; then
-        prog_job "$1" "${2:-}" "$work/$id" > "$work/$id" 2>&1 &
     else
-        check_job "$name" "$work/$id" "$@" > "$work/$id" 2>&1 &
+        ${kind}_job "$@" "$work/$id" > "$work/$id" 2>&1 &
+        job_pid[$id]=$!
     fi
-    job_pid[$id]=$!
-    njobs=$((njobs + 1))
 }
 reap_all() {
-    while [ "$njobs" -gt 0 ]; do
+    while [ "${#job_pid[@]}" -gt 0 ]; do
         wait -n 2> /dev/null || sleep 0.2
         reap
     done
@@ -327,11 +322,14 @@ reap_all() {
 prog() { # prog PATH [ENV]
     job "$(basename "$1")${2:+ [$2]}" prog "$1" "${2:-}"
 }
+check() { # check NAME COMMAND...
+    job "$1" check "$@"
+}
 
 # A stride of the fault-injection sweep (make check-faults runs all of it):
 # a few injection points per memory mode and kind, one pass or one failure.
 [ $run_faults -eq 1 ] &&
-    job "check_faults (stride ${FAULTS_STRIDE:-40})" check bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
+    check "check_faults (stride ${FAULTS_STRIDE:-40})" bash "$top/tools/check_faults.sh" --stride "${FAULTS_STRIDE:-40}"
 # The sync check's verdicts and fix lines against its reference model, over
 # SYNC_MODEL_COUNT (default 120) generated programs from seed 1 in each memory
 # mode, without plain OpenCL commands (tests/sync_model.py; make
@@ -339,7 +337,7 @@ prog() { # prog PATH [ENV]
 # (as a shrunk disagreement is) builds and finds what the runner finds
 # (tests/check_sync_c.sh).
 [ $run_syncmodel -eq 1 ] &&
-    job check_sync_model check sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
+    check check_sync_model sh -c "python3 '$top/tests/sync_model.py' --runner '$build/tests/helper_syncrun' \
         --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 0 && python3 '$top/tests/sync_model.py' \
         --runner '$build/tests/helper_syncrun' --no-plain --count ${SYNC_MODEL_COUNT:-120} --zero-copy 1 && \
         sh '$top/tests/check_sync_c.sh' '$build'"
@@ -391,28 +389,28 @@ if [ $# -eq 0 ] && [ -f "$order_shim" ] && [ "${TEST_ORDER_FUZZ:-1}" != 0 ] &&
 fi
 
 # The exported symbols are the header's (tests/check_exports.sh).
-[ $run_exports -eq 1 ] && job check_exports check sh "$top/tests/check_exports.sh"
+[ $run_exports -eq 1 ] && check check_exports sh "$top/tests/check_exports.sh"
 # The manual pages: every API name has one, each renders cleanly, and
 # make install / uninstall handle them (see tests/check_man.sh).
-[ $run_man -eq 1 ] && job check_man check sh "$top/tests/check_man.sh"
+[ $run_man -eq 1 ] && check check_man sh "$top/tests/check_man.sh"
 # An installed tree, moved to another prefix, found by pkg-config and CMake
 # (tests/check_install.sh).
-[ $run_install -eq 1 ] && job check_install check sh "$top/tests/check_install.sh"
+[ $run_install -eq 1 ] && check check_install sh "$top/tests/check_install.sh"
 # Every file the project wrote names its license (tests/check_spdx.sh).
-[ $run_spdx -eq 1 ] && job check_spdx check sh "$top/tests/check_spdx.sh"
+[ $run_spdx -eq 1 ] && check check_spdx sh "$top/tests/check_spdx.sh"
 # Every program the primitives build, compiled from its OpenCL C file with its
 # build options (tests/check_prims_cl.sh).
-[ $run_primscl -eq 1 ] && job check_prims_cl check sh "$top/tests/check_prims_cl.sh"
+[ $run_primscl -eq 1 ] && check check_prims_cl sh "$top/tests/check_prims_cl.sh"
 # Every example and STDCL 1.6 program, silent under STDCL_CHECK=sync,error
 # (tests/check_sync_programs.sh); left out with pass_sync.
-[ $run_syncprog -eq 1 ] && job check_sync_programs check bash "$top/tests/check_sync_programs.sh" "$build"
+[ $run_syncprog -eq 1 ] && check check_sync_programs bash "$top/tests/check_sync_programs.sh" "$build"
 # This script's own counting and reports (tests/check_run_tests.sh).
-[ $run_self -eq 1 ] && job check_run_tests check sh "$top/tests/check_run_tests.sh"
+[ $run_self -eq 1 ] && check check_run_tests sh "$top/tests/check_run_tests.sh"
 # The fuzz targets of tests/fuzz without libFuzzer: their seeds and a fixed
 # set of mutants of each, through the library as built here (run_fuzz.sh
 # --replay; make fuzz is the coverage-guided search, with the sanitizers).
 [ $run_fuzz -eq 1 ] &&
-    job "check_fuzz (seeds and ${FUZZ_MUTANTS:-1000} mutants of each)" check bash "$top/tests/fuzz/run_fuzz.sh" \
+    check "check_fuzz (seeds and ${FUZZ_MUTANTS:-1000} mutants of each)" bash "$top/tests/fuzz/run_fuzz.sh" \
         --replay "${FUZZ_MUTANTS:-1000}"
 reap_all
 
