@@ -34,7 +34,8 @@
 # (reduce_host: its sum brought to the host, as clreduce's is); PREPS (default
 # upload; "upload copy" both) how bench_prims restores the keys before each
 # run (--prep), this tree and the variants (the other commit: upload); CUB_CLOCKS
-# (default events; "events host" both) how CUB is timed (prims_cub --clock).  VARIANTS, one per line
+# (default events; "events host" both) how CUB is timed (prims_cub --clock). BENCH_ARGS
+# (say "-r 31 -w 5") go to both bench_prims and prims_cub in the bench step.  VARIANTS, one per line
 # "NAME FILES SEDSCRIPT" or "NAME patch PATCHFILE" (a path from the tree's top,
 # build-deps/x.patch say, applied with git apply): for each, a copy of this
 # tree with FILES (comma-separated) so edited or the patch applied (a
@@ -150,14 +151,14 @@ fi
             echo "== round $round: $( [ "$tree" = "$ROOT" ] && echo this tree || cat "$tree/.commit")$(
                 [ "$prep" = upload ] || echo ", --prep $prep")"
             (cd "$tree" && timeout 120 build/bench/bench_prims -c gpu --min "${MIN:-20}" --max "${MAX:-26}" \
-                --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host $([ "$prep" = upload ] || echo "--prep $prep") \
+                --ops "${OPS:-sort,pairs,scan,reduce}" --no-boost --no-host $([ "$prep" = upload ] || echo "--prep $prep") ${BENCH_ARGS:-} \
                 2>&1 | grep -E '^RESULT|FAIL|rror')
         done
     done
     if [[ $WHAT == *" cub "* ]] && [ -x build/bench/prims_cub ]; then
         for clock in ${CUB_CLOCKS:-events}; do
             echo "== round $round: CUB ($clock clock)"
-            timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --clock "$clock" \
+            timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --clock "$clock" ${BENCH_ARGS:-} \
                 --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" 2>&1 | grep -E '^RESULT|FAIL|rror'
         done
     fi
