@@ -13,14 +13,19 @@ if ! git -C "$top" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
     echo "check_spdx: not a git checkout: nothing to check"
     exit 0
 fi
-missing=$(git -C "$top" ls-files | while read -r f; do
-    case $f in
-        LICENSE | VERSION | *.png | *.abi | debian/changelog | debian/source/format) continue ;;
-    esac
-    [ -f "$top/$f" ] || continue
-    head -n 1 "$top/$f" | grep -q '^\.so ' && continue
-    grep -q 'SPDX-License-Identifier: MIT' "$top/$f" || echo "$f"
-done)
+# The files without the line (one grep over them all: the check runs on busy
+# machines, where each process costs), less the exempt ones.
+missing=$(cd "$top" && git ls-files -z | xargs -0 grep -L 'SPDX-License-Identifier: MIT' 2> /dev/null |
+    while IFS= read -r f; do
+        case $f in
+            LICENSE | VERSION | *.png | *.abi | debian/changelog | debian/source/format) continue ;;
+        esac
+        [ -f "$f" ] || continue
+        first=
+        read -r first < "$f" || true
+        case $first in .so\ *) continue ;; esac
+        echo "$f"
+    done)
 if [ -n "$missing" ]; then
     echo "check_spdx: no SPDX-License-Identifier line in:"
     echo "$missing" | sed 's/^/  /'
