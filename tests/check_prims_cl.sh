@@ -3,7 +3,8 @@
 # check_prims_cl.sh: every program the primitives build, compiled on its own
 # from libstdcl/primitives/cl with the build options the library gives it:
 # scan.cl for each element type, operation and layout, sort.cl for each key
-# width and layout and with NVIDIA's warp instructions (for NVIDIA's PTX
+# width and layout and with NVIDIA's warp instructions (wide pass for 4-byte
+# values or not; for NVIDIA's PTX
 # target), reduce.cl for each element type and operation.  With clang's OpenCL C front end
 # (-fsyntax-only, warnings are errors); PoCL's Debian package brings
 # clang-15.  Exits 0 with a line saying so when no clang is found.
@@ -40,10 +41,13 @@ for layout in 0 1; do
 done
 # NVIDIA's: the warp vote through inline PTX (asm, a GNU keyword in clang's
 # OpenCL C), with the macros libstdcl defines for an NVIDIA GPU, which also
-# take the tiles in the groups' order (PRIM_GROUP_ORDER, common.h).
+# take the tiles in the groups' order (PRIM_GROUP_ORDER, common.h); with
+# the wide pass for 4-byte values and without.
 for bits in 32 64; do
-    compile -fgnu-keywords -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D SORT_KEY_BITS=$bits \
-        -D STDCL_LAYOUT_GPU=1 -D STDCL_WANT_NV_WARP=1 "$dir/sort.cl"
+    for wide in 0 1; do
+        compile -fgnu-keywords -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D SORT_KEY_BITS=$bits \
+            -D STDCL_LAYOUT_GPU=1 -D STDCL_WANT_NV_WARP=1 -D SORT_PAIR4_WIDE=$wide "$dir/sort.cl"
+    done
 done
 for type in 1 2 3 4 5 6; do
     compile -target nvptx64-nvidia-nvcl -D __NVIDIA__ -D __GPU__ -D PRIM_TYPE=$type -D PRIM_OP=1 -D STDCL_LAYOUT_GPU=1 \

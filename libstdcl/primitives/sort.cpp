@@ -27,15 +27,27 @@ constexpr int kSortFlags = CL_SORT_DESCENDING | CL_EVENT_WAIT | CL_EVENT_NOWAIT;
 constexpr size_t kWg = PRIM_WG;
 
 // The sort program of one key width (32 or 64 bits) and layout (cl/sort.cl),
-// with NVIDIA's warp instructions or without: its name and build options.
-std::string sort_name(unsigned bits, bool gpu, bool nv_warp)
+// with NVIDIA's warp instructions or without, and with the wide pass for
+// 4-byte values or not: its name and build options.
+std::string sort_name(unsigned bits, bool gpu, bool nv_warp, bool wide)
 {
-    return strprintf("stdcl_sort_%u_%s%s.cl", bits, gpu ? "gpu" : "cpu", nv_warp ? "_nv" : "");
+    return strprintf("stdcl_sort_%u_%s%s%s.cl", bits, gpu ? "gpu" : "cpu", nv_warp ? "_nv" : "", wide ? "_wide" : "");
 }
-std::string sort_options(unsigned bits, bool gpu, bool nv_warp)
+std::string sort_options(unsigned bits, bool gpu, bool nv_warp, bool wide)
 {
-    return strprintf("-D SORT_KEY_BITS=%u -D STDCL_LAYOUT_GPU=%d%s", bits, gpu ? 1 : 0,
-                     nv_warp ? " -D STDCL_WANT_NV_WARP=1" : "");
+    return strprintf("-D SORT_KEY_BITS=%u -D STDCL_LAYOUT_GPU=%d%s%s", bits, gpu ? 1 : 0,
+                     nv_warp ? " -D STDCL_WANT_NV_WARP=1" : "", wide ? " -D SORT_PAIR4_WIDE=1" : "");
+}
+
+// Whether device d runs the wide pass for 4-byte values (cl/protocol.h): an
+// NVIDIA GPU of compute capability 9 or more (cl_nv_device_attribute_query),
+// whose compute units hold two of its groups.
+bool pair4_wide(const Device& d)
+{
+    constexpr cl_device_info kComputeCapabilityMajorNV = 0x4000;
+    cl_uint major = 0;
+    return clGetDeviceInfo(d.id, kComputeCapabilityMajorNV, sizeof major, &major, nullptr) == CL_SUCCESS &&
+           major >= 9;
 }
 
 struct SortCall {
@@ -59,8 +71,10 @@ struct SortPass {
 
 // The program (STDCL_PRIMS_WARP=nv or, on NVIDIA's GPUs by default, the one
 // with NVIDIA's warp instructions, where it builds; else the portable one).
-void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, const char* call)
+// *wide: whether its pass for 4-byte values is the wide one.
+void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, const char* call, bool* wide)
 {
+    *wide = false;
     const char* warp = env_value("STDCL_PRIMS_WARP");
     if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
         warn_once("STDCL_PRIMS_WARP", "STDCL_PRIMS_WARP='%s' is not nv or portable; ignored", warp);
@@ -72,8 +86,11 @@ void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, cons
             nv = d.vendor_macro == "__NVIDIA__";
     }
     if (nv) {
+        const bool w = pair4_wide(d);
         try {
-            return prim_program(st, sort_name(bits, true, true), kSortCl, sort_options(bits, true, true), call);
+            void* h = prim_program(st, sort_name(bits, true, true, w), kSortCl, sort_options(bits, true, true, w), call);
+            *wide = w;
+            return h;
         } catch (const Error& e) {
             warn_once("STDCL_PRIMS_WARP=nv",
                       "%s: the kernels with NVIDIA's warp instructions did not build; the "
@@ -81,7 +98,7 @@ void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, cons
                       call, e.msg.c_str());
         }
     }
-    return prim_program(st, sort_name(bits, gpu, false), kSortCl, sort_options(bits, gpu, false), call);
+    return prim_program(st, sort_name(bits, gpu, false, false), kSortCl, sort_options(bits, gpu, false, false), call);
 }
 
 int sort(const SortCall& c)
@@ -94,7 +111,8 @@ int sort(const SortCall& c)
 
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
-    void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call);
+    bool wide = false;
+    void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call, &wide);
 
     const cl_uint units = prim_units(*st, dn, c.call);
     // Values: moved natively when their size is a power of two up to 16 and the
@@ -104,18 +122,22 @@ int sort(const SortCall& c)
         bool pow2 = (c.vsize & (c.vsize - 1)) == 0;
         vmode = pow2 && c.values.off % c.vsize == 0 ? cl_uint(c.vsize) : SORT_VALUES_ANY;
     }
-    // A GPU pass's kernel and the 32-bit keys a work-item takes in it (64-bit:
-    // half as many): the keys alone, with 4-byte values, or with others.
+    // A GPU pass's kernel, its group and the 32-bit keys a work-item takes in
+    // it (64-bit: half as many): the keys alone, with 4-byte values (in the
+    // wide pass or not), or with others.
     const bool pairs4 = vmode == 4;
     const char* pass_kernel = !c.vsize ? "stdcl_sort_onesweep"
                               : pairs4 ? "stdcl_sort_onesweep_pairs4"
                                        : "stdcl_sort_onesweep_pairs";
-    const size_t pass_items = !c.vsize ? SORT_ITEMS : pairs4 ? SORT_PAIR4_ITEMS : SORT_PAIR_ITEMS;
-    // Tiles: on a GPU as the pass's (256 work-items, pass_items keys each); on a
-    // CPU one chunk per work-item, a few per core.
+    const size_t pass_items32 = !c.vsize ? SORT_ITEMS
+                                : pairs4 ? (wide ? SORT_PAIR4_WIDE_ITEMS : SORT_PAIR4_ITEMS)
+                                         : SORT_PAIR_ITEMS;
+    const size_t pass_wg = pairs4 && wide ? SORT_PAIR4_WIDE_WG : kWg;
+    // Tiles: on a GPU as the pass's (pass_wg work-items, pass_items32 keys each,
+    // half as many 64-bit ones); on a CPU one chunk per work-item, a few per core.
     size_t chunk = 0;
     if (gpu) {
-        chunk = kWg * pass_items / (ks / 4);
+        chunk = pass_wg * (pass_items32 / (ks / 4));
     } else {
         size_t want = std::max<size_t>(1, std::min<size_t>(size_t(units) * 4, 256));
         chunk = std::max<size_t>((c.n + want - 1) / want, 1024);
@@ -193,7 +215,7 @@ int sort(const SortCall& c)
             for (cl_uint p = 0; p < passes; ++p) {
                 SortPass q = pass_of(p);
                 const cl_uint ep = epoch + p, row = side * SORT_COUNT_ROWS + p;
-                last = prim_enqueue(*st, dn, h, pass_kernel, ntiles * kWg, kWg,
+                last = prim_enqueue(*st, dn, h, pass_kernel, ntiles * pass_wg, pass_wg,
                                     {parg(q.src), parg(q.soff), parg(q.dst), parg(q.doff), parg(q.vsrc), parg(q.vsoff),
                                      parg(q.vdst), parg(q.vdoff), parg(vmode), parg(vsz), parg(n), parg(q.shift),
                                      parg(q.mode), parg(ghist), parg(row), parg(state), parg(nt), parg(ep)},

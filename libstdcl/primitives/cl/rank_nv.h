@@ -7,7 +7,7 @@
 #ifndef STDCL_PRIM_RANK_NV_H
 #define STDCL_PRIM_RANK_NV_H
 #define SORT_UNROLL _Pragma("unroll")
-#define SORT_RANK_LOCAL 1 /* rank_in_warp's wdig: unused here */
+#define SORT_RANK_LOCAL(wg) 1 /* rank_in_warp's wdig: unused here */
 
 inline uint nv_lanemask_lt(void)
 {

@@ -6,13 +6,13 @@
 #ifndef STDCL_PRIM_RANK_PORTABLE_H
 #define STDCL_PRIM_RANK_PORTABLE_H
 #define SORT_UNROLL
-#define SORT_RANK_LOCAL WG /* rank_in_warp's wdig: a word a work-item */
+#define SORT_RANK_LOCAL(wg) (wg) /* rank_in_warp's wdig, groups of wg: a word a work-item */
 
 // The rank of this lane's key (digit d; valid: 0 for a lane past the tile's
 // end) among the warp's keys of digit d so far: wh[d] (the warp's counts) plus
 // the lanes before it with the same digit; wh[d] grows by the warp's keys of
 // digit d.  Every work-item of the group calls it (it holds barriers); wdig:
-// SORT_RANK_LOCAL words.
+// SORT_RANK_LOCAL(group size) words.
 inline uint rank_in_warp(uint d, uint valid, __local uint* wh, __local uint* wdig)
 {
     uint lid = get_local_id(0), lane = lid & 31u;

@@ -4,6 +4,8 @@
  *   -D STDCL_LAYOUT_GPU=1 or 0
  *   -D STDCL_WANT_NV_WARP=1 (GPU layout, NVIDIA GPUs): rank with the warp's
  *      vote instruction (rank_nv.h) instead of local memory (rank_portable.h)
+ *   -D SORT_PAIR4_WIDE=1 (with it, on GPUs of compute capability 9 or more):
+ *      the pass for 4-byte values in groups of SORT_PAIR4_WIDE_WG (protocol.h)
  * Kernels: in the GPU layout stdcl_sort_hist (sort_body.h), then one pass a
  * digit of stdcl_sort_onesweep, stdcl_sort_onesweep_pairs or
  * stdcl_sort_onesweep_pairs4 (sort_pass.h); in
@@ -12,6 +14,14 @@
  * stdcl_sort_scatter. */
 #include "common.h"
 
+// The pass for 4-byte values: its group and pairs a work-item (32-bit keys).
+#if defined(SORT_PAIR4_WIDE) && SORT_PAIR4_WIDE
+#define PAIR4_WG SORT_PAIR4_WIDE_WG
+#define PAIR4_ITEMS32 SORT_PAIR4_WIDE_ITEMS
+#else
+#define PAIR4_WG PRIM_WG
+#define PAIR4_ITEMS32 SORT_PAIR4_ITEMS
+#endif
 #if SORT_KEY_BITS == 32
 #define KU uint
 #define KSIGN 0x80000000u
@@ -19,7 +29,7 @@
 #define PASSES 4
 #define ITEMS SORT_ITEMS
 #define PAIR_ITEMS SORT_PAIR_ITEMS
-#define PAIR4_ITEMS SORT_PAIR4_ITEMS
+#define PAIR4_ITEMS PAIR4_ITEMS32
 #elif SORT_KEY_BITS == 64
 #define KU ulong
 #define KSIGN 0x8000000000000000ul
@@ -27,7 +37,7 @@
 #define PASSES 8
 #define ITEMS (SORT_ITEMS / 2)
 #define PAIR_ITEMS (SORT_PAIR_ITEMS / 2)
-#define PAIR4_ITEMS (SORT_PAIR4_ITEMS / 2)
+#define PAIR4_ITEMS (PAIR4_ITEMS32 / 2)
 #else
 #error "sort.cl: -D SORT_KEY_BITS=32 or 64"
 #endif

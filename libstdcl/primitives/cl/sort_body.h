@@ -79,21 +79,26 @@ void stdcl_sort_hist(__global const KU* src, ulong soff, ulong n, ulong per, uin
         if (h[j]) atomic_add(&ghist[j], h[j]);
 }
 
-// The group's exclusive scan of one uint per work-item (x[lid] = v); returns
-// the work-item's.
-inline uint sort_excl(uint v, __local uint* x)
+// The exclusive scan of one uint per digit over the group's first 256
+// work-items (digit: whether this work-item is one of them; x: 256 words);
+// returns the work-item's, 0 for the others.  Every work-item of the group
+// calls it.
+inline uint sort_excl(uint v, __local uint* x, uint digit)
 {
     uint lid = get_local_id(0);
-    x[lid] = v;
+    if (digit) x[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < WG; off <<= 1) {
-        uint y = x[lid];
-        if (lid >= off) y += x[lid - off];
+    for (uint off = 1; off < 256u; off <<= 1) {
+        uint y = 0;
+        if (digit) {
+            y = x[lid];
+            if (lid >= off) y += x[lid - off];
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
-        x[lid] = y;
+        if (digit) x[lid] = y;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    uint r = x[lid] - v;
+    uint r = digit ? x[lid] - v : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     return r;
 }

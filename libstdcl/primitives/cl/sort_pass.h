@@ -7,13 +7,16 @@
 // (stdcl_sort_onesweep), 1 their values too (stdcl_sort_onesweep_pairs), 4
 // values of 4 bytes, aligned (stdcl_sort_onesweep_pairs4: the values' moves
 // fixed at build time take fewer registers, so that a work-item takes
-// PAIR4_ITEMS pairs, 16 to the other's 12: BENCHMARKS Table 15.19).
+// PAIR4_ITEMS pairs, 16 to the other's 12: BENCHMARKS Table 15.19; in the wide
+// form, 21 in groups of 384: PAIR4_WG, sort.cl).  A group is PRIM_WG (256)
+// work-items, or more for PAIRS 4 (SO_WG); the first 256 take a digit each in
+// the per-digit steps (SO_DIGIT).
 //
 // Each group takes the next tile (its group's id where PRIM_GROUP_ORDER,
 // common.h, else by a ticket: state[0]), ranks its keys by
 // digit, stably (rank.h: the ranker of the device), which counts its digits,
 // publishes the counts, and puts the keys in digit order in local memory.
-// Work-item d then looks back over the tiles before it for digit d's first
+// Work-item d (d < 256) then looks back over the tiles before it for digit d's first
 // output position: a decoupled look-back per
 // digit, as clscan's.  state holds, after the ticket's 8 bytes, one 64-bit word
 // per (tile, digit): its tag (epoch << 2 | 1 the tile's count, 2 the count of
@@ -38,6 +41,7 @@
 // SO_WORDS: their 32-bit words.  Fixed at build time for 4-byte values.
 #if PAIRS == 4
 #define SO_ITEMS PAIR4_ITEMS
+#define SO_WG PAIR4_WG
 #define SO_WORDWISE 1
 #define SO_WORDS 1u
 #elif PAIRS
@@ -47,8 +51,21 @@
 #else
 #define SO_ITEMS ITEMS
 #endif
-#define TILE (WG * SO_ITEMS)
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+#ifndef SO_WG
+#define SO_WG WG
+#endif
+#if SO_WG < 256 || SO_WG % 32 != 0
+#error "sort_pass.h: a pass's group is a whole number of warps, at least a work-item a digit"
+#endif
+#define SO_NWARP (SO_WG / 32)
+// SO_DIGIT: whether this work-item takes a digit (lid) in the per-digit steps.
+#if SO_WG == 256
+#define SO_DIGIT 1u
+#else
+#define SO_DIGIT (lid < 256u)
+#endif
+#define TILE (SO_WG * SO_ITEMS)
+__kernel __attribute__((reqd_work_group_size(SO_WG, 1, 1)))
 #if PAIRS == 4
 void stdcl_sort_onesweep_pairs4(
 #elif PAIRS
@@ -60,9 +77,9 @@ void stdcl_sort_onesweep(
     __global uchar* vdst, ulong vdoff, uint vmode, uint vsize, ulong n, uint shift, uint mode,
     __global const uint* ghist, uint row, __global uint* state, uint ntiles, uint epoch)
 {
-    __local uint whist[NWARP * 256];
-    __local uint dstart[WG];  // where each digit's run starts in the tile
-    __local uint gpos[WG];    // and in the output, less dstart
+    __local uint whist[SO_NWARP * 256];
+    __local uint dstart[256];  // where each digit's run starts in the tile
+    __local uint gpos[256];    // and in the output, less dstart
     __local KU skey[TILE];
 #if PAIRS
     // Values of 4, 8 or 16 bytes: 32 bits of each, in key order; others: each
@@ -71,17 +88,17 @@ void stdcl_sort_onesweep(
     __local ushort sperm[TILE];  // others: sperm[pos] = j; else sperm[j] = pos
 #endif
     __local uint s_tile;
-    __local uint wdig[SORT_RANK_LOCAL];  // the ranker's
+    __local uint wdig[SORT_RANK_LOCAL(SO_WG)];  // the ranker's
     uint lid = get_local_id(0), warp = lid >> 5, lane = lid & 31u;
     volatile __global ulong* sw = (volatile __global ulong*)state + 1;
     if (lid == 0) s_tile = prim_take_tile(state, ntiles);
-    for (uint j = lid; j < NWARP * 256; j += WG) whist[j] = 0;
+    for (uint j = lid; j < SO_NWARP * 256; j += SO_WG) whist[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint tile = s_tile;
     ulong base = (ulong)tile * TILE;
     uint cnt = (uint)min((ulong)TILE, n - base);
     __global const KU* s = src + soff + base;
-    uint seg = warp * (TILE / NWARP);
+    uint seg = warp * (TILE / SO_NWARP);
     KU key[SO_ITEMS];
     uint rank[SO_ITEMS];
     // Every load of the tile issued before the first key is used.
@@ -113,14 +130,16 @@ void stdcl_sort_onesweep(
     // ranking, to publish sooner, took 70 registers more a work-item on an
     // H200 and was slower.)
     uint total = 0;
-    for (uint w = 0; w < NWARP; ++w) {
-        uint c = whist[w * 256 + lid];
-        whist[w * 256 + lid] = total;
-        total += c;
+    if (SO_DIGIT) {
+        for (uint w = 0; w < SO_NWARP; ++w) {
+            uint c = whist[w * 256 + lid];
+            whist[w * 256 + lid] = total;
+            total += c;
+        }
+        if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
     }
-    if (tile != 0) sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_FOLD) << 32) | total;
-    uint mine = sort_excl(total, gpos);
-    dstart[lid] = mine;
+    uint mine = sort_excl(total, gpos, SO_DIGIT);
+    if (SO_DIGIT) dstart[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     // The keys in digit order in local memory (while the tiles before finish).
     SORT_UNROLL
@@ -158,8 +177,8 @@ void stdcl_sort_onesweep(
     // H200.)
     uint prefix = 0;
     if (tile == 0) {
-        prefix = sort_excl(ghist[row * 256u + lid], gpos);
-    } else {
+        prefix = sort_excl(SO_DIGIT ? ghist[row * 256u + lid] : 0u, gpos, SO_DIGIT);
+    } else if (SO_DIGIT) {
         for (int t = (int)tile - 1;; --t) {
             ulong w;
             do
@@ -169,13 +188,15 @@ void stdcl_sort_onesweep(
             if (((uint)(w >> 32) & PRIM_TAG_FLAGS) == PRIM_LB_INCL) break;
         }
     }
-    sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_INCL) << 32) | (prefix + total);
-    gpos[lid] = prefix - mine;
+    if (SO_DIGIT) {
+        sw[(ulong)tile * 256u + lid] = ((ulong)PRIM_TAG(epoch, PRIM_LB_INCL) << 32) | (prefix + total);
+        gpos[lid] = prefix - mine;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     dst += doff;
     SORT_UNROLL
     for (uint i = 0; i < SO_ITEMS; ++i) {
-        uint j = lid + i * WG;
+        uint j = lid + i * SO_WG;
         if (j < cnt) {
             KU k = skey[j];
             uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
@@ -207,7 +228,7 @@ void stdcl_sort_onesweep(
             barrier(CLK_LOCAL_MEM_FENCE);
             SORT_UNROLL
             for (uint i = 0; i < SO_ITEMS; ++i) {
-                uint j = lid + i * WG;
+                uint j = lid + i * SO_WG;
                 if (j < cnt) vd[(ulong)(gpos[(uint)(skey[j] >> shift) & 255u] + j) * words + w] = sval[j];
             }
         }
@@ -216,6 +237,9 @@ void stdcl_sort_onesweep(
 }
 #undef TILE
 #undef SO_ITEMS
+#undef SO_WG
+#undef SO_NWARP
+#undef SO_DIGIT
 #if PAIRS
 #undef SO_WORDWISE
 #undef SO_WORDS
