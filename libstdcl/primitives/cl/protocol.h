@@ -24,7 +24,7 @@
  * groups of 384 work-items (the first 256 take a digit each in its
  * per-digit steps), 21 pairs each, a tile of 8,064.  On an H200 that takes
  * 80 registers a work-item and 95 KB of local memory a group, two groups a
- * compute unit, and ran clsort_by_key 4-10% faster than 256 x 16 (BENCHMARKS
+ * compute unit, and ran clsort_by_key 5-11% faster than 256 x 16 (BENCHMARKS
  * Table 15.23); a GPU with less than 190 KB of local memory a compute unit
  * would run one group at a time. */
 #define SORT_PAIR4_WIDE_WG 384
