@@ -5,7 +5,8 @@
  * entries, a folder that cannot be written,
  * two processes building one key, the size bound, the stdcl-cache tool and
  * the API it uses (stdcl_cache.h, called in this process).
- * Each test has its own cache folder and kernel folder.  Hit or miss is read
+ * Each test has its own cache folder and kernel folder (at one path, made
+ * afresh for each: fixture_root).  Hit or miss is read
  * from the STDCL_TRACE=cache lines ("stdcl[cache]: hit ..." / "... miss ..."). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,11 +48,25 @@ static void write_header(fixture* f, int val)
     assert_int_equal(tu_write_file(f->header, text), 0);
 }
 
+/* The folder every test of this run has as its own, made afresh by each
+ * (CMocka runs them one at a time): the kernels' -I options are then the same
+ * from test to test, so that PoCL's own cache compiles each kernel text once
+ * a run instead of once a test.  The process id keeps two runs apart. */
+static char* fixture_root(void)
+{
+    const char* t = getenv("TMPDIR");
+    char dir[PATH_MAX], cmd[2 * PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/stdcl-test-cache.%ld", t && *t ? t : "/tmp", (long)getpid());
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    if (system(cmd) != 0 || mkdir(dir, 0700) != 0) return NULL;
+    return strdup(dir);
+}
+
 static int setup(void** state)
 {
     fixture* f = calloc(1, sizeof *f);
     if (!f) return -1;
-    f->root = tu_mkdtemp();
+    f->root = fixture_root();
     if (!f->root) return -1;
     snprintf(f->src, sizeof f->src, "%s/src", f->root);
     snprintf(f->cache, sizeof f->cache, "%s/cache", f->root);
