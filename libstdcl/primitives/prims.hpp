@@ -97,6 +97,7 @@ struct PrimState {
     std::map<std::pair<void*, std::string>, Kernel> kernels;
     std::vector<std::map<std::string, Scratch>> scratch;  // per device, by name
     std::vector<cl_uint> units;  // per device: CL_DEVICE_MAX_COMPUTE_UNITS (prim_units)
+    std::vector<signed char> sort_wide;  // per device: sort.cpp's wide pass (1 yes, 0 no, -1 not asked yet)
     // Per device: pinned host memory (prim_pinned), a CL_MEM_ALLOC_HOST_PTR
     // buffer mapped on q (retained) for as long as the state lives.
     struct Pinned {

@@ -44,13 +44,19 @@ std::string sort_options(unsigned bits, bool gpu, bool nv_warp, bool wide)
 // compute units hold two of its groups (228 KB of local memory), where it was
 // measured.  Others keep the pass of 256 work-items: GPUs with 100 KB a
 // compute unit (compute capability 8.6, 8.9, 12) would run one wide group at
-// a time, and one group a compute unit ran 25-30% slower on the H200.
-bool pair4_wide(const Device& d)
+// a time, and one group a compute unit ran 25-30% slower on the H200.  Asked
+// once per device and state (st.mu held).
+bool pair4_wide(PrimState& st, unsigned dn)
 {
-    constexpr cl_device_info kComputeCapabilityMajorNV = 0x4000;
-    cl_uint major = 0;
-    return clGetDeviceInfo(d.id, kComputeCapabilityMajorNV, sizeof major, &major, nullptr) == CL_SUCCESS &&
-           major == 9;
+    if (st.sort_wide.size() != st.cp->devs.size()) st.sort_wide.assign(st.cp->devs.size(), -1);
+    if (st.sort_wide[dn] < 0) {
+        constexpr cl_device_info kComputeCapabilityMajorNV = 0x4000;
+        cl_uint major = 0;
+        st.sort_wide[dn] = clGetDeviceInfo(st.cp->devs[dn].id, kComputeCapabilityMajorNV, sizeof major, &major,
+                                           nullptr) == CL_SUCCESS &&
+                           major == 9;
+    }
+    return st.sort_wide[dn] == 1;
 }
 
 struct SortCall {
@@ -75,8 +81,9 @@ struct SortPass {
 // The program (STDCL_PRIMS_WARP=nv or, on NVIDIA's GPUs by default, the one
 // with NVIDIA's warp instructions, where it builds; else the portable one).
 // *wide: whether its pass for 4-byte values is the wide one.
-void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, const char* call, bool* wide)
+void* sort_program(PrimState& st, unsigned dn, unsigned bits, bool gpu, const char* call, bool* wide)
 {
+    const Device& d = st.cp->devs[dn];
     *wide = false;
     const char* warp = env_value("STDCL_PRIMS_WARP");
     if (warp && *warp && std::strcmp(warp, "nv") != 0 && std::strcmp(warp, "portable") != 0)
@@ -89,7 +96,7 @@ void* sort_program(PrimState& st, const Device& d, unsigned bits, bool gpu, cons
             nv = d.vendor_macro == "__NVIDIA__";
     }
     if (nv) {
-        const bool w = pair4_wide(d);
+        const bool w = pair4_wide(st, dn);
         try {
             void* h = prim_program(st, sort_name(bits, true, true, w), kSortCl, sort_options(bits, true, true, w), call);
             *wide = w;
@@ -115,7 +122,7 @@ int sort(const SortCall& c)
     auto st = prim_state(cp);
     std::lock_guard<std::mutex> lock(st->mu);
     bool wide = false;
-    void* h = sort_program(*st, d, unsigned(ks * 8), gpu, c.call, &wide);
+    void* h = sort_program(*st, dn, unsigned(ks * 8), gpu, c.call, &wide);
 
     const cl_uint units = prim_units(*st, dn, c.call);
     // Values: moved natively when their size is a power of two up to 16 and the
