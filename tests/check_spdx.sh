@@ -20,7 +20,6 @@ missing=$(cd "$top" && git ls-files -z | xargs -0 grep -L 'SPDX-License-Identifi
         case $f in
             LICENSE | VERSION | *.png | *.abi | debian/changelog | debian/source/format) continue ;;
         esac
-        [ -f "$f" ] || continue
         first=
         read -r first < "$f" || true
         case $first in .so\ *) continue ;; esac

@@ -52,13 +52,21 @@ static void write_header(fixture* f, int val)
  * (CMocka runs them one at a time): the kernels' -I options are then the same
  * from test to test, so that PoCL's own cache compiles each kernel text once
  * a run instead of once a test.  The process id keeps two runs apart. */
+/* Removes the folder dir and what it holds (a folder a test made read-only
+ * is made writable again first); 0 when done. */
+static int remove_tree(const char* dir)
+{
+    char cmd[2 * PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    return system(cmd);
+}
+
 static char* fixture_root(void)
 {
     const char* t = getenv("TMPDIR");
-    char dir[PATH_MAX], cmd[2 * PATH_MAX + 64];
+    char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/stdcl-test-cache.%ld", t && *t ? t : "/tmp", (long)getpid());
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
-    if (system(cmd) != 0 || mkdir(dir, 0700) != 0) return NULL;
+    if (remove_tree(dir) != 0 || mkdir(dir, 0700) != 0) return NULL;
     return strdup(dir);
 }
 
@@ -84,10 +92,7 @@ static int setup(void** state)
 static int teardown(void** state)
 {
     fixture* f = *state;
-    char cmd[PATH_MAX + 32];
-    /* A folder a test made read-only must be writable again to go. */
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", f->root, f->root);
-    if (system(cmd) != 0) print_message("teardown: could not remove %s\n", f->root);
+    if (remove_tree(f->root) != 0) print_message("teardown: could not remove %s\n", f->root);
     free(f->root);
     free(f);
     return 0;
