@@ -22,6 +22,13 @@
 #define PAIR4_WG PRIM_WG
 #define PAIR4_ITEMS32 SORT_PAIR4_ITEMS
 #endif
+// The pass for 4-byte values keeps each key's output position for its value
+// (sort_pass.h: SO_KEEP_POS) in NVIDIA's program, where it was measured.
+#if defined(STDCL_WANT_NV_WARP) && STDCL_WANT_NV_WARP
+#define PAIR4_KEEP_POS 1
+#else
+#define PAIR4_KEEP_POS 0
+#endif
 #if SORT_KEY_BITS == 32
 #define KU uint
 #define KSIGN 0x80000000u

@@ -27,9 +27,9 @@
 // or 16 bytes are loaded as the keys are (PAIR_ITEMS a work-item; the first 32
 // bits of each before the look-back, so that the loads land while it waits and
 // the keys go out) and put in the same order in local memory, 32 bits at a
-// time, so that they too are read and written in runs (4-byte values: put
-// there before the keys go out, each key's output position kept for its
-// value).  (Loading the values
+// time, so that they too are read and written in runs (4-byte values in
+// NVIDIA's program: put there before the keys go out, each key's output
+// position kept for its value: SO_KEEP_POS).  (Loading the values
 // before the look-back, each key's output position kept in registers and the
 // values put in skey's memory, ran clsort_by_key at 0.93x on an H200, and 0.86x
 // with 16 pairs a work-item.  Loading them before the group's scans took 80
@@ -46,6 +46,7 @@
 #define SO_WG PAIR4_WG
 #define SO_WORDWISE 1
 #define SO_WORDS 1u
+#define SO_KEEP_POS PAIR4_KEEP_POS
 #elif PAIRS
 #define SO_ITEMS PAIR_ITEMS
 #define SO_WORDWISE (vmode == 4u || vmode == 8u || vmode == 16u)
@@ -55,6 +56,9 @@
 #endif
 #ifndef SO_WG
 #define SO_WG WG
+#endif
+#ifndef SO_KEEP_POS
+#define SO_KEEP_POS 0
 #endif
 #if SO_WG < 256 || SO_WG % 32 != 0
 #error "sort_pass.h: a pass's group is a whole number of warps, at least a work-item a digit"
@@ -196,11 +200,13 @@ void stdcl_sort_onesweep(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     dst += doff;
-#if PAIRS == 4
-    // 4-byte values: each in its key's place in the tile (sval) before the
-    // keys go out, and each key's output position kept for its value (gout),
-    // so that the values follow after one barrier without reading the keys
-    // again (1% faster on an H200 than the loop below: BENCHMARKS Table 15.24).
+#if SO_KEEP_POS
+    // 4-byte values in NVIDIA's program: each in its key's place in the tile
+    // (sval) before the keys go out, and each key's output position kept for
+    // its value (gout), so that the values follow after one barrier without
+    // reading the keys again: 1-2% faster on an H200 than the loop below, and
+    // 5-9% slower on PoCL, where a work-item's array kept across a barrier
+    // lives in memory (BENCHMARKS Tables 15.24-15.26).
     uint gout[SO_ITEMS];
     SORT_UNROLL
     for (uint r = 0; r < SO_ITEMS; ++r) {
@@ -215,7 +221,7 @@ void stdcl_sort_onesweep(
             KU k = skey[j];
             uint g = gpos[(uint)(k >> shift) & 255u] + j;  // below 2^32 (n is)
             dst[g] = (mode & SORT_MAP_OUT) ? unmap_key(k, mode) : k;
-#if PAIRS == 4
+#if SO_KEEP_POS
             gout[i] = g;
 #elif PAIRS
             if (!SO_WORDWISE)
@@ -223,7 +229,7 @@ void stdcl_sort_onesweep(
 #endif
         }
     }
-#if PAIRS == 4
+#if SO_KEEP_POS
     barrier(CLK_LOCAL_MEM_FENCE);
     __global uint* vd = (__global uint*)(vdst + vdoff);
     SORT_UNROLL
@@ -264,6 +270,7 @@ void stdcl_sort_onesweep(
 #undef SO_WG
 #undef SO_NWARP
 #undef SO_DIGIT
+#undef SO_KEEP_POS
 #if PAIRS
 #undef SO_WORDWISE
 #undef SO_WORDS
