@@ -48,10 +48,6 @@ static void write_header(fixture* f, int val)
     assert_int_equal(tu_write_file(f->header, text), 0);
 }
 
-/* The folder every test of this run has as its own, made afresh by each
- * (CMocka runs them one at a time): the kernels' -I options are then the same
- * from test to test, so that PoCL's own cache compiles each kernel text once
- * a run instead of once a test.  The process id keeps two runs apart. */
 /* Removes the folder dir and what it holds (a folder a test made read-only
  * is made writable again first); 0 when done. */
 static int remove_tree(const char* dir)
@@ -61,6 +57,10 @@ static int remove_tree(const char* dir)
     return system(cmd);
 }
 
+/* The folder every test of this run has as its own, made afresh by each
+ * (CMocka runs them one at a time): the kernels' -I options are then the same
+ * from test to test, so that PoCL's own cache compiles each kernel text once
+ * a run instead of once a test.  The process id keeps two runs apart. */
 static char* fixture_root(void)
 {
     const char* t = getenv("TMPDIR");

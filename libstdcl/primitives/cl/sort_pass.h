@@ -205,7 +205,7 @@ void stdcl_sort_onesweep(
     // (sval) before the keys go out, and each key's output position kept for
     // its value (gout), so that the values follow after one barrier without
     // reading the keys again: 1-2% faster on an H200 than the loop below, and
-    // 5-9% slower on PoCL, where a work-item's array kept across a barrier
+    // 5-10% slower on PoCL, where a work-item's array kept across a barrier
     // lives in memory (BENCHMARKS Tables 15.24-15.26).
     uint gout[SO_ITEMS];
     SORT_UNROLL
