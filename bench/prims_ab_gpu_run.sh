@@ -33,7 +33,8 @@
 # sizes, default 20 and 26) shape the bench; CUB_OPS (default OPS) CUB's
 # (reduce_host: its sum brought to the host, as clreduce's is); PREPS (default
 # upload; "upload copy" both) how bench_prims restores the keys before each
-# run (--prep), this tree and the variants (the other commit: upload); CUB_CLOCKS
+# run (--prep), this tree and the variants (the other commit: upload); CUB_PREPS
+# (default none; "none upload copy" all three) how prims_cub does (--prep); CUB_CLOCKS
 # (default events; "events host" both) how CUB is timed (prims_cub --clock). BENCH_ARGS
 # (say "-r 31 -w 5") go to both bench_prims and prims_cub in the bench step.  VARIANTS, one per line
 # "NAME FILES SEDSCRIPT" or "NAME patch PATCHFILE" (a path from the tree's top,
@@ -157,9 +158,11 @@ fi
     done
     if [[ $WHAT == *" cub "* ]] && [ -x build/bench/prims_cub ]; then
         for clock in ${CUB_CLOCKS:-events}; do
-            echo "== round $round: CUB ($clock clock)"
-            timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --clock "$clock" ${BENCH_ARGS:-} \
-                --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" 2>&1 | grep -E '^RESULT|FAIL|rror'
+            for prep in ${CUB_PREPS:-none}; do
+                echo "== round $round: CUB ($clock clock)$([ "$prep" = none ] || echo ", --prep $prep")"
+                timeout 120 build/bench/prims_cub --min "${MIN:-20}" --max "${MAX:-26}" --clock "$clock" ${BENCH_ARGS:-} \
+                    --ops "${CUB_OPS:-${OPS:-sort,pairs,scan,reduce}}" --prep "$prep" 2>&1 | grep -E '^RESULT|FAIL|rror'
+            done
         done
     fi
 done > "$RES/bench.txt" 2>&1

@@ -4,7 +4,7 @@
 // cub-host with --clock host).
 //
 //   build/bench/prims_cub [--min LOG2] [--max LOG2] [-r reps] [-w warmups] [--clock events|host]
-//                         [--ops sort,pairs,scan,reduce,sort64,reduce_host]
+//                         [--ops sort,pairs,scan,reduce,sort64,reduce_host] [--prep none|upload|copy]
 //
 // Operations, each at n = 2^min, 2^(min+2), ..., 2^max (default 2^10..2^28),
 // on device 0:
@@ -17,7 +17,13 @@
 //           call that ends with the sum on the host, as clreduce's does; timed
 //           with the host's clock around both (only with --ops)     GB/s of n 4 bytes
 // The sorts read one array and write another, so every run sorts the
-// unsorted input.  Temporary storage is allocated once per (operation, n),
+// unsorted input, which stays on the device between runs (--prep none, the
+// default).  For a comparison in bench_prims's forms, the sorts' input is
+// restored before each run, not timed: --prep upload copies it from the data
+// into a host array and from there to the device (cudaMemcpy, as bench_prims's
+// upload writes its host copy and clmsyncs it), --prep copy copies it from an
+// unsorted copy on the device (cudaMemcpy, device to device, then
+// cudaDeviceSynchronize).  Temporary storage is allocated once per (operation, n),
 // outside timing.  A time is the median of reps runs (default 7) after
 // warmups (default 2), each timed with cudaEvents recorded around the call;
 // with --clock host, with the host's clock around the call and a
@@ -40,12 +46,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
 
 static const char* prog = "prims_cub";
 static bool g_host_clock = false;  // --clock host
+enum Prep { PREP_NONE, PREP_UPLOAD, PREP_COPY };
+static Prep g_prep = PREP_NONE;  // --prep, for the sorts
 static const char* impl_name() { return g_host_clock ? "cub-host" : "cub"; }
 
 #define CUDA_CHECK(call)                                                     \
@@ -102,12 +112,18 @@ template <class T> static T* try_malloc(size_t bytes)
     return static_cast<T*>(p);
 }
 
-// The median seconds of reps calls of call() after warmups, each timed with
-// cudaEvents recorded around it.
-template <class F> static double time_median(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+// What runs before each timed call, not timed: nothing unless --prep.
+static const std::function<void()> no_prep = [] {};
+
+// The median seconds of reps calls of call() after warmups, each after prep()
+// and timed with cudaEvents recorded around it.
+template <class F>
+static double time_median(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1,
+                          const std::function<void()>& prep)
 {
     std::vector<double> t;
     for (int r = -warmups; r < reps; r++) {
+        prep();
         CUDA_CHECK(cudaEventRecord(e0));
         CUDA_CHECK(call());
         CUDA_CHECK(cudaEventRecord(e1));
@@ -120,12 +136,14 @@ template <class F> static double time_median(F&& call, int reps, int warmups, cu
     return median(t);
 }
 
-// The median seconds of reps calls of call() after warmups, each timed with the
-// host's clock (call() ends with the result on the host).
-template <class F> static double time_median_host(F&& call, int reps, int warmups)
+// The median seconds of reps calls of call() after warmups, each after prep()
+// and timed with the host's clock (call() ends with the result on the host).
+template <class F>
+static double time_median_host(F&& call, int reps, int warmups, const std::function<void()>& prep = no_prep)
 {
     std::vector<double> t;
     for (int r = -warmups; r < reps; r++) {
+        prep();
         auto t0 = std::chrono::steady_clock::now();
         CUDA_CHECK(call());
         auto t1 = std::chrono::steady_clock::now();
@@ -137,14 +155,49 @@ template <class F> static double time_median_host(F&& call, int reps, int warmup
 
 // The median seconds of a call as --clock says: cudaEvents around it, or the
 // host's clock around it and a cudaStreamSynchronize.
-template <class F> static double time_call(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1)
+template <class F>
+static double time_call(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEvent_t e1,
+                        const std::function<void()>& prep = no_prep)
 {
-    if (!g_host_clock) return time_median(call, reps, warmups, e0, e1);
+    if (!g_host_clock) return time_median(call, reps, warmups, e0, e1, prep);
     auto synced = [&]() -> cudaError_t {
         cudaError_t e = call();
         return e != cudaSuccess ? e : cudaStreamSynchronize(0);
     };
-    return time_median_host(synced, reps, warmups);
+    return time_median_host(synced, reps, warmups, prep);
+}
+
+// The prep of --prep for a sort's input (n elements of bytes in all): host
+// holds the data; dev[i] gets host[i] again before each run, each through a
+// host array (upload) or from a copy on the device (copy).  The copies are
+// allocated here and freed by the function's owner (*extra).
+static std::function<void()> sort_prep(std::vector<const void*> host, std::vector<void*> dev, size_t bytes,
+                                       std::vector<void*>* extra)
+{
+    if (g_prep == PREP_NONE) return no_prep;
+    if (g_prep == PREP_UPLOAD) {
+        auto stage = std::make_shared<std::vector<std::vector<char>>>(host.size(), std::vector<char>(bytes));
+        return [=] {
+            for (size_t i = 0; i < host.size(); i++) {
+                memcpy((*stage)[i].data(), host[i], bytes);
+                CUDA_CHECK(cudaMemcpy(dev[i], (*stage)[i].data(), bytes, cudaMemcpyHostToDevice));
+            }
+            CUDA_CHECK(cudaDeviceSynchronize());
+        };
+    }
+    std::vector<void*> orig;
+    for (size_t i = 0; i < host.size(); i++) {
+        void* p = try_malloc<void>(bytes);
+        if (!p) CUDA_CHECK(cudaErrorMemoryAllocation);
+        CUDA_CHECK(cudaMemcpy(p, host[i], bytes, cudaMemcpyHostToDevice));
+        orig.push_back(p);
+        extra->push_back(p);
+    }
+    return [=] {
+        for (size_t i = 0; i < dev.size(); i++)
+            CUDA_CHECK(cudaMemcpy(dev[i], orig[i], bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaDeviceSynchronize());
+    };
 }
 
 // One (operation, n): allocation, timing, check, its line.
@@ -212,8 +265,15 @@ static void run(Op op, size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
         cudaError_t e = call();
         return e != cudaSuccess ? e : cudaMemcpy(&host_sum, fsum, sizeof host_sum, cudaMemcpyDeviceToHost);
     };
+    std::vector<void*> extra;  // --prep copy's unsorted copies
+    std::function<void()> prep = no_prep;
+    if (op == OP_SORT)
+        prep = sort_prep({hu.data()}, {ka}, bytes, &extra);
+    else if (op == OP_PAIRS)
+        prep = sort_prep({hu.data(), iota.data()}, {ka, va}, bytes, &extra);
     const double s = op == OP_REDUCE_HOST ? time_median_host(call_to_host, reps, warmups)
-                                          : time_call(call, reps, warmups, e0, e1);
+                                          : time_call(call, reps, warmups, e0, e1, prep);
+    for (void* p : extra) cudaFree(p);
     // the check, on the last run's result
     char msg[200];
     if (reduce) {
@@ -291,7 +351,9 @@ static void run_sort64(size_t n, int reps, int warmups, cudaEvent_t e0, cudaEven
     }
     CUDA_CHECK(cudaMemcpy(ka, hk.data(), bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());
-    const double s = time_call(call, reps, warmups, e0, e1);
+    std::vector<void*> extra;  // --prep copy's unsorted copy
+    const double s = time_call(call, reps, warmups, e0, e1, sort_prep({hk.data()}, {ka}, bytes, &extra));
+    for (void* p : extra) cudaFree(p);
     std::vector<uint64_t> out(n);
     CUDA_CHECK(cudaMemcpy(out.data(), kb, bytes, cudaMemcpyDeviceToHost));
     uint64_t want[2] = {0, 0}, got[2] = {0, 0};
@@ -320,7 +382,7 @@ static void usage(const char* why)
     if (why) fprintf(stderr, "%s: %s\n", prog, why);
     fprintf(stderr,
             "usage: %s [--min LOG2] [--max LOG2] [-r reps] [-w warmups] "
-            "[--ops sort,pairs,scan,reduce,sort64,reduce_host] [--clock events|host]\n",
+            "[--ops sort,pairs,scan,reduce,sort64,reduce_host] [--clock events|host] [--prep none|upload|copy]\n",
             prog);
     exit(2);
 }
@@ -355,6 +417,16 @@ int main(int argc, char** argv)
             const char* c = argv[++i];
             if (strcmp(c, "events") && strcmp(c, "host")) usage("--clock: events or host");
             g_host_clock = !strcmp(c, "host");
+        } else if (!strcmp(a, "--prep") && more) {
+            const char* w = argv[++i];
+            if (!strcmp(w, "none"))
+                g_prep = PREP_NONE;
+            else if (!strcmp(w, "upload"))
+                g_prep = PREP_UPLOAD;
+            else if (!strcmp(w, "copy"))
+                g_prep = PREP_COPY;
+            else
+                usage("--prep: none, upload or copy");
         } else if (!strcmp(a, "--ops") && more) {
             std::string list = argv[++i];
             std::fill(ops, ops + OP_COUNT, false);
@@ -393,6 +465,9 @@ int main(int argc, char** argv)
     printf("runs:     n = 2^%d..2^%d (every other power), median of %d after %d warm-up(s), %s\n", min_log2,
            max_log2, reps, warmups,
            g_host_clock ? "host clock around the call and a cudaStreamSynchronize" : "cudaEvents around the call");
+    printf("prep:     %s\n", g_prep == PREP_NONE     ? "none (the sorts' input stays on the device)"
+                             : g_prep == PREP_UPLOAD ? "upload (the sorts' input through a host array before each run)"
+                                                     : "copy (the sorts' input from a copy on the device before each run)");
     fflush(stdout);
 
     cudaEvent_t e0, e1;
