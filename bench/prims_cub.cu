@@ -167,10 +167,10 @@ static double time_call(F&& call, int reps, int warmups, cudaEvent_t e0, cudaEve
     return time_median_host(synced, reps, warmups, prep);
 }
 
-// The prep of --prep for a sort's input (n elements of bytes in all): host
-// holds the data; dev[i] gets host[i] again before each run, each through a
-// host array (upload) or from a copy on the device (copy).  The copies are
-// allocated here and freed by the function's owner (*extra).
+// What --prep runs before each run of a sort: device array dev[i] (bytes
+// long) gets host[i] again, through a host array (upload) or from an unsorted
+// copy on the device (copy).  The copies are allocated here; the caller frees
+// them (*extra) after timing.
 static std::function<void()> sort_prep(std::vector<const void*> host, std::vector<void*> dev, size_t bytes,
                                        std::vector<void*>* extra)
 {
